@@ -1,0 +1,36 @@
+# Literate lesson: attention.md is the source; generated/ is tangled from it.
+PYTHON ?= python3
+VENV_PY := .venv/bin/python
+
+.PHONY: help tangle check test update portability bench clean
+.DEFAULT_GOAL := help
+
+help: ## list the targets
+	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
+
+.venv/stamp: requirements.txt
+	$(PYTHON) -m venv .venv && .venv/bin/pip install -r requirements.txt && touch $@
+
+tangle: | .venv/stamp ## write generated/ from attention.md (refuses to overwrite hand edits)
+	$(VENV_PY) tangle.py tangle
+
+generated/attention.py: attention.md tangle.py | .venv/stamp
+	$(VENV_PY) tangle.py tangle
+
+check: | .venv/stamp ## verify generated/ is in sync, the transcript and the prose numbers (never re-tangles)
+	$(VENV_PY) tangle.py check
+
+test: | .venv/stamp ## run the tests of tangle.py
+	$(VENV_PY) -m pytest -q tests/
+
+update: generated/attention.py | .venv/stamp ## tangle, rerun the program and rewrite the transcript in attention.md
+	$(VENV_PY) tangle.py update
+
+portability: | .venv/stamp ## compare the program's output across numpy builds and CPU kernels
+	$(VENV_PY) tools/portability.py
+
+bench: | .venv/stamp ## time the program
+	$(VENV_PY) bench/bench.py
+
+clean: ## remove .venv and caches (generated/ is kept: it is committed)
+	rm -rf .venv .pytest_cache .hypothesis .cache .ruff_cache __pycache__ tests/__pycache__

@@ -1,0 +1,448 @@
+# Generated from attention.md by tangle.py — do not edit; edit attention.md and run make tangle.
+# sha256 of the lines below: 03028b9cfa0f155f34867dc6eae455f8a840734be18a86418b3cf9e5b01b965f
+# attention.md:422 (generated/attention.py)
+"""注意力：每次解码时自己回头挑重点。
+
+由 attention.md 用 tangle.py 生成，请改 attention.md，不要改这个文件。
+运行：python generated/attention.py
+"""
+import math
+from decimal import Decimal, localcontext
+
+import numpy as np
+
+# attention.md:649 (精确的矩阵乘法、exp 与 tanh)
+def mm(a, b):
+    """a @ b，形状规则同 np.matmul；但每个结果都按 k = 0, 1, 2, … 的顺序一项项加出来。"""
+    if a.ndim == 2 and b.ndim == 2:                   # 最常见的情形，单独写，省掉下面的排布
+        if len(a) > b.shape[1]:                       # 让内层循环走更长的那一维（只影响速度）
+            return np.multiply(b[:, :, None], a.T[:, None, :], order="C").sum(axis=0).T
+        return np.multiply(a.T[:, :, None], b[:, None, :], order="C").sum(axis=0)
+    a, b = a[..., :, :, None], b[..., None, :, :]     # (…, M, K, 1) 和 (…, 1, K, N)
+    nd = max(a.ndim, b.ndim)
+    a = a.reshape((1,) * (nd - a.ndim) + a.shape)     # 补齐批量维，两边才能对齐
+    b = b.reshape((1,) * (nd - b.ndim) + b.shape)
+    shape = [max(m, n) for m, n in zip(a.shape, b.shape)]
+    k = nd - 2
+    rest = sorted((i for i in range(nd) if i != k), key=lambda i: shape[i])
+    # 乘积摆成 (K, …)：k 在最外层，其余各维从短到长，最长的放最里层（内层循环越长越快）
+    products = np.multiply(a.transpose([k] + rest), b.transpose([k] + rest), order="C")
+    out = products.sum(axis=0)                        # 沿最外一维求和：按 k 的顺序相加
+    return out.transpose(np.argsort([i - (i > k) for i in rest]))
+
+
+def decimal_table(f, n):
+    """f(0), f(1), …, f(n-1)，用 40 位十进制算好再舍入成 float：每台机器上都一样。"""
+    with localcontext() as ctx:
+        ctx.prec = 40
+        return np.array([float(f(Decimal(i))) for i in range(n)])
+
+
+EXP_STEPS = 64                                      # exp 把 x 拆成 (k/64)·ln2 + r
+with localcontext() as _ctx:
+    _ctx.prec = 40
+    _STEP = Decimal(2).ln() / EXP_STEPS
+    STEP_HI = int(_STEP * 2 ** 40) / 2 ** 40        # ln2/64 的高位：只有 34 位，k·STEP_HI 没有舍入
+    STEP_LO = float(_STEP - Decimal(STEP_HI))       # 剩下的低位
+    INV_STEP = float(1 / _STEP)
+EXP_TABLE = decimal_table(lambda i: (i * _STEP).exp(), EXP_STEPS)   # 2 的 i/64 次方
+
+
+def exp(x):
+    """e 的 x 次方 = 2^(k/64) · e^r，|r| ≤ ln2/128，e^r 用 5 次多项式。"""
+    x = np.maximum(x, -746.0)                       # e⁻⁷⁴⁶ 在 float64 里已经是 0
+    k = np.rint(x * INV_STEP)
+    r = (x - k * STEP_HI) - k * STEP_LO
+    p = 1 + r * (1 + r * (1 / 2 + r * (1 / 6 + r * (1 / 24 + r * (1 / 120)))))
+    k = k.astype(np.int32)
+    return np.ldexp(p * EXP_TABLE[k % EXP_STEPS], k // EXP_STEPS)
+
+
+TANH_STEPS, TANH_MAX = 64, 20                       # tanh(20) 在 float64 里已经就是 1
+
+
+def _tanh_decimal(j):
+    e = (2 * j / TANH_STEPS).exp()
+    return (e - 1) / (e + 1)
+
+
+TANH_TABLE = decimal_table(_tanh_decimal, TANH_MAX * TANH_STEPS + 1)   # tanh(j/64)
+
+
+def tanh(x):
+    """tanh(a + b) = (tanh a + tanh b) / (1 + tanh a · tanh b)：a 是离 |x| 最近的 j/64，查表；
+    |b| ≤ 1/128，tanh b 用泰勒展开到 b⁹。"""
+    a = np.minimum(np.abs(x), TANH_MAX)
+    j = np.rint(a * TANH_STEPS)
+    b = a - j / TANH_STEPS                          # 精确：a 和 j/64 离得足够近
+    b2 = b * b
+    tanh_b = b + b * b2 * (-1 / 3 + b2 * (2 / 15 + b2 * (-17 / 315 + b2 * (62 / 2835))))
+    tanh_a = TANH_TABLE[j.astype(np.intp)]
+    return np.copysign((tanh_a + tanh_b) / (1 + tanh_a * tanh_b), x)
+
+# attention.md:30 (三步：softmax 与 attend)
+def softmax(x, axis=-1):
+    """沿 axis 做 softmax。先减去最大值：结果不变，只是 exp 不会溢出。"""
+    z = exp(x - x.max(axis=axis, keepdims=True))
+    return z / z.sum(axis=axis, keepdims=True)
+
+
+def attend(q, K, V=None):
+    """缩放点积注意力，返回 (context, weights)。
+
+    q 是一个查询 (..., d)，对 K (..., T, d)；或者 q 是一串查询 (..., Tq, d)，对同样的 K。
+    V 缺省就是 K：这一节里 key 和 value 都是编码器的隐状态。
+    """
+    V = K if V is None else V
+    one_query = q.ndim < K.ndim
+    Q = q[..., None, :] if one_query else q                      # (..., Tq, d)
+    scores = mm(Q, np.swapaxes(K, -1, -2)) / np.sqrt(K.shape[-1])  # 第一步点积，第二步除根号 d
+    weights = softmax(scores)                                    # 第三步：每一行非负、和为 1
+    context = mm(weights, V)                                     # 按权重对 value 加权求和
+    if one_query:
+        return context[..., 0, :], weights[..., 0, :]
+    return context, weights
+
+# attention.md:62 (手算一遍)
+def hand_example():
+    """三、手算一遍：一个查询对四个 key。"""
+    q = np.array([1.0, 0.0, 1.0])
+    K = np.array([[1.0, 0.0, 0.0],
+                  [0.0, 1.0, 0.0],
+                  [1.0, 0.0, 1.0],
+                  [1.0, 1.0, 0.0]])
+    dots = mm(K, q[:, None])[:, 0]            # 第一步：点积
+    scaled = dots / np.sqrt(len(q))           # 第二步：除根号 d
+    weights = softmax(scaled)                 # 第三步：softmax 成权重……
+    context = mm(weights[None, :], K)[0]      # ……再加权求和（value 就是 key）
+    assert all(map(np.array_equal, (context, weights), attend(q, K))), "attend 必须和手算一致"
+    return q, K, dots, scaled, weights, context
+
+# attention.md:110 (反转任务的数据)
+SEED_TEST, SEED_INIT, SEED_BATCH = 1, 2, 3   # 三路独立的随机流，事先定好，不挑
+LETTERS = 5                                  # 字母 a–e 编号 0–4
+START = 5                                    # 解码器的起始符
+VOCAB = 6                                    # 字母和起始符共用一张 6 个记号的表
+
+
+def seq_codes(seqs):
+    """把每条序列看成一个 5 进制数，方便整条比较。"""
+    return seqs @ (LETTERS ** np.arange(seqs.shape[1], dtype=np.int64))
+
+
+def make_test_set(length, n=100, seed=SEED_TEST):
+    """n 条互不相同的随机序列，形状 (n, length)。"""
+    rng = np.random.RandomState(seed)
+    seqs = np.empty((0, length), dtype=np.int64)
+    while len(seqs) < n:
+        more = rng.randint(0, LETTERS, size=(n, length), dtype=np.int64)
+        seqs = np.concatenate([seqs, more])
+        _, first = np.unique(seq_codes(seqs), return_index=True)
+        seqs = seqs[np.sort(first)][:n]           # 去掉重复，保持抽到的先后顺序
+    return seqs
+
+
+def in_sorted(codes, sorted_codes):
+    """codes 里的每一个是否出现在 sorted_codes（已排序）里。"""
+    pos = np.minimum(np.searchsorted(sorted_codes, codes), len(sorted_codes) - 1)
+    return sorted_codes[pos] == codes
+
+
+def sample_batch(rng, length, test_codes, size=32):
+    """一批训练序列；撞上测试集的行重抽，保证测试集从没在训练里出现过。test_codes 已排序。"""
+    src = rng.randint(0, LETTERS, size=(size, length), dtype=np.int64)
+    clash = in_sorted(seq_codes(src), test_codes)
+    while clash.any():
+        src[clash] = rng.randint(0, LETTERS, size=(int(clash.sum()), length), dtype=np.int64)
+        clash = in_sorted(seq_codes(src), test_codes)
+    return src
+
+# attention.md:154 (模型参数)
+HIDDEN = 16
+
+
+def init_params(rng, attention, hidden=HIDDEN, vocab=VOCAB):
+    """编码器、解码器、输出层。用注意力时输出层吃 2×hidden 维（隐状态拼上下文）。"""
+    shapes = {
+        "enc_Wx": (vocab, hidden), "enc_Wh": (hidden, hidden), "enc_b": (hidden,),
+        "dec_Wx": (vocab, hidden), "dec_Wh": (hidden, hidden), "dec_b": (hidden,),
+        "Wo": (2 * hidden if attention else hidden, vocab), "bo": (vocab,),
+    }
+    params = {}
+    for name, shape in shapes.items():            # 按固定顺序抽：两种模型前六项完全相同
+        if len(shape) == 1:
+            params[name] = np.zeros(shape)
+        else:
+            limit = 1 / np.sqrt(shape[0])
+            params[name] = rng.uniform(-limit, limit, size=shape)
+    return params
+
+
+def count_params(params):
+    return sum(p.size for p in params.values())
+
+
+def uses_attention(params):
+    return params["Wo"].shape[0] == 2 * params["dec_Wh"].shape[0]
+
+# attention.md:185 (编码器与解码器)
+def rnn(x_rows, Wh, h):
+    """tanh RNN。x_rows (B, T, H) 是每一步已经查好的 Wx 行加偏置；h (B, H) 是初始状态。"""
+    B, T, H = x_rows.shape
+    hs = np.empty((B, T, H))
+    for t in range(T):
+        h = tanh(x_rows[:, t] + mm(h, Wh))
+        hs[:, t] = h
+    return hs                                     # (B, T, H)：每一步的隐状态都留着
+
+
+def encoder(params, src):
+    h0 = np.zeros((len(src), params["enc_Wh"].shape[0]))
+    return rnn(params["enc_Wx"][src] + params["enc_b"], params["enc_Wh"], h0)
+
+
+def decoder(params, dec_in, h0):
+    return rnn(params["dec_Wx"][dec_in] + params["dec_b"], params["dec_Wh"], h0)
+
+# attention.md:207 (放进解码器)
+def decoder_output(params, ht, hs_enc):
+    """第 t 步：拿当前隐状态 ht 当查询，看编码器每一步 hs_enc (B, T, H)，再交给输出层。
+
+    ht 可以是一步 (B, H)（逐步解码时），也可以是所有步 (B, T, H)（训练时一次算完）。
+    """
+    features, weights = ht, None
+    if uses_attention(params):
+        ctx, weights = attend(ht, hs_enc)                 # T 个权重和为 1；ctx 是凸组合，形状同 ht
+        features = np.concatenate([ht, ctx], axis=-1)     # 16 维隐状态拼上 16 维上下文
+    logits = mm(features, params["Wo"]) + params["bo"]
+    return logits, features, weights
+
+# attention.md:227 (反向传播)
+def one_hot(tokens, n=VOCAB):
+    return (tokens[..., None] == np.arange(n)).astype(float)
+
+
+def rows(x):
+    """(…, H) → (N, H)：把所有批次、所有时间步摞成一摞。"""
+    return x.reshape(-1, x.shape[-1])
+
+
+def attend_backward(dctx, Q, K, weights):
+    """attend(Q, K) 的反向，K 同时当 key 和 value。返回 (dQ, dK)。"""
+    dweights = mm(dctx, np.swapaxes(K, -1, -2))
+    dK = mm(np.swapaxes(weights, -1, -2), dctx)                      # value 那一路
+    dscores = weights * (dweights - (weights * dweights).sum(axis=-1, keepdims=True))
+    dscores = dscores / np.sqrt(K.shape[-1])                          # softmax 和除根号 d 的反向
+    dQ = mm(dscores, K)
+    dK = dK + mm(np.swapaxes(dscores, -1, -2), Q)                     # key 那一路
+    return dQ, dK
+
+
+def rnn_backward(dhs, hs, h0, Wh):
+    """dhs (B, T, H) 是损失对每一步隐状态的梯度（来自上层）。返回 (dz, dWh, dh0)。"""
+    B, T, H = hs.shape
+    dtanh = 1 - hs * hs
+    dz = np.empty_like(hs)
+    dh = np.zeros((B, H))                          # 从后一步流回来的梯度
+    for t in reversed(range(T)):
+        dz[:, t] = (dhs[:, t] + dh) * dtanh[:, t]
+        dh = mm(dz[:, t], Wh.T)
+    h_prev = np.concatenate([h0[:, None], hs[:, :-1]], axis=1)
+    return dz, mm(rows(h_prev).T, rows(dz)), dh
+
+
+def input_grads(dz, tokens):
+    """Wx 的梯度只落在用到的那几行上；偏置的梯度是所有步、所有样本之和。"""
+    return mm(rows(one_hot(tokens)).T, rows(dz)), rows(dz).sum(axis=0)
+
+
+def loss_and_grads(params, src, tgt):
+    """平均每个输出记号的交叉熵，和它对每个参数的梯度。src、tgt 形状 (B, T)。"""
+    B, T = src.shape
+    H = params["dec_Wh"].shape[0]
+    dec_in = np.concatenate([np.full((B, 1), START), tgt[:, :-1]], axis=1)   # teacher forcing
+    hs_enc = encoder(params, src)
+    hs_dec = decoder(params, dec_in, hs_enc[:, -1])
+    logits, features, weights = decoder_output(params, hs_dec, hs_enc)
+    p = softmax(logits)
+    y = one_hot(tgt, p.shape[-1])
+    loss = -np.mean(np.log((p * y).sum(axis=-1)))  # 只供查看：训练只用梯度，程序也不打印它
+
+    dlogits = (p - y) / (B * T)
+    grads = {"Wo": mm(rows(features).T, rows(dlogits)), "bo": rows(dlogits).sum(axis=0)}
+    dfeatures = mm(dlogits, params["Wo"].T)
+    dhs_dec, dhs_enc = dfeatures[..., :H], np.zeros_like(hs_enc)
+    if weights is not None:
+        dq, dhs_enc = attend_backward(dfeatures[..., H:], hs_dec, hs_enc, weights)
+        dhs_dec = dhs_dec + dq
+    dz, grads["dec_Wh"], dh0 = rnn_backward(dhs_dec, hs_dec, hs_enc[:, -1], params["dec_Wh"])
+    grads["dec_Wx"], grads["dec_b"] = input_grads(dz, dec_in)
+    dhs_enc[:, -1] += dh0                          # 解码器的初始状态就是编码器最后一步
+    dz, grads["enc_Wh"], _ = rnn_backward(dhs_enc, hs_enc, np.zeros((B, H)), params["enc_Wh"])
+    grads["enc_Wx"], grads["enc_b"] = input_grads(dz, src)
+    return loss, {name: grads[name] for name in params}
+
+# attention.md:297 (训练：Adam 与梯度裁剪)
+LR, CLIP = 0.003, 1.0
+BETA1, BETA2, EPS = 0.9, 0.999, 1e-8
+
+
+def as_vector(params):
+    """把参数摊成一条向量 theta，返回 theta 和指向它内部的同名视图：改 theta 就是改参数。"""
+    theta = np.concatenate([p.ravel() for p in params.values()])
+    views, start = {}, 0
+    for name, p in params.items():
+        views[name] = theta[start:start + p.size].reshape(p.shape)
+        start += p.size
+    return theta, views
+
+
+def clip_by_norm(g, limit):
+    norm = np.sqrt((g * g).sum())
+    return g * (limit / norm) if norm > limit else g
+
+
+def train(length, attention, rounds, test):
+    """从固定的种子出发训练 rounds 轮，返回参数字典。"""
+    theta, params = as_vector(init_params(np.random.RandomState(SEED_INIT), attention))
+    batches = np.random.RandomState(SEED_BATCH)
+    test_codes = np.sort(seq_codes(test))
+    m, v = np.zeros_like(theta), np.zeros_like(theta)
+    beta1_t = beta2_t = 1.0                        # β 的 t 次方用连乘：每一步都是精确舍入的乘法
+    for _ in range(rounds):
+        src = sample_batch(batches, length, test_codes)
+        _, grads = loss_and_grads(params, src, src[:, ::-1])
+        g = clip_by_norm(np.concatenate([grads[name].ravel() for name in params]), CLIP)
+        m = BETA1 * m + (1 - BETA1) * g
+        v = BETA2 * v + (1 - BETA2) * g * g
+        beta1_t *= BETA1
+        beta2_t *= BETA2
+        theta -= LR * (m / (1 - beta1_t)) / (np.sqrt(v / (1 - beta2_t)) + EPS)
+    return params
+
+# attention.md:338 (贪心解码与评估)
+def predict(params, src):
+    """贪心解码。返回记号 (B, T)，和注意力权重 (B, T, T)（不用注意力时是 None）。"""
+    B, T = src.shape
+    hs_enc = encoder(params, src)
+    h, token = hs_enc[:, -1], np.full(B, START)
+    tokens = np.empty((B, T), dtype=np.int64)
+    weights = np.empty((B, T, T)) if uses_attention(params) else None
+    for t in range(T):
+        h = tanh(params["dec_Wx"][token] + params["dec_b"] + mm(h, params["dec_Wh"]))
+        logits, _, w = decoder_output(params, h, hs_enc)
+        token = logits.argmax(axis=-1)
+        tokens[:, t] = token
+        if weights is not None:
+            weights[:, t] = w
+    return tokens, weights
+
+
+def evaluate(params, test):
+    """返回 (整串全对, 逐位正确, 按位置的正确率, 注意力权重)。"""
+    tokens, weights = predict(params, test)
+    correct = tokens == test[:, ::-1]
+    return correct.all(axis=1).mean(), correct.mean(), correct.mean(axis=0), weights
+
+# attention.md:365 (对比：不用注意力和用注意力)
+def verdict(plain, attn):
+    """比较 (整串全对, 逐位正确)，说出数字支持的那句话。"""
+    if attn < plain:
+        return "加注意力反而低了一点"
+    if attn > plain:
+        return "加注意力反而高了一点"
+    return "加不加注意力，结果一样"
+
+
+def reversal_comparison(length=5, rounds=2000):
+    test = make_test_set(length)
+    results = {}
+    for attention in (False, True):
+        params = train(length, attention, rounds, test)
+        whole, per_token, _, _ = evaluate(params, test)
+        results[attention] = (count_params(params), whole, per_token)
+    return results
+
+# attention.md:391 (十位序列上的注意力)
+def long_sequence_run(length=10, rounds=3000):
+    test = make_test_set(length)
+    params = train(length, True, rounds, test)
+    whole, per_token, by_position, weights = evaluate(params, test)
+    return whole, per_token, by_position, weights.mean(axis=0)     # (T, T)：行=输出位，列=输入位
+
+
+def peak_columns(matrix):
+    """每一行最大权重所在的列（从 1 数起）和那个权重。"""
+    return matrix.argmax(axis=1) + 1, matrix.max(axis=1)
+
+# attention.md:466 (打印实跑输出)
+RULE = "-" * 68
+
+
+def print_hand_example():
+    q, K, dots, scaled, weights, context = hand_example()
+    print("先说机制。注意力就是三步：算分数、softmax 成权重、加权求和。手算一个小例子。")
+    print("查询 q = (1, 0, 1)，四个 key：(1, 0, 0) (0, 1, 0) (1, 0, 1) (1, 1, 0)，d = 3")
+    print()
+    print("第几个 key    点积     除根号 d 后    softmax 权重")
+    print("-" * 54)
+    for i in range(len(K)):
+        print("%-12d  %.4f   %.4f         %.4f" % (i + 1, dots[i], scaled[i], weights[i]))
+    print("加权求和 = " + " ".join("%+.4f" % c for c in context))
+    inside = all(K[:, j].min() <= context[j] <= K[:, j].max() for j in range(len(q)))
+    print("权重之和 = %.4f；每一维都落在四个 key 的范围里：%s" % (weights.sum(), "是" if inside else "否"))
+    print("第 1 维 %.2f，比任何一个 key 的第 1 维最大值 %.2f 都小：凸组合不会跑出边界。"
+          % (context[0], K[:, 0].max()))
+    best, worst = weights.argmax(), weights.argmin()
+    print("第 %d 个 key 和查询最像，拿了 %.2f 的权重；第 %d 个完全不像，只拿 %.2f，但不是 0。"
+          % (best + 1, weights[best], worst + 1, weights[worst]))
+    print("除根号 d 把分数压小多少倍：d = 3 时 %.1f 倍，d = 512 时 %.1f 倍。"
+          % (np.sqrt(3.0), np.sqrt(512.0)))
+
+
+def print_reversal(results):
+    (n_plain, whole_plain, token_plain), (n_attn, whole_attn, token_attn) = results[False], results[True]
+    print("把注意力加到 6.5 节那个反转任务上：5 个字母，训练 2000 轮，每轮 32 条，")
+    print("Adam 学习率 %.3f，梯度裁剪 %.1f，测试集 100 条（训练时从没见过）。" % (LR, CLIP))
+    print()
+    print("做法          参数    整串全对    逐位正确")
+    print("-" * 46)
+    print("不用注意力    %d     %.4f      %.4f" % (n_plain, whole_plain, token_plain))
+    print("用注意力      %d     %.4f      %.4f" % (n_attn, whole_attn, token_attn))
+    print("多出来的 %d 个参数全在输出层：Wo 从 %d×%d 变成 %d×%d。"
+          % (n_attn - n_plain, HIDDEN, VOCAB, 2 * HIDDEN, VOCAB))
+    print("这一行要说实话：%s。" % verdict((whole_plain, token_plain), (whole_attn, token_attn)))
+
+
+def print_long_run(whole, per_token, by_position, matrix):
+    T = len(matrix)
+    print("10 位序列，用注意力，训练 3000 轮：整串全对 %.4f，逐位正确 %.4f。" % (whole, per_token))
+    print("按输出位置的正确率：" + " ".join("%.2f" % a for a in by_position))
+    print()
+    print("注意力权重（测试集 100 条的平均；行 = 输出第几位，列 = 输入第几位）：")
+    print("        " + "".join("%6d" % (j + 1) for j in range(T)))
+    for i in range(T):
+        print("输出 %-3d" % (i + 1) + "".join("%6.2f" % w for w in matrix[i]))
+    columns, peaks = peak_columns(matrix)
+    print()
+    print("每一行的峰值：" + "，".join("输出 %d → 输入 %d" % (i + 1, c) for i, c in enumerate(columns)))
+    one_left = sum(c == T - i - 1 for i, c in enumerate(columns))     # 第 r 行在第 10 − r 列
+    exact = sum(c == T - i for i, c in enumerate(columns))            # 第 r 行在第 11 − r 列
+    print("峰值落在严格倒序那一列（输入 %d − r）上的有 %d 行，落在它左边一列（输入 %d − r）上的有 %d 行。"
+          % (T + 1, exact, T, one_left))
+    print("最大的权重 %.2f，均匀是 %.2f，是均匀的 %.1f 倍。" % (peaks.max(), 1 / T, peaks.max() * T))
+
+
+def main():
+    print(RULE)
+    print("Attention：每次解码时自己回头挑重点")
+    print(RULE)
+    print_hand_example()
+    print()
+    print_reversal(reversal_comparison())
+    print()
+    print_long_run(*long_sequence_run())
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,262 @@
+"""Tests of the lesson's program, generated/attention.py (tangled from attention.md).
+
+Each test compares against an independent reference: a plain Python loop, NumPy's own
+functions, exact integer arithmetic, central finite differences, or the transcript.
+"""
+import importlib.util
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def load_program():
+    spec = importlib.util.spec_from_file_location("attention", ROOT / "generated" / "attention.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+A = load_program()
+
+
+def transcript_lines():
+    """The documented stdout: the body of the ```text {transcript} fence in attention.md."""
+    text = (ROOT / "attention.md").read_text(encoding="utf-8")
+    body = re.search(r"^```text \{transcript\}\n(.*?)^```$", text, re.S | re.M)
+    assert body, "attention.md has no transcript fence"
+    return body.group(1).splitlines()
+
+
+# ---------------------------------------------------------------- the hand example
+
+def test_hand_example_numbers_are_the_books():
+    _, _, dots, scaled, weights, context = A.hand_example()
+    assert ["%.4f" % v for v in dots] == ["1.0000", "0.0000", "2.0000", "1.0000"]
+    assert ["%.4f" % v for v in scaled] == ["0.5774", "0.0000", "1.1547", "0.5774"]
+    assert ["%.4f" % v for v in weights] == ["0.2303", "0.1293", "0.4102", "0.2303"]
+    assert ["%+.4f" % v for v in context] == ["+0.8707", "+0.3595", "+0.4102"]
+
+
+def test_hand_example_matches_numpy_reference():
+    q, K, _, _, weights, context = A.hand_example()
+    scores = K @ q / np.sqrt(3.0)
+    ref = np.exp(scores - scores.max())
+    ref /= ref.sum()
+    np.testing.assert_allclose(weights, ref, rtol=1e-15)
+    np.testing.assert_allclose(context, ref @ K, rtol=1e-15)
+
+
+# ---------------------------------------------------------------- attention
+
+def naive_attend(q, K, V):
+    """One query, written as the three steps with Python loops."""
+    d = len(q)
+    scores = [sum(q[i] * k[i] for i in range(d)) / d ** 0.5 for k in K]
+    top = max(scores)
+    e = [np.exp(s - top) for s in scores]
+    weights = [x / sum(e) for x in e]
+    context = [sum(w * v[j] for w, v in zip(weights, V)) for j in range(V.shape[1])]
+    return np.array(context), np.array(weights)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_attend_single_query_equals_naive_loop(seed):
+    rng = np.random.RandomState(seed)
+    q, K, V = rng.randn(7), rng.randn(9, 7), rng.randn(9, 4)
+    context, weights = A.attend(q, K, V)
+    ref_context, ref_weights = naive_attend(q, K, V)
+    np.testing.assert_allclose(weights, ref_weights, rtol=1e-12)
+    np.testing.assert_allclose(context, ref_context, rtol=1e-12, atol=1e-12)
+
+
+def test_attend_batch_of_queries_equals_naive_loop():
+    rng = np.random.RandomState(7)
+    q, K = rng.randn(6, 16), rng.randn(6, 10, 16)
+    context, weights = A.attend(q, K)              # V defaults to K
+    assert context.shape == (6, 16) and weights.shape == (6, 10)
+    for b in range(6):
+        ref_context, ref_weights = naive_attend(q[b], K[b], K[b])
+        np.testing.assert_allclose(weights[b], ref_weights, rtol=1e-12)
+        np.testing.assert_allclose(context[b], ref_context, rtol=1e-12, atol=1e-12)
+
+
+def test_attend_many_queries_per_batch_equals_one_at_a_time():
+    rng = np.random.RandomState(8)
+    Q, K = rng.randn(4, 5, 16), rng.randn(4, 10, 16)
+    context, weights = A.attend(Q, K)
+    assert weights.shape == (4, 5, 10)
+    for t in range(5):
+        c, w = A.attend(Q[:, t], K)
+        np.testing.assert_allclose(weights[:, t], w, rtol=1e-12)
+        np.testing.assert_allclose(context[:, t], c, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_weights_are_positive_sum_to_one_and_context_is_convex(seed):
+    rng = np.random.RandomState(100 + seed)
+    scale = 10.0 ** rng.uniform(-2, 1)
+    q, K = scale * rng.randn(16), scale * rng.randn(12, 16)
+    context, weights = A.attend(q, K)
+    assert (weights > 0).all()
+    assert abs(weights.sum() - 1) < 1e-14
+    assert (context >= K.min(axis=0) - 1e-12).all() and (context <= K.max(axis=0) + 1e-12).all()
+
+
+def test_softmax_axis_and_extremes():
+    x = np.array([[1000.0, 0.0, -1000.0], [0.0, 0.0, 0.0]])
+    p = A.softmax(x)
+    np.testing.assert_allclose(p[1], [1 / 3] * 3, rtol=1e-15)
+    assert p[0, 0] == 1.0 and p[0, 2] == 0.0
+    np.testing.assert_allclose(A.softmax(x.T, axis=0), p.T, rtol=1e-15)
+
+
+# ---------------------------------------------------------------- exact primitives
+
+def test_mm_2d_adds_in_k_order_exactly():
+    rng = np.random.RandomState(1)
+    a, b = rng.randn(5, 16), rng.randn(16, 7)
+    out = A.mm(a, b)
+    for m in range(5):
+        for n in range(7):
+            acc = a[m, 0] * b[0, n]
+            for k in range(1, 16):
+                acc = acc + a[m, k] * b[k, n]      # left to right, one rounding per step
+            assert out[m, n] == acc
+    assert np.array_equal(A.mm(b.T, a.T), out.T)   # orientation never changes the bits
+
+
+@pytest.mark.parametrize("shape_a, shape_b", [
+    ((32, 16), (16, 16)), ((16, 32), (32, 6)), ((16, 320), (320, 16)), ((4, 3), (3, 1)),
+    ((32, 10, 10), (32, 10, 16)), ((32, 10, 16), (32, 16, 10)), ((32, 10, 32), (32, 6)),
+    ((100, 1, 16), (100, 16, 10)), ((2, 3, 4, 5), (5, 6)), ((4, 5), (3, 5, 2)),
+])
+def test_mm_equals_the_k_ordered_sum_for_every_layout(shape_a, shape_b):
+    rng = np.random.RandomState(2)
+    a, b = rng.randn(*shape_a), rng.randn(*shape_b)
+    ordered = a[..., :, 0, None] * b[..., 0, None, :]
+    for k in range(1, a.shape[-1]):
+        ordered = ordered + a[..., :, k, None] * b[..., k, None, :]
+    out = A.mm(a, b)
+    assert out.shape == (a @ b).shape
+    assert np.array_equal(out, ordered)
+
+
+def test_mm_matches_numpy_for_every_shape_the_model_uses():
+    rng = np.random.RandomState(3)
+    for sa, sb in [((32, 16), (16, 16)), ((100, 16), (16, 16)), ((4, 3), (3, 1)), ((1, 3), (3, 4)),
+                   ((32, 10, 10), (32, 10, 16)), ((32, 10, 32), (32, 6)), ((100, 1, 16), (100, 16, 10))]:
+        a, b = rng.randn(*sa), rng.randn(*sb)
+        np.testing.assert_allclose(A.mm(a, b), a @ b, rtol=1e-12, atol=1e-12)
+
+
+def test_exp_and_tanh_agree_with_the_c_library_to_a_few_ulp():
+    x = np.concatenate([np.linspace(-30, 30, 20001), np.random.RandomState(4).randn(5000) * 5,
+                        [0.0, -0.0, 1e-300, -1e-300, 1e-8, 19.9, 20.0, 25.0]])
+    t = A.tanh(x)
+    assert np.all(np.abs(t - np.tanh(x)) <= np.maximum(2 * np.spacing(np.abs(np.tanh(x))), 2.0 ** -51))
+    assert np.array_equal(A.tanh(-x), -t)                  # odd, exactly
+    y = np.linspace(-700, 700, 20001)
+    assert np.all(np.abs(A.exp(y) - np.exp(y)) <= 4 * np.spacing(np.exp(y)))
+    assert A.exp(np.array([0.0]))[0] == 1.0 and A.exp(np.array([-800.0]))[0] == 0.0
+
+
+def test_tables_come_from_decimal_and_are_correctly_rounded():
+    assert A.TANH_TABLE[0] == 0.0 and A.TANH_TABLE[-1] == 1.0
+    assert A.EXP_TABLE[0] == 1.0 and A.EXP_TABLE[32] == np.sqrt(2.0)   # 2^(1/2), correctly rounded
+    assert abs(A.STEP_HI + A.STEP_LO - np.log(2.0) / 64) < 1e-18
+
+
+# ---------------------------------------------------------------- the model
+
+def test_parameter_counts_are_838_and_934():
+    assert A.count_params(A.init_params(np.random.RandomState(0), attention=False)) == 838
+    assert A.count_params(A.init_params(np.random.RandomState(0), attention=True)) == 934
+
+
+def test_both_models_start_from_the_same_weights_except_the_output_layer():
+    plain = A.init_params(np.random.RandomState(A.SEED_INIT), attention=False)
+    attn = A.init_params(np.random.RandomState(A.SEED_INIT), attention=True)
+    for name in plain:
+        if name not in ("Wo", "bo"):
+            assert np.array_equal(plain[name], attn[name]), name
+
+
+def test_test_set_is_distinct_and_never_sampled_for_training():
+    for length in (5, 10):
+        test = A.make_test_set(length)
+        codes = A.seq_codes(test)
+        assert test.shape == (100, length) and len(set(codes)) == 100
+        rng = np.random.RandomState(0)
+        sorted_codes = np.sort(codes)
+        drawn = np.concatenate([A.seq_codes(A.sample_batch(rng, length, sorted_codes)) for _ in range(300)])
+        assert not np.isin(drawn, codes).any()
+
+
+def test_in_sorted_matches_isin():
+    rng = np.random.RandomState(5)
+    table = np.sort(rng.choice(1000, 50, replace=False))
+    codes = rng.randint(-5, 1005, 2000)
+    assert np.array_equal(A.in_sorted(codes, table), np.isin(codes, table))
+
+
+@pytest.mark.parametrize("attention", [False, True])
+def test_every_gradient_matches_central_differences(attention):
+    rng = np.random.RandomState(11)
+    params = A.init_params(np.random.RandomState(12), attention)
+    for p in params.values():
+        p += rng.uniform(-0.5, 0.5, p.shape)           # non-zero biases, larger weights
+    src = rng.randint(0, 5, size=(3, 4))
+    tgt = src[:, ::-1]
+    _, grads = A.loss_and_grads(params, src, tgt)
+    worst = 0.0
+    for name, p in params.items():
+        assert grads[name].shape == p.shape
+        for idx in np.ndindex(p.shape):
+            old = p[idx]
+            p[idx] = old + 1e-4
+            up, _ = A.loss_and_grads(params, src, tgt)
+            p[idx] = old - 1e-4
+            down, _ = A.loss_and_grads(params, src, tgt)
+            p[idx] = old
+            numeric = (up - down) / 2e-4
+            err = abs(numeric - grads[name][idx]) / max(abs(numeric), abs(grads[name][idx]), 1e-3)
+            worst = max(worst, err)
+    assert worst < 1e-6
+
+
+def test_predict_uses_attention_only_when_the_model_has_it():
+    src = A.make_test_set(5)[:8]
+    for attention in (False, True):
+        tokens, weights = A.predict(A.init_params(np.random.RandomState(0), attention), src)
+        assert tokens.shape == (8, 5)
+        if attention:
+            assert weights.shape == (8, 5, 5)
+            np.testing.assert_allclose(weights.sum(axis=-1), 1.0, rtol=1e-14)
+        else:
+            assert weights is None
+
+
+def test_training_is_bit_for_bit_repeatable():
+    test = A.make_test_set(5)
+    first = A.train(5, True, 60, test)
+    second = A.train(5, True, 60, test)
+    for name in first:
+        assert np.array_equal(first[name], second[name])
+    assert not np.array_equal(first["Wo"], A.init_params(np.random.RandomState(A.SEED_INIT), True)["Wo"])
+
+
+@pytest.fixture(scope="module")
+def five_letter_results():
+    return A.reversal_comparison()
+
+
+def test_reversal_table_in_the_transcript_is_what_predict_gives(five_letter_results):
+    lines = transcript_lines()
+    for attention, label in ((False, "不用注意力"), (True, "用注意力")):
+        n_params, whole, per_token = five_letter_results[attention]
+        row = next(line for line in lines if line.startswith(label + " "))
+        assert row.split()[1:] == [str(n_params), "%.4f" % whole, "%.4f" % per_token]
