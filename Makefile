@@ -2,7 +2,7 @@
 PYTHON ?= python3
 VENV_PY := .venv/bin/python
 
-.PHONY: help tangle check test update portability bench clean
+.PHONY: help tangle check test update experiments update-experiments portability bench clean
 .DEFAULT_GOAL := help
 
 help: ## list the targets
@@ -17,14 +17,20 @@ tangle: | .venv/stamp ## write generated/ from attention.md (refuses to overwrit
 generated/attention.py: attention.md tangle.py | .venv/stamp
 	$(VENV_PY) tangle.py tangle
 
-check: | .venv/stamp ## verify generated/ is in sync, the transcript and the prose numbers (never re-tangles)
-	$(VENV_PY) tangle.py check
+check: | .venv/stamp ## verify generated/ is in sync, the lesson's transcript and every prose number (never re-tangles)
+	$(VENV_PY) tangle.py check --only generated/attention.py
 
-test: | .venv/stamp ## run the tests of tangle.py
+test: | .venv/stamp ## run all tests (tangle.py, the program, the portability harness)
 	$(VENV_PY) -m pytest -q tests/
 
 update: generated/attention.py | .venv/stamp ## tangle, rerun the program and rewrite the transcript in attention.md
-	$(VENV_PY) tangle.py update
+	$(VENV_PY) tangle.py update --only generated/attention.py
+
+experiments: | .venv/stamp ## run the 30-second experiments (minutes) and verify their transcript
+	$(VENV_PY) tangle.py check --only generated/experiments.py --timeout 3600
+
+update-experiments: generated/attention.py | .venv/stamp ## rerun the experiments and rewrite their transcript
+	$(VENV_PY) tangle.py update --only generated/experiments.py --timeout 3600
 
 portability: | .venv/stamp ## compare the program's output across numpy builds and CPU kernels
 	$(VENV_PY) tools/portability.py

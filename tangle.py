@@ -24,6 +24,7 @@ examples:
   python tangle.py tangle --force          # overwrite hand edits in generated/
   python tangle.py check docs/lesson.md    # verify another lesson
   python tangle.py update                  # record the program's new output
+  python tangle.py check --only generated/attention.py   # run one program only
 
 Chunks (Entangled-style; the language word comes first so GitHub renders it):
   ```python {file=generated/attention.py}   root chunk, written to that path, relative
@@ -733,15 +734,29 @@ def stale_numbers(doc: Document) -> tuple[list[str], list[ProseNumber]]:
 # ---------------------------------------------------------------- check and update
 
 
+def selected_targets(doc: Document, only: str | None) -> list[str]:
+    """The programs to run: every one with a transcript, or just the one --only names."""
+    if only is None:
+        return list(doc.transcripts)
+    wanted = os.path.normpath(only)
+    if wanted not in map(os.path.normpath, doc.transcripts):
+        known = ", ".join(doc.transcripts) or "none"
+        raise UserError(f"{doc.shown}: error: --only {only}: no program with a transcript by that name "
+                        f"(there are: {known})")
+    return [target for target in doc.transcripts if os.path.normpath(target) == wanted]
+
+
 def command_check(args) -> int:
     doc = load(args.md, str(args.md))
     require_transcripts(doc)
+    targets = selected_targets(doc, args.only)
     problems = sync_problems(doc)
     if problems:
         print(*problems, sep="\n", file=sys.stderr)
         return DIFFERENT
     outcomes = []
-    for target, transcript in doc.transcripts.items():
+    for target in targets:
+        transcript = doc.transcripts[target]
         run = run_program(doc, target, args.timeout)[0]
         if run.returncode != 0:
             report_failed_run(doc, target, run, args.timeout)
@@ -758,7 +773,7 @@ def command_check(args) -> int:
         print(*errors, sep="\n", file=sys.stderr)
         outcomes.append(f"{len(errors)} not in the transcript")
     book = sum(number.book for number in numbers)
-    verdict = "; ".join(outcomes) or ("transcript matches" if len(doc.transcripts) == 1 else "transcripts match")
+    verdict = "; ".join(outcomes) or ("transcript matches" if len(targets) == 1 else "transcripts match")
     print(f"checked {len(numbers)} prose numbers ({book} marked as the book's); {verdict}")
     return DIFFERENT if outcomes else OK
 
@@ -815,12 +830,13 @@ def rewrite_transcripts(doc: Document, text: str, new: dict[str, str]) -> str:
 def command_update(args) -> int:
     doc = load(args.md, str(args.md))
     require_transcripts(doc)
+    targets = selected_targets(doc, args.only)
     problems = sync_problems(doc)
     if problems:
         print(*problems, sep="\n", file=sys.stderr)
         return DIFFERENT
     new = {}
-    for target in doc.transcripts:
+    for target in targets:
         output = deterministic_output(doc, target, args.timeout)
         if output is None:
             return DIFFERENT
@@ -880,6 +896,8 @@ def parser() -> argparse.ArgumentParser:
             command.add_argument("--force", action="store_true", help="overwrite generated files edited by hand")
         else:
             command.add_argument("--timeout", type=float, default=600, help="seconds a run may take (600)")
+            command.add_argument("--only", metavar="PATH", help="run only the program written to PATH, e.g. "
+                                 "generated/attention.py (the prose check still reads every transcript)")
         command.set_defaults(function=function)
     return top
 

@@ -1,17 +1,18 @@
 # Generated from attention.md by tangle.py — do not edit; edit attention.md and run make tangle.
-# sha256 of the lines below: 03028b9cfa0f155f34867dc6eae455f8a840734be18a86418b3cf9e5b01b965f
-# attention.md:422 (generated/attention.py)
+# sha256 of the lines below: 8d03cf6899803774663dd99717347c4ee7492a691374d42052beaacaeca81cbc
+# attention.md:465 (generated/attention.py)
 """注意力：每次解码时自己回头挑重点。
 
 由 attention.md 用 tangle.py 生成，请改 attention.md，不要改这个文件。
 运行：python generated/attention.py
 """
-import math
+import sys
+from concurrent.futures import Future, ProcessPoolExecutor
 from decimal import Decimal, localcontext
 
 import numpy as np
 
-# attention.md:649 (精确的矩阵乘法、exp 与 tanh)
+# attention.md:1082 (精确的矩阵乘法、exp 与 tanh)
 def mm(a, b):
     """a @ b，形状规则同 np.matmul；但每个结果都按 k = 0, 1, 2, … 的顺序一项项加出来。"""
     if a.ndim == 2 and b.ndim == 2:                   # 最常见的情形，单独写，省掉下面的排布
@@ -58,25 +59,32 @@ def exp(x):
     return np.ldexp(p * EXP_TABLE[k % EXP_STEPS], k // EXP_STEPS)
 
 
-TANH_STEPS, TANH_MAX = 64, 20                       # tanh(20) 在 float64 里已经就是 1
+TANH_STEPS, TANH_MAX = 256, 20                      # tanh(20) 在 float64 里已经就是 1
 
 
-def _tanh_decimal(j):
-    e = (2 * j / TANH_STEPS).exp()
-    return (e - 1) / (e + 1)
+def tanh_table(n):
+    """tanh(j/256)，j = 0 … n−1。e^(2j/256) 用 40 位十进制连乘得到（比逐个求 exp 快得多）。"""
+    with localcontext() as ctx:
+        ctx.prec = 40
+        step = (Decimal(2) / TANH_STEPS).exp()
+        e, values = Decimal(1), []
+        for _ in range(n):
+            values.append(float((e - 1) / (e + 1)))
+            e *= step
+    return np.array(values)
 
 
-TANH_TABLE = decimal_table(_tanh_decimal, TANH_MAX * TANH_STEPS + 1)   # tanh(j/64)
+TANH_TABLE = tanh_table(TANH_MAX * TANH_STEPS + 1)
 
 
 def tanh(x):
-    """tanh(a + b) = (tanh a + tanh b) / (1 + tanh a · tanh b)：a 是离 |x| 最近的 j/64，查表；
-    |b| ≤ 1/128，tanh b 用泰勒展开到 b⁹。"""
+    """tanh(a + b) = (tanh a + tanh b) / (1 + tanh a · tanh b)：a 是离 |x| 最近的 j/256，查表；
+    |b| ≤ 1/512，tanh b ≈ b − b³/3 + 2b⁵/15（下一项小于 10⁻¹⁸）。"""
     a = np.minimum(np.abs(x), TANH_MAX)
     j = np.rint(a * TANH_STEPS)
-    b = a - j / TANH_STEPS                          # 精确：a 和 j/64 离得足够近
+    b = a - j / TANH_STEPS                          # 精确：a 和 j/256 离得足够近
     b2 = b * b
-    tanh_b = b + b * b2 * (-1 / 3 + b2 * (2 / 15 + b2 * (-17 / 315 + b2 * (62 / 2835))))
+    tanh_b = b + b * b2 * (-1 / 3 + b2 * (2 / 15))
     tanh_a = TANH_TABLE[j.astype(np.intp)]
     return np.copysign((tanh_a + tanh_b) / (1 + tanh_a * tanh_b), x)
 
@@ -205,19 +213,21 @@ def decoder(params, dec_in, h0):
     return rnn(params["dec_Wx"][dec_in] + params["dec_b"], params["dec_Wh"], h0)
 
 # attention.md:207 (放进解码器)
-def decoder_output(params, ht, hs_enc):
+def decoder_output(params, ht, hs_enc, query=None):
     """第 t 步：拿当前隐状态 ht 当查询，看编码器每一步 hs_enc (B, T, H)，再交给输出层。
 
     ht 可以是一步 (B, H)（逐步解码时），也可以是所有步 (B, T, H)（训练时一次算完）。
+    query 缺省就是 ht；「30 秒实验」里会换成更新之前的状态。
     """
     features, weights = ht, None
     if uses_attention(params):
-        ctx, weights = attend(ht, hs_enc)                 # T 个权重和为 1；ctx 是凸组合，形状同 ht
+        query = ht if query is None else query
+        ctx, weights = attend(query, hs_enc)              # T 个权重和为 1；ctx 是凸组合，形状同 ht
         features = np.concatenate([ht, ctx], axis=-1)     # 16 维隐状态拼上 16 维上下文
     logits = mm(features, params["Wo"]) + params["bo"]
     return logits, features, weights
 
-# attention.md:227 (反向传播)
+# attention.md:229 (反向传播)
 def one_hot(tokens, n=VOCAB):
     return (tokens[..., None] == np.arange(n)).astype(float)
 
@@ -256,14 +266,21 @@ def input_grads(dz, tokens):
     return mm(rows(one_hot(tokens)).T, rows(dz)), rows(dz).sum(axis=0)
 
 
-def loss_and_grads(params, src, tgt):
-    """平均每个输出记号的交叉熵，和它对每个参数的梯度。src、tgt 形状 (B, T)。"""
+def loss_and_grads(params, src, tgt, query="after"):
+    """平均每个输出记号的交叉熵，和它对每个参数的梯度。src、tgt 形状 (B, T)。
+
+    query="after"：第 t 步的查询是更新之后的状态；"before"：是更新之前（上一步）的状态。
+    """
     B, T = src.shape
     H = params["dec_Wh"].shape[0]
     dec_in = np.concatenate([np.full((B, 1), START), tgt[:, :-1]], axis=1)   # teacher forcing
     hs_enc = encoder(params, src)
     hs_dec = decoder(params, dec_in, hs_enc[:, -1])
-    logits, features, weights = decoder_output(params, hs_dec, hs_enc)
+    if query == "after":
+        queries = hs_dec
+    else:
+        queries = np.concatenate([hs_enc[:, -1:], hs_dec[:, :-1]], axis=1)   # 往后错一步
+    logits, features, weights = decoder_output(params, hs_dec, hs_enc, queries)
     p = softmax(logits)
     y = one_hot(tgt, p.shape[-1])
     loss = -np.mean(np.log((p * y).sum(axis=-1)))  # 只供查看：训练只用梯度，程序也不打印它
@@ -273,8 +290,12 @@ def loss_and_grads(params, src, tgt):
     dfeatures = mm(dlogits, params["Wo"].T)
     dhs_dec, dhs_enc = dfeatures[..., :H], np.zeros_like(hs_enc)
     if weights is not None:
-        dq, dhs_enc = attend_backward(dfeatures[..., H:], hs_dec, hs_enc, weights)
-        dhs_dec = dhs_dec + dq
+        dq, dhs_enc = attend_backward(dfeatures[..., H:], queries, hs_enc, weights)
+        if query == "after":
+            dhs_dec = dhs_dec + dq
+        else:                                      # 查询是上一步的状态：梯度也往前错一步
+            dhs_dec = dhs_dec + np.concatenate([dq[:, 1:], np.zeros_like(dq[:, :1])], axis=1)
+            dhs_enc[:, -1] += dq[:, 0]
     dz, grads["dec_Wh"], dh0 = rnn_backward(dhs_dec, hs_dec, hs_enc[:, -1], params["dec_Wh"])
     grads["dec_Wx"], grads["dec_b"] = input_grads(dz, dec_in)
     dhs_enc[:, -1] += dh0                          # 解码器的初始状态就是编码器最后一步
@@ -282,7 +303,7 @@ def loss_and_grads(params, src, tgt):
     grads["enc_Wx"], grads["enc_b"] = input_grads(dz, src)
     return loss, {name: grads[name] for name in params}
 
-# attention.md:297 (训练：Adam 与梯度裁剪)
+# attention.md:310 (训练：Adam 与梯度裁剪)
 LR, CLIP = 0.003, 1.0
 BETA1, BETA2, EPS = 0.9, 0.999, 1e-8
 
@@ -302,16 +323,17 @@ def clip_by_norm(g, limit):
     return g * (limit / norm) if norm > limit else g
 
 
-def train(length, attention, rounds, test):
-    """从固定的种子出发训练 rounds 轮，返回参数字典。"""
-    theta, params = as_vector(init_params(np.random.RandomState(SEED_INIT), attention))
-    batches = np.random.RandomState(SEED_BATCH)
+def train(length, attention, rounds, test, seeds=(SEED_INIT, SEED_BATCH), query="after"):
+    """从固定的种子（初始权重、训练批次）出发训练 rounds 轮，返回参数字典。"""
+    seed_init, seed_batch = seeds
+    theta, params = as_vector(init_params(np.random.RandomState(seed_init), attention))
+    batches = np.random.RandomState(seed_batch)
     test_codes = np.sort(seq_codes(test))
     m, v = np.zeros_like(theta), np.zeros_like(theta)
     beta1_t = beta2_t = 1.0                        # β 的 t 次方用连乘：每一步都是精确舍入的乘法
     for _ in range(rounds):
         src = sample_batch(batches, length, test_codes)
-        _, grads = loss_and_grads(params, src, src[:, ::-1])
+        _, grads = loss_and_grads(params, src, src[:, ::-1], query)
         g = clip_by_norm(np.concatenate([grads[name].ravel() for name in params]), CLIP)
         m = BETA1 * m + (1 - BETA1) * g
         v = BETA2 * v + (1 - BETA2) * g * g
@@ -320,8 +342,8 @@ def train(length, attention, rounds, test):
         theta -= LR * (m / (1 - beta1_t)) / (np.sqrt(v / (1 - beta2_t)) + EPS)
     return params
 
-# attention.md:338 (贪心解码与评估)
-def predict(params, src):
+# attention.md:352 (贪心解码与评估)
+def predict(params, src, query="after"):
     """贪心解码。返回记号 (B, T)，和注意力权重 (B, T, T)（不用注意力时是 None）。"""
     B, T = src.shape
     hs_enc = encoder(params, src)
@@ -329,8 +351,9 @@ def predict(params, src):
     tokens = np.empty((B, T), dtype=np.int64)
     weights = np.empty((B, T, T)) if uses_attention(params) else None
     for t in range(T):
+        h_before = h
         h = tanh(params["dec_Wx"][token] + params["dec_b"] + mm(h, params["dec_Wh"]))
-        logits, _, w = decoder_output(params, h, hs_enc)
+        logits, _, w = decoder_output(params, h, hs_enc, h if query == "after" else h_before)
         token = logits.argmax(axis=-1)
         tokens[:, t] = token
         if weights is not None:
@@ -338,13 +361,13 @@ def predict(params, src):
     return tokens, weights
 
 
-def evaluate(params, test):
+def evaluate(params, test, query="after"):
     """返回 (整串全对, 逐位正确, 按位置的正确率, 注意力权重)。"""
-    tokens, weights = predict(params, test)
+    tokens, weights = predict(params, test, query)
     correct = tokens == test[:, ::-1]
     return correct.all(axis=1).mean(), correct.mean(), correct.mean(axis=0), weights
 
-# attention.md:365 (对比：不用注意力和用注意力)
+# attention.md:380 (对比：不用注意力和用注意力)
 def verdict(plain, attn):
     """比较 (整串全对, 逐位正确)，说出数字支持的那句话。"""
     if attn < plain:
@@ -363,7 +386,7 @@ def reversal_comparison(length=5, rounds=2000):
         results[attention] = (count_params(params), whole, per_token)
     return results
 
-# attention.md:391 (十位序列上的注意力)
+# attention.md:406 (十位序列上的注意力)
 def long_sequence_run(length=10, rounds=3000):
     test = make_test_set(length)
     params = train(length, True, rounds, test)
@@ -375,7 +398,35 @@ def peak_columns(matrix):
     """每一行最大权重所在的列（从 1 数起）和那个权重。"""
     return matrix.argmax(axis=1) + 1, matrix.max(axis=1)
 
-# attention.md:466 (打印实跑输出)
+
+def peak_offsets(matrix):
+    """每一行的峰值比严格倒序那一列（第 r 行对第 T+1−r 列）偏了几列：0 正好，−1 左边一列。"""
+    T = len(matrix)
+    columns, _ = peak_columns(matrix)
+    return columns - (T - np.arange(T))
+
+
+def print_matrix(matrix):
+    T = len(matrix)
+    print("        " + "".join("%6d" % (j + 1) for j in range(T)))
+    for i in range(T):
+        print("输出 %-3d" % (i + 1) + "".join("%6.2f" % w for w in matrix[i]))
+
+
+SHADES = "·░▒▓█"
+SHADE_LEVELS = (1.0, 1.05, 1.25, 2.0)     # 以均匀的 1/T 为单位的分界
+
+
+def heatmap(matrix):
+    """每个权重画成两个字符宽的一格，按它是均匀的几倍来涂深浅：反对角线一眼就看得见。"""
+    T = len(matrix)
+    print("        " + "".join("%-2d" % (j + 1) for j in range(T)))
+    for i in range(T):
+        shades = np.searchsorted(SHADE_LEVELS, matrix[i] * T, side="right")
+        print("输出 %-3d" % (i + 1) + "".join(SHADES[s] * 2 for s in shades))
+    print("图例（以均匀为 1 倍）：'··' 不到 1 倍，'░░' 1–1.05 倍，'▒▒' 1.05–1.25 倍，'▓▓' 1.25–2 倍，'██' 2 倍以上")
+
+# attention.md:511 (打印实跑输出)
 RULE = "-" * 68
 
 
@@ -420,29 +471,42 @@ def print_long_run(whole, per_token, by_position, matrix):
     print("按输出位置的正确率：" + " ".join("%.2f" % a for a in by_position))
     print()
     print("注意力权重（测试集 100 条的平均；行 = 输出第几位，列 = 输入第几位）：")
-    print("        " + "".join("%6d" % (j + 1) for j in range(T)))
-    for i in range(T):
-        print("输出 %-3d" % (i + 1) + "".join("%6.2f" % w for w in matrix[i]))
+    print_matrix(matrix)
+    print()
+    heatmap(matrix)
     columns, peaks = peak_columns(matrix)
+    offsets = peak_offsets(matrix)
     print()
     print("每一行的峰值：" + "，".join("输出 %d → 输入 %d" % (i + 1, c) for i, c in enumerate(columns)))
-    one_left = sum(c == T - i - 1 for i, c in enumerate(columns))     # 第 r 行在第 10 − r 列
-    exact = sum(c == T - i for i, c in enumerate(columns))            # 第 r 行在第 11 − r 列
     print("峰值落在严格倒序那一列（输入 %d − r）上的有 %d 行，落在它左边一列（输入 %d − r）上的有 %d 行。"
-          % (T + 1, exact, T, one_left))
+          % (T + 1, (offsets == 0).sum(), T, (offsets == -1).sum()))
     print("最大的权重 %.2f，均匀是 %.2f，是均匀的 %.1f 倍。" % (peaks.max(), 1 / T, peaks.max() * T))
 
 
+def in_background(pool, function):
+    """让另一个进程去算 function()，返回一个之后取结果的 Future。进程之间按「模块名.函数名」
+    传函数，所以这个模块要能按名字导入；不能的时候（比如被别的程序按文件路径执行），就当场算。"""
+    if getattr(sys.modules.get(function.__module__), function.__name__, None) is function:
+        return pool.submit(function)
+    done = Future()
+    done.set_result(function())
+    return done
+
+
 def main():
-    print(RULE)
-    print("Attention：每次解码时自己回头挑重点")
-    print(RULE)
-    print_hand_example()
-    print()
-    print_reversal(reversal_comparison())
-    print()
-    print_long_run(*long_sequence_run())
+    # 10 位那次训练最久，又和前面的互不相干：交给另一个进程同时跑。只为省时间，结果一模一样
+    with ProcessPoolExecutor(max_workers=1) as pool:
+        long_run = in_background(pool, long_sequence_run)
+        print(RULE)
+        print("Attention：每次解码时自己回头挑重点")
+        print(RULE)
+        print_hand_example()
+        print()
+        print_reversal(reversal_comparison())
+        print()
+        print_long_run(*long_run.result())
 
 
 if __name__ == "__main__":
+    sys.stdout.reconfigure(encoding="utf-8")     # 不论终端是什么编码，输出的字节都一样
     main()

@@ -24,9 +24,9 @@ A = load_program()
 
 
 def transcript_lines():
-    """The documented stdout: the body of the ```text {transcript} fence in attention.md."""
+    """The documented stdout: the body of the main program's transcript fence in attention.md."""
     text = (ROOT / "attention.md").read_text(encoding="utf-8")
-    body = re.search(r"^```text \{transcript\}\n(.*?)^```$", text, re.S | re.M)
+    body = re.search(r"^```text \{transcript=generated/attention.py\}\n(.*?)^```$", text, re.S | re.M)
     assert body, "attention.md has no transcript fence"
     return body.group(1).splitlines()
 
@@ -203,29 +203,43 @@ def test_in_sorted_matches_isin():
     assert np.array_equal(A.in_sorted(codes, table), np.isin(codes, table))
 
 
-@pytest.mark.parametrize("attention", [False, True])
-def test_every_gradient_matches_central_differences(attention):
+@pytest.mark.parametrize("attention, query", [(False, "after"), (True, "after"), (True, "before")])
+def test_every_gradient_matches_central_differences(attention, query):
     rng = np.random.RandomState(11)
     params = A.init_params(np.random.RandomState(12), attention)
     for p in params.values():
         p += rng.uniform(-0.5, 0.5, p.shape)           # non-zero biases, larger weights
     src = rng.randint(0, 5, size=(3, 4))
     tgt = src[:, ::-1]
-    _, grads = A.loss_and_grads(params, src, tgt)
+    _, grads = A.loss_and_grads(params, src, tgt, query)
     worst = 0.0
     for name, p in params.items():
         assert grads[name].shape == p.shape
         for idx in np.ndindex(p.shape):
             old = p[idx]
             p[idx] = old + 1e-4
-            up, _ = A.loss_and_grads(params, src, tgt)
+            up, _ = A.loss_and_grads(params, src, tgt, query)
             p[idx] = old - 1e-4
-            down, _ = A.loss_and_grads(params, src, tgt)
+            down, _ = A.loss_and_grads(params, src, tgt, query)
             p[idx] = old
             numeric = (up - down) / 2e-4
             err = abs(numeric - grads[name][idx]) / max(abs(numeric), abs(grads[name][idx]), 1e-3)
             worst = max(worst, err)
     assert worst < 1e-6
+
+
+def test_query_before_update_uses_the_previous_state():
+    """With query="before", step t of teacher-forced training and of greedy decoding both
+    query with the state before step t's update: their weights agree on a correct prefix."""
+    params = A.init_params(np.random.RandomState(3), True)
+    src = A.make_test_set(5)[:4]
+    tokens, weights = A.predict(params, src, "before")
+    hs_enc = A.encoder(params, src)
+    dec_in = np.concatenate([np.full((4, 1), A.START), tokens[:, :-1]], axis=1)
+    hs_dec = A.decoder(params, dec_in, hs_enc[:, -1])
+    queries = np.concatenate([hs_enc[:, -1:], hs_dec[:, :-1]], axis=1)
+    _, expected = A.attend(queries, hs_enc)
+    np.testing.assert_allclose(weights, expected, rtol=1e-12)
 
 
 def test_predict_uses_attention_only_when_the_model_has_it():
@@ -260,3 +274,18 @@ def test_reversal_table_in_the_transcript_is_what_predict_gives(five_letter_resu
         n_params, whole, per_token = five_letter_results[attention]
         row = next(line for line in lines if line.startswith(label + " "))
         assert row.split()[1:] == [str(n_params), "%.4f" % whole, "%.4f" % per_token]
+
+
+def test_main_prints_the_transcript_even_when_loaded_by_path(capsys, monkeypatch):
+    """Loaded by importlib under a name that is not in sys.modules, main() cannot hand work to
+    another process; it must fall back to computing in-process and print the same bytes."""
+    calls = []
+    monkeypatch.setattr(A, "long_sequence_run", lambda: calls.append(1) or FAKE_LONG_RUN)
+    monkeypatch.setattr(A, "reversal_comparison", lambda: {False: (838, 1.0, 1.0), True: (934, 1.0, 1.0)})
+    A.main()
+    out = capsys.readouterr().out
+    assert calls == [1]
+    assert "不用注意力    838     1.0000      1.0000" in out and "输出 1 → 输入 10" in out
+
+
+FAKE_LONG_RUN = (0.5, 0.75, np.linspace(1, 0.1, 10), np.eye(10)[::-1] * 0.91 + 0.01)

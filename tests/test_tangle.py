@@ -419,6 +419,41 @@ def test_the_program_runs_in_the_markdown_folder_with_a_controlled_environment(t
 # ---------------------------------------------------------------- update
 
 
+TWO_PROGRAMS = """\
+```python {file=generated/fast.py}
+print("fast 0.25")
+```
+
+```python {file=generated/slow.py}
+raise SystemExit("slow.py must not run under --only generated/fast.py")
+```
+
+```text {transcript=generated/fast.py}
+fast 0.25
+```
+
+```text {transcript=generated/slow.py}
+slow 0.50
+```
+
+Prose quotes 0.25 and 0.50: both transcripts count, whichever programs run.
+"""
+
+
+def test_only_runs_the_named_program_but_reads_every_transcript(tmp_path, capsys):
+    md = write(tmp_path, TWO_PROGRAMS)
+    assert run(capsys, "tangle", md)[0] == 0
+    code, out, err = run(capsys, "check", md, "--only", "generated/fast.py")
+    assert (code, err) == (0, "")
+    assert "checked 2 prose numbers" in out and "transcript matches" in out
+    code, _, err = run(capsys, "check", md)
+    assert code == 1 and "slow.py must not run" in err
+    before = md.read_bytes()
+    code, _, err = run(capsys, "update", md, "--only", "generated/nowhere.py")
+    assert code == 2 and "--only generated/nowhere.py: no program with a transcript" in err
+    assert md.read_bytes() == before
+
+
 def test_update_then_check_passes(tmp_path, capsys):
     md = write(tmp_path, PROGRAM.replace('print("acc 0.9300")', 'print("准确率 0.9900")\nprint("第二行")'))
     run(capsys, "tangle", md)

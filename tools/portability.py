@@ -11,6 +11,12 @@ stderr. Before each run a small probe in the variant's interpreter reports what 
 variant really switched (OpenBLAS core and threads, numpy's enabled SIMD targets,
 stdout encoding), so a row says "verified" only when the switch took effect.
 
+A row is skipped, not failed, when the variant cannot exist here: a Python that is
+not installed, a SIMD level that numpy compiled into its baseline (numpy refuses to
+switch it off), OpenBLAS's SkylakeX kernels on a CPU without AVX-512 (SIGILL). The
+ASCII-stdout row fails for a program that prints non-ASCII text through a stdout it
+did not set to UTF-8 itself (sys.stdout.reconfigure(encoding="utf-8")).
+
 Examples:
   python tools/portability.py                          # the full matrix
   python tools/portability.py --only CORETYPE          # rows whose name contains it
@@ -218,8 +224,8 @@ print(json.dumps(info))
 
 def probe(python: str, env: dict[str, str], cwd: str) -> dict:
     try:
-        done = subprocess.run([python, "-c", PROBE], env=env, cwd=cwd, capture_output=True,
-                              timeout=120)
+        done = subprocess.run([python, "-c", PROBE], env=env, cwd=cwd, stdin=subprocess.DEVNULL,
+                              capture_output=True, timeout=120)
     except (OSError, subprocess.TimeoutExpired) as why:
         raise Failure(f"probe of {python}: {why}") from None
     try:
@@ -590,7 +596,8 @@ def main(argv: list[str] | None = None) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--program", default="generated/attention.py", help="the program to check")
     parser.add_argument("--only", metavar="SUBSTR", help="run only variants whose name contains it")
-    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2, help="runs in parallel")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 2,
+                        help="runs in parallel (default: the number of CPUs)")
     parser.add_argument("--list", action="store_true", help="print the variants and exit")
     args = parser.parse_args(argv)
 

@@ -1,0 +1,679 @@
+"""Time generated/attention.py and compare it with a PyTorch reference (`make bench`).
+
+A benchmark report, never a test: it prints times, which the lesson never does. Each
+time is given as wall time and as CPU time (user + system, child processes included):
+on a machine shared with other jobs the wall time stretches, the CPU time much less.
+
+  1. The whole program: `python generated/attention.py`, --runs times, stdout to
+     /dev/null: median, min and max; and as many runs, taking turns with those, with
+     glibc's MALLOC_TOP_PAD_ set, to show what the page faults cost.
+  2. Its phases in this process (the module imported from generated/attention.py):
+     the hand example, the three trainings, the evaluations; rounds per second.
+  3. The floor: numpy calls and elements of mm's product temporaries per training
+     round, counted by instrumenting the module, times the measured CPU cost of one
+     small numpy call and of one product element, next to the measured CPU per round
+     (and its system part and page faults: large temporaries are mapped and unmapped).
+  4. The same three trainings in PyTorch (bench/torch_reference.py: CPU, float64,
+     autograd) with 1 or 2 threads, whichever a probe on a tenth of the rounds finds
+     faster, and the ratios torch / ours. torch is installed on first use into
+     .cache/bench-venv with `pip install torch==2.13.0`; if that cannot be done (or pip
+     would fetch a CUDA build), the reference is skipped with a line saying why.
+
+Examples:
+  python bench/bench.py                 # the full report: 5 runs, about 5 minutes idle
+  python bench/bench.py --quick         # 1 run, a tenth of the rounds: for development
+  python bench/bench.py --runs 3 --no-torch
+
+Progress goes to stderr when it is a terminal. Exit status: 0 done (the torch reference
+may have been skipped), 1 a program under measurement failed, 2 bad usage. Linux and
+other Unixes only (CPU time of child processes through the resource module).
+"""
+
+import argparse
+import collections
+import contextlib
+import functools
+import importlib.util
+import json
+import math
+import os
+import platform
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+import timeit
+import types
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PROGRAM = os.path.join(ROOT, "generated", "attention.py")
+TORCH_SCRIPT = os.path.join(ROOT, "bench", "torch_reference.py")
+BENCH_VENV = os.path.join(ROOT, ".cache", "bench-venv")
+TORCH_PIN = "torch==2.13.0"          # on these machines a CPU build of it lies on local disk
+TORCH_THREADS = (1, 2)
+MODELS = [(5, False, 2000), (5, True, 2000), (10, True, 3000)]   # (length, attention, rounds)
+COUNT_ROUNDS = 20                    # rounds of each training run under the counters
+TORCH_TIMING_KEYS = ("train_s", "train_cpu_s", "train_sys_s", "train_faults")
+INSTALL_TIMEOUT = 1800               # seconds for creating the venv and installing torch
+
+
+def progress(message):
+    if sys.stderr.isatty():
+        print(message, file=sys.stderr, flush=True)
+
+
+def model_name(length, attention):
+    return "length %d, %s" % (length, "attention" if attention else "no attention")
+
+
+def scaled_models(fraction):
+    return [(length, attention, max(1, round(rounds * fraction)))
+            for length, attention, rounds in MODELS]
+
+
+def load_now():
+    return os.getloadavg()[0]
+
+
+class MeasuredProgramFailed(Exception):
+    pass
+
+
+# ---------------------------------------------------------------------------
+# Wall and CPU time
+
+# cpu = user + system seconds, sys = the system part of it, faults = minor page faults
+Timing = collections.namedtuple("Timing", "wall cpu sys faults")
+
+
+def median_timing(timings):
+    return Timing._make(map(statistics.median, zip(*timings, strict=True)))
+
+
+def total_timing(timings):
+    return Timing._make(map(sum, zip(*timings, strict=True)))
+
+
+def difference(later, earlier):
+    return Timing._make(a - b for a, b in zip(later, earlier, strict=True))
+
+
+def usage_now(who):
+    """A Timing since the start of this process (RUSAGE_SELF) or of the waited-for
+    descendants (RUSAGE_CHILDREN)."""
+    usage = resource.getrusage(who)
+    return Timing(time.perf_counter(), usage.ru_utime + usage.ru_stime, usage.ru_stime,
+                  usage.ru_minflt)
+
+
+def timed(function, *args):
+    """(result, Timing) of function(*args) in this process."""
+    before = usage_now(resource.RUSAGE_SELF)
+    result = function(*args)
+    return result, difference(usage_now(resource.RUSAGE_SELF), before)
+
+
+def run_timed(command, stdout, timeout=None, env=None):
+    """(completed process, Timing); the Timing includes the command's own children."""
+    before = usage_now(resource.RUSAGE_CHILDREN)
+    done = subprocess.run(command, cwd=ROOT, stdout=stdout, stderr=subprocess.PIPE, text=True,
+                          timeout=timeout, env=env, check=False)
+    return done, difference(usage_now(resource.RUSAGE_CHILDREN), before)
+
+
+# ---------------------------------------------------------------------------
+# 1. The whole program
+
+
+# The program frees large temporaries every round; glibc gives the top of its heap back
+# to the system and takes it again, a page fault per 4 KiB. A top pad keeps it.
+WHOLE_PROGRAM_ENVIRONMENTS = {
+    "as is": {},
+    "MALLOC_TOP_PAD_=64 MiB (glibc)": {"MALLOC_TOP_PAD_": str(64 << 20)},
+}
+
+
+def time_whole_program(runs):
+    """{environment: a Timing of `python generated/attention.py` per run}; the
+    environments take turns, so that a change of load hits both alike."""
+    timings = {name: [] for name in WHOLE_PROGRAM_ENVIRONMENTS}
+    for run in range(runs):
+        for name, extra in WHOLE_PROGRAM_ENVIRONMENTS.items():
+            progress("whole program, %s: run %d of %d" % (name, run + 1, runs))
+            done, timing = run_timed([sys.executable, PROGRAM], subprocess.DEVNULL,
+                                     env=dict(os.environ, **extra))
+            if done.returncode != 0:
+                raise MeasuredProgramFailed("generated/attention.py exited with %d:\n%s"
+                                            % (done.returncode, done.stderr[-2000:]))
+            timings[name].append(timing)
+    return timings
+
+
+# ---------------------------------------------------------------------------
+# 2. The phases, in this process
+
+
+def load_lesson():
+    """Import generated/attention.py as a module (its main() is not run); (module, Timing)."""
+    spec = importlib.util.spec_from_file_location("attention_under_bench", PROGRAM)
+    lesson = importlib.util.module_from_spec(spec)
+    _, timing = timed(spec.loader.exec_module, lesson)
+    return lesson, timing
+
+
+def time_phases_once(lesson, models):
+    """{phase: Timing} for one pass, and {model: (whole, per_token)} accuracies."""
+    timings, accuracy = {}, {}
+    _, timings["hand example"] = timed(lesson.hand_example)
+    for length, attention, rounds in models:
+        name = model_name(length, attention)
+        progress("in-process: training %s, %d rounds" % (name, rounds))
+        test = lesson.make_test_set(length)
+        params, timings["train " + name] = timed(lesson.train, length, attention, rounds, test)
+        result, timings["evaluate " + name] = timed(lesson.evaluate, params, test)
+        accuracy[name] = (float(result[0]), float(result[1]))
+    return timings, accuracy
+
+
+def time_phases(lesson, models, runs):
+    """{phase: median Timing} over `runs` passes, and the (deterministic) accuracies."""
+    passes = []
+    for _ in range(runs):
+        timings, accuracy = time_phases_once(lesson, models)
+        passes.append(timings)
+    return {phase: median_timing([p[phase] for p in passes]) for phase in passes[0]}, accuracy
+
+
+# ---------------------------------------------------------------------------
+# 3. The floor: count what one round asks numpy to do, and price it
+
+
+CALL_KINDS = ("ufunc", "function", "method")   # operators and reductions are ufuncs
+
+
+class CallCounter:
+    """Counts entries into numpy from the lesson's code, by kind; what numpy calls inside
+    one of them (np.mean calling add.reduce, say) is part of that call, not counted again."""
+
+    def __init__(self):
+        self.calls = dict.fromkeys(CALL_KINDS, 0)
+        self.product_elements = 0
+        self._depth = 0
+
+    @contextlib.contextmanager
+    def call(self, kind):
+        if self._depth == 0:
+            self.calls[kind] += 1
+        self._depth += 1
+        try:
+            yield
+        finally:
+            self._depth -= 1
+
+
+COUNTER = CallCounter()
+RANDOM_STATES = (np.random.RandomState, np.random.Generator)   # their draws are counted too
+
+
+def _plain(x):
+    return x.view(np.ndarray) if isinstance(x, Counted) else x
+
+
+def _counted(x):
+    """Results handed back to the lesson's code: arrays become Counted, so that what the
+    lesson does with them next (operators, methods, indexing) is counted too."""
+    if type(x) is np.ndarray:
+        return x.view(Counted)
+    if isinstance(x, (tuple, list)):
+        return type(x)(_counted(item) for item in x)
+    if isinstance(x, RANDOM_STATES):
+        return CountingProxy(x)
+    return x
+
+
+class Counted(np.ndarray):
+    """An ndarray that counts every ufunc (operators and reductions included), every
+    array function (np.concatenate, …) and the common methods called on it."""
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        with COUNTER.call("ufunc"):
+            if "out" in kwargs:
+                kwargs["out"] = tuple(map(_plain, kwargs["out"]))
+            return _counted(getattr(ufunc, method)(*map(_plain, inputs), **kwargs))
+
+    def __array_function__(self, func, types, args, kwargs):
+        with COUNTER.call("function"):
+            return _counted(super().__array_function__(func, types, args, kwargs))
+
+    @property
+    def T(self):
+        return self.transpose()
+
+
+def _counting_method(method):
+    @functools.wraps(method)
+    def counting(self, *args, **kwargs):
+        with COUNTER.call("method"):
+            return _counted(method(self.view(np.ndarray), *args, **kwargs))
+    return counting
+
+
+for _name in ("__getitem__", "__setitem__", "astype", "reshape", "ravel", "transpose",
+              "swapaxes", "copy", "argmax", "argmin", "argsort", "sum", "mean", "max", "min",
+              "any", "all", "cumsum", "nonzero", "tolist", "item"):
+    setattr(Counted, _name, _counting_method(getattr(np.ndarray, _name)))
+
+
+class CountingProxy:
+    """Stands in for numpy (or a random generator) in the lesson's module: each call made
+    through it is counted, and the arrays it returns are Counted."""
+
+    def __init__(self, target):
+        self._target = target
+
+    def __getattr__(self, name):
+        value = getattr(self._target, name)
+        if isinstance(value, type):               # dtypes and np.ndarray stay themselves
+            return CountingProxy(value) if issubclass(value, RANDOM_STATES) else value
+        if isinstance(value, types.ModuleType) or callable(value):
+            return CountingProxy(value)
+        return value                              # constants
+
+    def __call__(self, *args, **kwargs):
+        is_ufunc = isinstance(getattr(self._target, "__self__", self._target), np.ufunc)
+        with COUNTER.call("ufunc" if is_ufunc else "function"):
+            return _counted(self._target(*args, **kwargs))
+
+
+def product_elements(a, b):
+    """Elements of mm's product temporary for a @ b: batch × M × K × N."""
+    if a.ndim < 2 or b.ndim < 2:
+        return a.size * b.size
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    return math.prod(batch) * a.shape[-2] * a.shape[-1] * b.shape[-1]
+
+
+@contextlib.contextmanager
+def instrumented(lesson):
+    """Swap the module's numpy, its mm and its array constants for counting stand-ins."""
+    original_mm = lesson.mm
+
+    def counting_mm(a, b):
+        COUNTER.product_elements += product_elements(a, b)
+        return original_mm(a, b)
+
+    swaps = {"np": CountingProxy(np), "mm": counting_mm}
+    swaps.update({name: value.view(Counted) for name, value in vars(lesson).items()
+                  if type(value) is np.ndarray})
+    saved = {name: getattr(lesson, name) for name in swaps}
+    vars(lesson).update(swaps)
+    try:
+        yield COUNTER
+    finally:
+        vars(lesson).update(saved)
+
+
+def count_training(lesson, length, attention, rounds, test):
+    """Numpy calls of each kind and product elements of train(...), set-up included."""
+    COUNTER.__init__()
+    with instrumented(lesson):
+        lesson.train(length, attention, rounds, test)
+    return dict(COUNTER.calls, elements=COUNTER.product_elements)
+
+
+def count_per_round(lesson, length, attention, rounds=COUNT_ROUNDS):
+    """Per training round: the counts of `rounds` rounds less those of the set-up alone."""
+    test = lesson.make_test_set(length)
+    setup = count_training(lesson, length, attention, 0, test)
+    total = count_training(lesson, length, attention, rounds, test)
+    return {key: (total[key] - setup[key]) / rounds for key in total}
+
+
+def median_cpu_seconds(statement, number, namespace):
+    """CPU seconds of one execution of statement: the median of 7 repeats."""
+    return statistics.median(timeit.repeat(statement, number=number, repeat=7, globals=namespace,
+                                           timer=time.process_time)) / number
+
+
+def small_call_seconds():
+    """One small numpy call: x + y on 512 float64 (the size of a (32, 16) state)."""
+    x, y = np.ones(512), np.ones(512)
+    return median_cpu_seconds("x + y", 20000, {"x": x, "y": y})
+
+
+def element_seconds(lesson):
+    """One element of a large product temporary: the lesson's mm on (512, 16) @ (16, 16),
+    131072 elements multiplied and summed."""
+    a, b = np.full((512, 16), 0.5), np.full((16, 16), 0.25)
+    namespace = {"mm": lesson.mm, "a": a, "b": b}
+    return median_cpu_seconds("mm(a, b)", 200, namespace) / (512 * 16 * 16)
+
+
+# ---------------------------------------------------------------------------
+# 4. The PyTorch reference
+
+
+class TorchUnavailable(Exception):
+    pass
+
+
+def venv_python():
+    return os.path.join(BENCH_VENV, "bin", "python")
+
+
+def run_quietly(command, timeout=INSTALL_TIMEOUT):
+    """The command's stdout; TorchUnavailable with its last error line if it fails."""
+    done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                          timeout=timeout, check=False)
+    if done.returncode != 0:
+        lines = done.stderr.strip().splitlines() or ["(no message)"]
+        first_error = next((line for line in lines if line.startswith("ERROR:")), lines[-1])
+        raise TorchUnavailable("`%s` failed: %s" % (" ".join(command[2:]), first_error))
+    return done.stdout
+
+
+def refuse_cuda_build(python):
+    """Ask pip what it would install, and refuse a CUDA build (several GB of nvidia-*)."""
+    try:
+        report = json.loads(run_quietly([python, "-m", "pip", "install", "--dry-run", "--quiet",
+                                         "--report", "-", TORCH_PIN]))
+        names = [item["metadata"]["name"].lower() for item in report["install"]]
+    except (ValueError, KeyError, TypeError):
+        raise TorchUnavailable("could not read pip's install report (pip too old?)") from None
+    cuda = [name for name in names if name.startswith(("nvidia-", "triton", "cuda-"))]
+    if cuda:
+        raise TorchUnavailable("pip would install a CUDA build of %s (%s, …), not a CPU one"
+                               % (TORCH_PIN, ", ".join(cuda[:3])))
+
+
+def ensure_torch():
+    """The bench venv's python, with torch installed in it (on first use: a few minutes)."""
+    marker = os.path.join(BENCH_VENV, "bench-installed.txt")
+    try:
+        with open(marker, encoding="utf-8") as f:
+            if f.read().strip() == TORCH_PIN:
+                return venv_python()
+    except FileNotFoundError:
+        pass
+    print("installing %s into %s (first use only)" % (TORCH_PIN, os.path.relpath(BENCH_VENV)),
+          file=sys.stderr, flush=True)
+    shutil.rmtree(BENCH_VENV, ignore_errors=True)
+    try:
+        run_quietly([sys.executable, "-m", "venv", BENCH_VENV])
+        refuse_cuda_build(venv_python())
+        run_quietly([venv_python(), "-m", "pip", "install", "--quiet", TORCH_PIN])
+        run_quietly([venv_python(), "-c", "import torch"])
+    except subprocess.TimeoutExpired:
+        raise TorchUnavailable("installing %s took over %d s"
+                               % (TORCH_PIN, INSTALL_TIMEOUT)) from None
+    with open(marker, "w", encoding="utf-8") as f:
+        f.write(TORCH_PIN + "\n")
+    return venv_python()
+
+
+def run_torch_once(python, threads, fraction, timeout=None):
+    """(Timing of the whole process, its JSON report) for bench/torch_reference.py."""
+    done, timing = run_timed([python, TORCH_SCRIPT, "--threads", str(threads),
+                              "--fraction", repr(fraction)], subprocess.PIPE, timeout)
+    if done.returncode != 0:
+        raise MeasuredProgramFailed("bench/torch_reference.py exited with %d:\n%s"
+                                    % (done.returncode, done.stderr[-2000:]))
+    return timing, json.loads(done.stdout)
+
+
+def training_rate(report):
+    """Rounds per second over the report's three trainings."""
+    return (sum(m["rounds"] for m in report["models"])
+            / sum(m["train_s"] for m in report["models"]))
+
+
+def probe_threads(python, fraction):
+    """{threads: rounds/s, or None if stopped} on a tenth of the rounds. A thread count
+    that takes over three times as long as the first is stopped: with the cores busy,
+    OpenMP threads that wait on each other can be a hundred times slower."""
+    rates, timeout = {}, None
+    for threads in TORCH_THREADS:
+        progress("torch reference: probing %d thread(s)" % threads)
+        try:
+            timing, report = run_torch_once(python, threads, fraction / 10, timeout)
+        except subprocess.TimeoutExpired:
+            rates[threads] = None
+            continue
+        rates[threads] = training_rate(report)
+        timeout = timeout or 3 * timing.wall + 30
+    return rates
+
+
+def time_torch(python, threads, fraction, runs):
+    """Medians over `runs` runs: whole-process and per-model training Timings, import and
+    warm-up seconds; the last run's report (the accuracies do not depend on timing)."""
+    load, timings, reports = load_now(), [], []
+    for run in range(runs):
+        progress("torch reference, %d thread(s): run %d of %d" % (threads, run + 1, runs))
+        timing, report = run_torch_once(python, threads, fraction)
+        timings.append(timing)
+        reports.append(report)
+    train = [median_timing([Timing(*(r["models"][i][key] for key in TORCH_TIMING_KEYS))
+                            for r in reports]) for i in range(len(MODELS))]
+    return {"threads": threads, "load": load, "whole": median_timing(timings), "train": train,
+            "import": statistics.median(r["import_s"] for r in reports),
+            "warmup": statistics.median(r["warmup_s"] for r in reports),
+            "report": reports[-1]}
+
+
+# ---------------------------------------------------------------------------
+# The report
+
+
+def print_table(headers, rows):
+    cells = [headers] + [[str(cell) for cell in row] for row in rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
+    lines = [table_row(row, widths) for row in cells]
+    lines.insert(1, table_row(["-" * width for width in widths], widths))
+    print("\n".join(lines))
+
+
+def table_row(cells, widths):
+    """Fixed-width columns: the first left-aligned, the others right-aligned."""
+    first = cells[0].ljust(widths[0])
+    rest = [cell.rjust(width) for cell, width in zip(cells[1:], widths[1:], strict=True)]
+    return "  " + "  ".join([first] + rest).rstrip()
+
+
+def seconds(timing, digits=2):
+    return ["%.*f" % (digits, timing.wall), "%.*f" % (digits, timing.cpu)]
+
+
+def load_line():
+    one, five, fifteen = os.getloadavg()
+    return "load average %.2f %.2f %.2f on %d cores" % (one, five, fifteen, os.cpu_count())
+
+
+def print_header(runs, fraction):
+    print("bench: generated/attention.py — Python %s, numpy %s, %s"
+          % (platform.python_version(), np.__version__, platform.machine()))
+    print("runs %d, rounds × %s of the lesson's; at start: %s" % (runs, fraction, load_line()))
+    print("wall = elapsed seconds; cpu = user + system seconds, child processes included;"
+          " sys = the system part")
+
+
+def print_whole_program(timings, load):
+    print()
+    runs = len(next(iter(timings.values())))
+    print("1. whole program: python generated/attention.py, %d run(s) in each environment,"
+          " stdout to /dev/null (load %.2f at start)" % (runs, load))
+    rows = []
+    for name, samples in timings.items():
+        walls, median = [t.wall for t in samples], median_timing(samples)
+        rows.append([name, "%.2f" % median.wall, "%.2f" % min(walls), "%.2f" % max(walls),
+                     "%.2f" % median.cpu, "%.2f" % median.sys, "%.0f" % median.faults])
+    print_table(["environment (medians)", "wall s", "min", "max", "cpu s", "of it sys",
+                 "page faults"], rows)
+
+
+def phase_row(name, timing, rounds=None):
+    if rounds is None:
+        return [name, ""] + seconds(timing, 3) + ["", ""]
+    return ([name, rounds] + seconds(timing, 3)
+            + ["%.0f" % (rounds / timing.wall), "%.2f" % (1e3 * timing.cpu / rounds)])
+
+
+def print_phases(import_timing, phases, models, whole, load):
+    print()
+    print("2. phases, in-process, median over the runs (load %.2f at start)" % load)
+    rounds = {"train " + model_name(length, attention): n for length, attention, n in models}
+    rows = [phase_row("import generated/attention.py (tables)", import_timing)]
+    rows += [phase_row(phase, timing, rounds.get(phase)) for phase, timing in phases.items()]
+    total = total_timing([import_timing, *phases.values()])
+    rows.append(phase_row("all phases", total))
+    if whole is not None:
+        rows.append(phase_row("whole program less all phases", difference(whole, total)))
+    print_table(["phase", "rounds", "wall s", "cpu s", "rounds/s (wall)", "cpu ms/round"], rows)
+    if whole is not None:
+        print("   (start-up, test sets, printing and section 1's page faults; in wall time, less"
+              " what the program's second process overlaps)")
+
+
+def print_floor(counts, call_s, element_s, phases):
+    print()
+    print("3. the floor: per training round, counted over %d rounds (set-up excluded)"
+          % min(COUNT_ROUNDS, counts[0][0][2]))
+    print_table(["model", "numpy calls", "ufunc/func/method", "product elements"],
+                [[model_name(length, attention), "%.0f" % sum(count[k] for k in CALL_KINDS),
+                  "/".join("%.0f" % count[k] for k in CALL_KINDS), "%.0f" % count["elements"]]
+                 for (length, attention, _), count in counts])
+    print()
+    print("   priced in CPU time: one small numpy call (x + y, 512 float64) %.2f µs,"
+          " one product element (mm, 131072 at once) %.3f ns" % (call_s * 1e6, element_s * 1e9))
+    rows = []
+    for (length, attention, rounds), count in counts:
+        calls_ms = sum(count[k] for k in CALL_KINDS) * call_s * 1e3
+        elements_ms = count["elements"] * element_s * 1e3
+        measured = phases["train " + model_name(length, attention)]
+        rows.append([model_name(length, attention), "%.2f" % calls_ms, "%.2f" % elements_ms,
+                     "%.2f" % (calls_ms + elements_ms), "%.2f" % (1e3 * measured.cpu / rounds),
+                     "%.2f" % (1e3 * measured.sys / rounds), "%.0f" % (measured.faults / rounds),
+                     "%.1f" % (measured.cpu / rounds * 1e3 / (calls_ms + elements_ms))])
+    print_table(["ms per round", "calls", "elements", "floor", "measured cpu", "of it sys",
+                 "page faults", "measured/floor"], rows)
+
+
+def ratio_row(name, torch_timing, ours_timing):
+    return ([name] + seconds(torch_timing) + seconds(ours_timing)
+            + ["%.2f" % (torch_timing.wall / ours_timing.wall),
+               "%.2f" % (torch_timing.cpu / ours_timing.cpu)])
+
+
+def print_torch(rates, best, ours):
+    report = best["report"]
+    print()
+    print("4. PyTorch reference: torch %s, CPU, float64, autograd, Adam"
+          " (bench/torch_reference.py; load %.2f at start)" % (report["torch"], best["load"]))
+    print("   threads, probed on a tenth of the rounds: %s → %d used"
+          % (", ".join("%d: %s" % (threads, "stopped (far slower)" if rate is None
+                                   else "%.0f rounds/s" % rate)
+                       for threads, rate in rates.items()), best["threads"]))
+    print("   import torch %.2f s and its first round (which imports torch._dynamo) %.2f s:"
+          " in its whole process, not in its trainings" % (best["import"], best["warmup"]))
+    names = [model_name(m["length"], m["attention"]) for m in report["models"]]
+    rows = [ratio_row(name, best["train"][i], ours["train"][i]) for i, name in enumerate(names)]
+    rows.append(ratio_row("the three trainings", total_timing(best["train"]),
+                          total_timing(ours["train"])))
+    if ours["whole"] is not None:
+        rows.append(ratio_row("whole process", best["whole"], ours["whole"]))
+    print_table(["median seconds", "torch wall", "torch cpu", "ours wall", "ours cpu",
+                 "torch/ours wall", "torch/ours cpu"], rows)
+    if ours["whole"] is None:
+        print("   torch's whole process: wall %.2f s, cpu %.2f s; not compared, the whole"
+              " program always trains the lesson's full rounds" % best["whole"][:2])
+    print()
+    print_table(["same task: accuracy on 100 held-out sequences", "rounds",
+                 "torch whole / per token", "ours whole / per token"],
+                [[name, m["rounds"], "%.4f / %.4f" % (m["whole"], m["per_token"]),
+                  "%.4f / %.4f" % ours["accuracy"][name]]
+                 for name, m in zip(names, report["models"], strict=True)])
+
+
+def measure_torch(args, ours):
+    """Section 4: install torch if need be, choose the threads, time, print."""
+    try:
+        python = ensure_torch()
+    except TorchUnavailable as why:
+        print()
+        print("4. PyTorch reference: skipped — %s" % why)
+        return
+    rates = probe_threads(python, args.fraction)
+    fastest = max((t for t in rates if rates[t] is not None), key=rates.get)
+    print_torch(rates, time_torch(python, fastest, args.fraction, max(1, args.runs)), ours)
+
+
+# ---------------------------------------------------------------------------
+
+
+def parse_args(argv):
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=5,
+                        help="runs of each measurement (default 5; 0: no whole-program runs"
+                             " and one of each other)")
+    parser.add_argument("--fraction", type=float, default=1.0,
+                        help="fraction of the lesson's rounds for the in-process and torch"
+                             " trainings (default 1)")
+    parser.add_argument("--quick", action="store_true", help="same as --runs 1 --fraction 0.1")
+    parser.add_argument("--no-torch", action="store_true", help="skip the PyTorch reference")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.runs, args.fraction = 1, 0.1
+    if args.runs < 0 or not 0 < args.fraction <= 1:
+        parser.error("--runs must be ≥ 0 and --fraction in (0, 1]")
+    return args
+
+
+def report_ours(args, models):
+    """Sections 1 to 3; what section 4 compares with: {"train": [Timing per model],
+    "whole": median Timing or None, "accuracy": {model: (whole, per_token)}}."""
+    whole_load = load_now()
+    whole = time_whole_program(args.runs) if args.runs else {}
+    phases_load = load_now()
+    lesson, import_timing = load_lesson()
+    phases, accuracy = time_phases(lesson, models, max(1, args.runs))
+    counts = [((length, attention, rounds),
+               count_per_round(lesson, length, attention, min(COUNT_ROUNDS, rounds)))
+              for length, attention, rounds in models]
+    call_s, element_s = small_call_seconds(), element_seconds(lesson)
+    if whole:
+        print_whole_program(whole, whole_load)
+    # The whole program trains the full rounds: compare it only with full-round phases.
+    whole_median = median_timing(whole["as is"]) if whole and args.fraction == 1 else None
+    print_phases(import_timing, phases, models, whole_median, phases_load)
+    print_floor(counts, call_s, element_s, phases)
+    sys.stdout.flush()
+    return {"train": [phases["train " + model_name(length, attention)]
+                      for length, attention, _ in models],
+            "whole": whole_median, "accuracy": accuracy}
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    print_header(args.runs, args.fraction)
+    try:
+        ours = report_ours(args, scaled_models(args.fraction))
+        if args.no_torch:
+            print()
+            print("4. PyTorch reference: skipped (--no-torch)")
+        else:
+            measure_torch(args, ours)
+    except MeasuredProgramFailed as failure:
+        print("bench: error: %s" % failure, file=sys.stderr)
+        return 1
+    print()
+    print("at end: %s" % load_line())
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,145 @@
+"""Fast tests of bench/bench.py: the counters, the skip path of the torch reference and a
+smoke run of the report with a few rounds. Timings are printed, never asserted."""
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import types
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+_spec = importlib.util.spec_from_file_location("bench", ROOT / "bench" / "bench.py")
+bench = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(bench)
+
+
+@pytest.fixture(scope="module")
+def lesson():
+    return bench.load_lesson()[0]
+
+
+def tiny_module():
+    module = types.ModuleType("tiny")
+    exec(textwrap.dedent("""
+        import numpy as np
+        TABLE = np.arange(4.0)
+
+        def mm(a, b):
+            return a @ b
+
+        def f():
+            x = np.linspace(0.0, 1.0, 5)                 # function
+            y = np.exp(x) + x * 2                        # 3 ufuncs
+            picked = TABLE[y.astype(np.intp) % 4]        # method, ufunc, method (indexing)
+            return picked, y.T, y.sum(), np.concatenate([x, y]), np.float64(y.size)
+    """), module.__dict__)
+    return module
+
+
+def test_counts_each_entry_into_numpy_once():
+    module = tiny_module()
+    bench.COUNTER.__init__()
+    with bench.instrumented(module):
+        picked, transposed, total, both, size = module.f()
+    # .sum() runs add.reduce inside it: one call, not two. np.float64 is a type: not counted.
+    assert bench.COUNTER.calls == {"ufunc": 4, "function": 2, "method": 4}
+    expected_y = np.exp(np.linspace(0.0, 1.0, 5)) + np.linspace(0.0, 1.0, 5) * 2
+    assert np.array_equal(transposed, expected_y) and total == expected_y.sum()
+    assert size == 5.0 and len(both) == 10 and picked.shape == (5,)
+    assert module.np is np and type(module.TABLE) is np.ndarray   # all put back
+
+
+def test_product_elements_are_batch_times_m_k_n():
+    assert bench.product_elements(np.ones((2, 3, 4)), np.ones((4, 5))) == 2 * 3 * 4 * 5
+    assert bench.product_elements(np.ones((2, 1, 3, 4)), np.ones((5, 4, 6))) == 10 * 3 * 4 * 6
+
+
+def test_instrumented_training_gives_the_same_bits(lesson):
+    test = lesson.make_test_set(5)
+    plain = lesson.train(5, True, 3, test)
+    with bench.instrumented(lesson):
+        counted = lesson.train(5, True, 3, test)
+    assert all(np.array_equal(plain[name], counted[name]) for name in plain)
+    assert lesson.np is np
+
+
+def test_counts_per_round(lesson):
+    one = bench.count_per_round(lesson, 5, True, rounds=1)
+    two = bench.count_per_round(lesson, 5, True, rounds=2)
+    assert one["elements"] == two["elements"] > 0      # the shapes do not depend on the data
+    assert all(one[kind] > 0 for kind in bench.CALL_KINDS)
+
+
+def test_a_cuda_build_is_refused(monkeypatch):
+    report = {"install": [{"metadata": {"name": "torch"}},
+                          {"metadata": {"name": "nvidia-cublas-cu12"}}]}
+    monkeypatch.setattr(bench, "run_quietly", lambda command: json.dumps(report))
+    with pytest.raises(bench.TorchUnavailable, match="CUDA build"):
+        bench.refuse_cuda_build("python")
+
+
+def test_torch_unavailable_prints_a_skip_line(monkeypatch, capsys):
+    def unavailable():
+        raise bench.TorchUnavailable("no wheel for this Python")
+    monkeypatch.setattr(bench, "ensure_torch", unavailable)
+    bench.measure_torch(bench.parse_args([]), {"train": [], "whole": None, "accuracy": {}})
+    assert "4. PyTorch reference: skipped — no wheel for this Python" in capsys.readouterr().out
+
+
+def test_whole_program_runs_in_each_environment(tmp_path, monkeypatch, capsys):
+    program = tmp_path / "program.py"
+    program.write_text("import os\nprint(os.environ.get('MALLOC_TOP_PAD_'))\n")
+    monkeypatch.setattr(bench, "PROGRAM", str(program))
+    timings = bench.time_whole_program(2)
+    assert list(timings) == list(bench.WHOLE_PROGRAM_ENVIRONMENTS)
+    assert all(len(runs) == 2 and runs[0].wall > 0 for runs in timings.values())
+    bench.print_whole_program(timings, 0.0)
+    assert "MALLOC_TOP_PAD_=64 MiB (glibc)" in capsys.readouterr().out
+
+
+def test_a_failing_program_is_an_error(tmp_path, monkeypatch):
+    program = tmp_path / "program.py"
+    program.write_text("raise SystemExit('broken')\n")
+    monkeypatch.setattr(bench, "PROGRAM", str(program))
+    with pytest.raises(bench.MeasuredProgramFailed, match="broken"):
+        bench.time_whole_program(1)
+
+
+def test_report_smoke(capsys):
+    assert bench.main(["--runs", "0", "--fraction", "0.001", "--no-torch"]) == 0
+    out = capsys.readouterr().out
+    for line in ("2. phases", "train length 10, attention", "3. the floor", "measured/floor",
+                 "4. PyTorch reference: skipped (--no-torch)", "at end: load average"):
+        assert line in out
+
+
+@pytest.mark.parametrize("argv", [["--runs", "-1"], ["--fraction", "0"], ["--fraction", "2"]])
+def test_bad_usage_exits_2(argv):
+    with pytest.raises(SystemExit) as exit_:
+        bench.parse_args(argv)
+    assert exit_.value.code == 2
+
+
+@pytest.mark.skipif(not os.path.exists(bench.venv_python()),
+                    reason="no .cache/bench-venv: make bench installs torch on first use")
+def test_torch_reference_runs():
+    done = subprocess.run([bench.venv_python(), bench.TORCH_SCRIPT, "--fraction", "0.001"],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert [(m["length"], m["attention"], m["rounds"]) for m in report["models"]] == \
+        [(5, False, 2), (5, True, 2), (10, True, 3)]
+    assert [m["params"] for m in report["models"]] == [838, 934, 934]    # the lesson's counts
+    assert all(m["train_cpu_s"] > 0 for m in report["models"])
+
+
+def test_run_timed_counts_the_cpu_of_children():
+    child = "import subprocess, sys; subprocess.run([sys.executable, '-c', 'sum(range(10**7))'])"
+    done, timing = bench.run_timed([sys.executable, "-c", child], subprocess.DEVNULL)
+    assert done.returncode == 0 and timing.cpu > 0.1 and timing.wall > 0
