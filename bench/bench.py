@@ -180,12 +180,16 @@ def time_phases_once(lesson, models):
 
 
 def time_phases(lesson, models, runs):
-    """{phase: median Timing} over `runs` passes, and the (deterministic) accuracies."""
-    passes = []
+    """{phase: median Timing} over `runs` passes, the (deterministic) accuracies, and the
+    unit prices of section 3 (median seconds per small call and per product element),
+    measured after each pass so that under a changing load they see what the trainings saw."""
+    passes, prices = [], []
     for _ in range(runs):
         timings, accuracy = time_phases_once(lesson, models)
         passes.append(timings)
-    return {phase: median_timing([p[phase] for p in passes]) for phase in passes[0]}, accuracy
+        prices.append((small_call_seconds(), element_seconds(lesson)))
+    phases = {phase: median_timing([p[phase] for p in passes]) for phase in passes[0]}
+    return phases, accuracy, tuple(map(statistics.median, zip(*prices, strict=True)))
 
 
 # ---------------------------------------------------------------------------
@@ -547,8 +551,9 @@ def print_floor(counts, call_s, element_s, phases):
                   "/".join("%.0f" % count[k] for k in CALL_KINDS), "%.0f" % count["elements"]]
                  for (length, attention, _), count in counts])
     print()
-    print("   priced in CPU time: one small numpy call (x + y, 512 float64) %.2f µs,"
-          " one product element (mm, 131072 at once) %.3f ns" % (call_s * 1e6, element_s * 1e9))
+    print("   priced in CPU time, measured after each pass of section 2: one small numpy call"
+          " (x + y, 512 float64) %.2f µs, one product element (mm, 131072 at once) %.3f ns"
+          % (call_s * 1e6, element_s * 1e9))
     rows = []
     for (length, attention, rounds), count in counts:
         calls_ms = sum(count[k] for k in CALL_KINDS) * call_s * 1e3
@@ -640,11 +645,10 @@ def report_ours(args, models):
     whole = time_whole_program(args.runs) if args.runs else {}
     phases_load = load_now()
     lesson, import_timing = load_lesson()
-    phases, accuracy = time_phases(lesson, models, max(1, args.runs))
+    phases, accuracy, (call_s, element_s) = time_phases(lesson, models, max(1, args.runs))
     counts = [((length, attention, rounds),
                count_per_round(lesson, length, attention, min(COUNT_ROUNDS, rounds)))
               for length, attention, rounds in models]
-    call_s, element_s = small_call_seconds(), element_seconds(lesson)
     if whole:
         print_whole_program(whole, whole_load)
     # The whole program trains the full rounds: compare it only with full-round phases.
