@@ -6,10 +6,12 @@ on a machine shared with other jobs the wall time stretches, the CPU time much l
 
   1. The whole program: `python generated/attention.py`, --runs times, stdout to
      /dev/null: median, min and max; and as many runs, taking turns with those, with
-     glibc's MALLOC_TOP_PAD_ set, to show what the page faults cost.
+     glibc's MALLOC_TOP_PAD_ set, to show what the page faults cost, and with plain numpy
+     numerics (bench/plain_numpy.py: BLAS @, np.tanh, np.exp) to show what exactness costs.
   2. Its phases in this process (the module imported from generated/attention.py):
      the hand example, the three trainings, the evaluations; rounds per second.
-  3. The floor: numpy calls and elements of mm's product temporaries per training
+  3. The floor: numpy calls and elements of the product temporaries (mm's and the
+     recurrence's right_multiplier's) per training
      round, counted by instrumenting the module, times the measured CPU cost of one
      small numpy call and of one product element, next to the measured CPU per round
      (and its system part and page faults: large temporaries are mapped and unmapped).
@@ -130,25 +132,36 @@ def run_timed(command, stdout, timeout=None, env=None):
 
 
 # The program frees large temporaries every round; glibc gives the top of its heap back
-# to the system and takes it again, a page fault per 4 KiB. A top pad keeps it.
-WHOLE_PROGRAM_ENVIRONMENTS = {
-    "as is": {},
-    "MALLOC_TOP_PAD_=64 MiB (glibc)": {"MALLOC_TOP_PAD_": str(64 << 20)},
-}
+# to the system and takes it again, a page fault per 4 KiB. A top pad keeps it (tangle.py
+# sets it when it runs the program). The last variant is the same program with plain numpy
+# numerics (bench/plain_numpy.py): what exactness costs, which issue 4 bounds by 2.5×.
+TOP_PAD = {"MALLOC_TOP_PAD_": str(64 << 20)}
+PLAIN_SCRIPT = os.path.join(ROOT, "bench", "plain_numpy.py")
+EXACT_VARIANT = "MALLOC_TOP_PAD_=64 MiB (glibc)"
+PLAIN_VARIANT = "plain numpy (@, np.tanh, np.exp), top pad"
+PLAIN_BOUND = 2.5
+
+
+def whole_program_variants():
+    """{name: (script, extra environment)}, in the order they are run and printed."""
+    return {"as is": (PROGRAM, {}), EXACT_VARIANT: (PROGRAM, TOP_PAD),
+            PLAIN_VARIANT: (PLAIN_SCRIPT, TOP_PAD)}
 
 
 def time_whole_program(runs):
-    """{environment: a Timing of `python generated/attention.py` per run}; the
-    environments take turns, so that a change of load hits both alike."""
-    timings = {name: [] for name in WHOLE_PROGRAM_ENVIRONMENTS}
+    """{variant: a Timing of the whole program per run}; the variants take turns, so that
+    a change of load hits all alike."""
+    variants = whole_program_variants()
+    timings = {name: [] for name in variants}
     for run in range(runs):
-        for name, extra in WHOLE_PROGRAM_ENVIRONMENTS.items():
+        for name, (script, extra) in variants.items():
             progress("whole program, %s: run %d of %d" % (name, run + 1, runs))
-            done, timing = run_timed([sys.executable, PROGRAM], subprocess.DEVNULL,
+            done, timing = run_timed([sys.executable, script], subprocess.DEVNULL,
                                      env=dict(os.environ, **extra))
             if done.returncode != 0:
-                raise MeasuredProgramFailed("generated/attention.py exited with %d:\n%s"
-                                            % (done.returncode, done.stderr[-2000:]))
+                raise MeasuredProgramFailed("%s exited with %d:\n%s"
+                                            % (os.path.relpath(script, ROOT), done.returncode,
+                                               done.stderr[-2000:]))
             timings[name].append(timing)
     return timings
 
@@ -303,14 +316,24 @@ def product_elements(a, b):
 
 @contextlib.contextmanager
 def instrumented(lesson):
-    """Swap the module's numpy, its mm and its array constants for counting stand-ins."""
-    original_mm = lesson.mm
+    """Swap the module's numpy, its two product functions (mm, and right_multiplier for the
+    recurrence) and its array constants for counting stand-ins."""
+    original_mm, original_right_multiplier = lesson.mm, lesson.right_multiplier
 
     def counting_mm(a, b):
         COUNTER.product_elements += product_elements(a, b)
         return original_mm(a, b)
 
-    swaps = {"np": CountingProxy(np), "mm": counting_mm}
+    def counting_right_multiplier(W, batch):
+        times_W = original_right_multiplier(W, batch)
+
+        def counting_times_W(xT):
+            COUNTER.product_elements += W.size * batch         # K × N × batch
+            return times_W(xT)
+        return counting_times_W
+
+    swaps = {"np": CountingProxy(np), "mm": counting_mm,
+             "right_multiplier": counting_right_multiplier}
     swaps.update({name: value.view(Counted) for name, value in vars(lesson).items()
                   if type(value) is np.ndarray})
     saved = {name: getattr(lesson, name) for name in swaps}
@@ -508,15 +531,18 @@ def print_header(runs, fraction):
 def print_whole_program(timings, load):
     print()
     runs = len(next(iter(timings.values())))
-    print("1. whole program: python generated/attention.py, %d run(s) in each environment,"
+    print("1. whole program: python generated/attention.py, %d run(s) of each variant,"
           " stdout to /dev/null (load %.2f at start)" % (runs, load))
     rows = []
     for name, samples in timings.items():
         walls, median = [t.wall for t in samples], median_timing(samples)
         rows.append([name, "%.2f" % median.wall, "%.2f" % min(walls), "%.2f" % max(walls),
                      "%.2f" % median.cpu, "%.2f" % median.sys, "%.0f" % median.faults])
-    print_table(["environment (medians)", "wall s", "min", "max", "cpu s", "of it sys",
+    print_table(["variant (medians)", "wall s", "min", "max", "cpu s", "of it sys",
                  "page faults"], rows)
+    exact, plain = (median_timing(timings[name]) for name in (EXACT_VARIANT, PLAIN_VARIANT))
+    print("   exact / plain numpy: %.2f× wall, %.2f× cpu (issue 4's bound: %.1f×)"
+          % (exact.wall / plain.wall, exact.cpu / plain.cpu, PLAIN_BOUND))
 
 
 def phase_row(name, timing, rounds=None):
@@ -652,7 +678,7 @@ def report_ours(args, models):
     if whole:
         print_whole_program(whole, whole_load)
     # The whole program trains the full rounds: compare it only with full-round phases.
-    whole_median = median_timing(whole["as is"]) if whole and args.fraction == 1 else None
+    whole_median = median_timing(whole[EXACT_VARIANT]) if whole and args.fraction == 1 else None
     print_phases(import_timing, phases, models, whole_median, phases_load)
     print_floor(counts, call_s, element_s, phases)
     sys.stdout.flush()

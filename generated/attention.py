@@ -1,6 +1,6 @@
 # Generated from attention.md by tangle.py — do not edit; edit attention.md and run make tangle.
-# sha256 of the lines below: 8d03cf6899803774663dd99717347c4ee7492a691374d42052beaacaeca81cbc
-# attention.md:465 (generated/attention.py)
+# sha256 of the lines below: 29e7c6698ec4b4e94d75c9aed406897c9f541e66eacf43c954e88b31233e3b4f
+# attention.md:476 (generated/attention.py)
 """注意力：每次解码时自己回头挑重点。
 
 由 attention.md 用 tangle.py 生成，请改 attention.md，不要改这个文件。
@@ -12,24 +12,41 @@ from decimal import Decimal, localcontext
 
 import numpy as np
 
-# attention.md:1082 (精确的矩阵乘法、exp 与 tanh)
+# attention.md:1095 (精确的矩阵乘法、exp 与 tanh)
 def mm(a, b):
     """a @ b，形状规则同 np.matmul；但每个结果都按 k = 0, 1, 2, … 的顺序一项项加出来。"""
-    if a.ndim == 2 and b.ndim == 2:                   # 最常见的情形，单独写，省掉下面的排布
-        if len(a) > b.shape[1]:                       # 让内层循环走更长的那一维（只影响速度）
-            return np.multiply(b[:, :, None], a.T[:, None, :], order="C").sum(axis=0).T
-        return np.multiply(a.T[:, :, None], b[:, None, :], order="C").sum(axis=0)
-    a, b = a[..., :, :, None], b[..., None, :, :]     # (…, M, K, 1) 和 (…, 1, K, N)
-    nd = max(a.ndim, b.ndim)
-    a = a.reshape((1,) * (nd - a.ndim) + a.shape)     # 补齐批量维，两边才能对齐
-    b = b.reshape((1,) * (nd - b.ndim) + b.shape)
-    shape = [max(m, n) for m, n in zip(a.shape, b.shape)]
-    k = nd - 2
-    rest = sorted((i for i in range(nd) if i != k), key=lambda i: shape[i])
-    # 乘积摆成 (K, …)：k 在最外层，其余各维从短到长，最长的放最里层（内层循环越长越快）
-    products = np.multiply(a.transpose([k] + rest), b.transpose([k] + rest), order="C")
-    out = products.sum(axis=0)                        # 沿最外一维求和：按 k 的顺序相加
-    return out.transpose(np.argsort([i - (i > k) for i in rest]))
+    if b.ndim == 2:                                   # 右边是一个矩阵：左边所有的行摞成一摞来乘
+        out = matrix_product(a.reshape(-1, a.shape[-1]), b)
+        return out.reshape(a.shape[:-1] + b.shape[1:])
+    if a.shape[:-2] != b.shape[:-2]:                  # 批量维不一样时，按 matmul 的规则补齐
+        batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+        a, b = np.broadcast_to(a, batch + a.shape[-2:]), np.broadcast_to(b, batch + b.shape[-2:])
+    out = batched_product(a.reshape((-1,) + a.shape[-2:]), b.reshape((-1,) + b.shape[-2:]))
+    return out.reshape(a.shape[:-1] + b.shape[-1:])
+
+
+# 下面三种乘法都先把所有乘积存进一块 (K, …)：k 在最外层，沿它求和就是按 k 的顺序相加。
+# 其余各维怎么摆只影响速度：最里层放最长、又在内存里连续的那一维，NumPy 的内层循环一次做得最多。
+
+def matrix_product(a, b):
+    """(M, K) @ (K, N)。"""
+    if len(a) > b.shape[1]:                           # M 更长：乘积摆成 (K, N, M)
+        return np.add.reduce(b[:, :, None] * np.ascontiguousarray(a.T)[:, None, :], axis=0).T
+    return np.add.reduce(a.T[:, :, None] * np.ascontiguousarray(b)[:, None, :], axis=0)
+
+
+def batched_product(a, b):
+    """(B, M, K) @ (B, K, N)。乘积摆成 (K, M, N, B)：批量在最里层。"""
+    a_t = np.ascontiguousarray(a.transpose(2, 1, 0))   # (K, M, B)
+    b_t = np.ascontiguousarray(b.transpose(1, 2, 0))   # (K, N, B)
+    return np.add.reduce(a_t[:, :, None, :] * b_t[:, None, :, :], axis=0).transpose(2, 0, 1)
+
+
+def right_multiplier(W, batch):
+    """循环里要拿同一个 W 乘很多次：返回函数 f，f(xT) = (x @ W).T，xT 是转置着存的 (K, batch)。
+    W 先沿批量铺开一次；之后每一步只剩一次逐元素乘、一次按 k 顺序的求和，结果和 mm 的一模一样。"""
+    W_wide = np.repeat(W[:, :, None], batch, axis=2)          # (K, N, batch)
+    return lambda xT: np.add.reduce(W_wide * xT[:, None, :], axis=0)
 
 
 def decimal_table(f, n):
@@ -195,13 +212,16 @@ def uses_attention(params):
 
 # attention.md:185 (编码器与解码器)
 def rnn(x_rows, Wh, h):
-    """tanh RNN。x_rows (B, T, H) 是每一步已经查好的 Wx 行加偏置；h (B, H) 是初始状态。"""
-    B, T, H = x_rows.shape
-    hs = np.empty((B, T, H))
-    for t in range(T):
-        h = tanh(x_rows[:, t] + mm(h, Wh))
-        hs[:, t] = h
-    return hs                                     # (B, T, H)：每一步的隐状态都留着
+    """tanh RNN，每一步 h = tanh(x_t + h @ Wh)。x_rows (B, T, H) 是每一步已经查好的 Wx 行加偏置；
+    h (B, H) 是初始状态。返回每一步的隐状态 (B, T, H)。"""
+    x_steps = x_rows.transpose(1, 2, 0).copy()    # 循环里转置着存 (T, H, B)：批量在最里层，乘得最快
+    hs = np.empty_like(x_steps)
+    times_Wh = right_multiplier(Wh, len(h))
+    hT = h.T
+    for t in range(len(x_steps)):
+        hT = tanh(x_steps[t] + times_Wh(hT))      # 转置着写的 h = tanh(x_t + h @ Wh)
+        hs[t] = hT
+    return hs.transpose(2, 0, 1)                  # 转回 (B, T, H)：每一步的隐状态都留着
 
 
 def encoder(params, src):
@@ -212,7 +232,7 @@ def encoder(params, src):
 def decoder(params, dec_in, h0):
     return rnn(params["dec_Wx"][dec_in] + params["dec_b"], params["dec_Wh"], h0)
 
-# attention.md:207 (放进解码器)
+# attention.md:210 (放进解码器)
 def decoder_output(params, ht, hs_enc, query=None):
     """第 t 步：拿当前隐状态 ht 当查询，看编码器每一步 hs_enc (B, T, H)，再交给输出层。
 
@@ -227,7 +247,7 @@ def decoder_output(params, ht, hs_enc, query=None):
     logits = mm(features, params["Wo"]) + params["bo"]
     return logits, features, weights
 
-# attention.md:229 (反向传播)
+# attention.md:232 (反向传播)
 def one_hot(tokens, n=VOCAB):
     return (tokens[..., None] == np.arange(n)).astype(float)
 
@@ -250,20 +270,28 @@ def attend_backward(dctx, Q, K, weights):
 
 def rnn_backward(dhs, hs, h0, Wh):
     """dhs (B, T, H) 是损失对每一步隐状态的梯度（来自上层）。返回 (dz, dWh, dh0)。"""
-    B, T, H = hs.shape
-    dtanh = 1 - hs * hs
-    dz = np.empty_like(hs)
-    dh = np.zeros((B, H))                          # 从后一步流回来的梯度
-    for t in reversed(range(T)):
-        dz[:, t] = (dhs[:, t] + dh) * dtanh[:, t]
-        dh = mm(dz[:, t], Wh.T)
+    dhs_steps, hs_steps = dhs.transpose(1, 2, 0), hs.transpose(1, 2, 0)   # 和 rnn 一样转置着算
+    dtanh = 1 - hs_steps * hs_steps
+    dz = np.empty(dtanh.shape)
+    dhT = np.zeros(dz.shape[1:])                   # 从后一步流回来的梯度
+    times_WhT = right_multiplier(Wh.T, dz.shape[2])
+    for t in reversed(range(len(dz))):
+        dz[t] = (dhs_steps[t] + dhT) * dtanh[t]
+        dhT = times_WhT(dz[t])                     # 转置着写的 dh = dz_t @ Wh.T
+    dz = dz.transpose(2, 0, 1)                     # 转回 (B, T, H)
     h_prev = np.concatenate([h0[:, None], hs[:, :-1]], axis=1)
-    return dz, mm(rows(h_prev).T, rows(dz)), dh
+    return dz, mm(rows(h_prev).T, rows(dz)), dhT.T
 
 
 def input_grads(dz, tokens):
-    """Wx 的梯度只落在用到的那几行上；偏置的梯度是所有步、所有样本之和。"""
-    return mm(rows(one_hot(tokens)).T, rows(dz)), rows(dz).sum(axis=0)
+    """Wx 的梯度只落在用到的那几行上：第 i 行的 dz 加到 dWx 的第 tokens[i] 行。
+    bincount 按 i 的顺序一格格加，和 mm(one_hot(tokens).T, dz) 按 k 的顺序加出来的数一模一样，
+    只是省掉了乘那一大堆 0。偏置的梯度是所有步、所有样本之和。"""
+    dz = rows(dz)
+    H = dz.shape[1]
+    cells = (tokens.reshape(-1, 1) * H + np.arange(H)).ravel()   # dz 的每个数该加到 dWx 的哪一格
+    dWx = np.bincount(cells, weights=dz.ravel(), minlength=VOCAB * H).reshape(VOCAB, H)
+    return dWx, dz.sum(axis=0)
 
 
 def loss_and_grads(params, src, tgt, query="after"):
@@ -303,7 +331,7 @@ def loss_and_grads(params, src, tgt, query="after"):
     grads["enc_Wx"], grads["enc_b"] = input_grads(dz, src)
     return loss, {name: grads[name] for name in params}
 
-# attention.md:310 (训练：Adam 与梯度裁剪)
+# attention.md:321 (训练：Adam 与梯度裁剪)
 LR, CLIP = 0.003, 1.0
 BETA1, BETA2, EPS = 0.9, 0.999, 1e-8
 
@@ -342,7 +370,7 @@ def train(length, attention, rounds, test, seeds=(SEED_INIT, SEED_BATCH), query=
         theta -= LR * (m / (1 - beta1_t)) / (np.sqrt(v / (1 - beta2_t)) + EPS)
     return params
 
-# attention.md:352 (贪心解码与评估)
+# attention.md:363 (贪心解码与评估)
 def predict(params, src, query="after"):
     """贪心解码。返回记号 (B, T)，和注意力权重 (B, T, T)（不用注意力时是 None）。"""
     B, T = src.shape
@@ -367,7 +395,7 @@ def evaluate(params, test, query="after"):
     correct = tokens == test[:, ::-1]
     return correct.all(axis=1).mean(), correct.mean(), correct.mean(axis=0), weights
 
-# attention.md:380 (对比：不用注意力和用注意力)
+# attention.md:391 (对比：不用注意力和用注意力)
 def verdict(plain, attn):
     """比较 (整串全对, 逐位正确)，说出数字支持的那句话。"""
     if attn < plain:
@@ -386,7 +414,7 @@ def reversal_comparison(length=5, rounds=2000):
         results[attention] = (count_params(params), whole, per_token)
     return results
 
-# attention.md:406 (十位序列上的注意力)
+# attention.md:417 (十位序列上的注意力)
 def long_sequence_run(length=10, rounds=3000):
     test = make_test_set(length)
     params = train(length, True, rounds, test)
@@ -426,7 +454,7 @@ def heatmap(matrix):
         print("输出 %-3d" % (i + 1) + "".join(SHADES[s] * 2 for s in shades))
     print("图例（以均匀为 1 倍）：'··' 不到 1 倍，'░░' 1–1.05 倍，'▒▒' 1.05–1.25 倍，'▓▓' 1.25–2 倍，'██' 2 倍以上")
 
-# attention.md:511 (打印实跑输出)
+# attention.md:522 (打印实跑输出)
 RULE = "-" * 68
 
 

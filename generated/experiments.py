@@ -1,13 +1,13 @@
 # Generated from attention.md by tangle.py — do not edit; edit attention.md and run make tangle.
-# sha256 of the lines below: 4ca08f5a0f7733e6e3cae7e69cb2b48ebc44edd9f7ea71b6e1093a0e1769b331
-# attention.md:871 (generated/experiments.py)
+# sha256 of the lines below: 16b086873e17288cee88e14f9f7d080b78b37505273162be4cc1a9e250367b37
+# attention.md:882 (generated/experiments.py)
 """「30 秒实验」的答案。运行：python generated/experiments.py（要几分钟）。
 
 由 attention.md 用 tangle.py 生成，请改 attention.md，不要改这个文件。
 """
 from attention import *        # 正文的全部代码：同一个文件夹里的 generated/attention.py
 
-# attention.md:677 (实验一：除以根号 d，还是除以 d)
+# attention.md:688 (实验一：除以根号 d，还是除以 d)
 SEED_EXPERIMENT = 4           # 实验一用的随机流
 
 
@@ -75,7 +75,7 @@ def scaling_experiment(dims=(3, 300), n=2000, T=10):
             print("%-6d %-12s %10.3f   %8.3f  %7.3f   %8.4f  %8.4f"
                   % (d, label, var, top, entropy, grad_scores, grad_q))
 
-# attention.md:752 (实验二：只保留最大的那个)
+# attention.md:763 (实验二：只保留最大的那个)
 def hard_attention_experiment():
     """把 softmax 换成「只保留最大的那个」：输出、以及输出对四个分数的梯度。"""
     q, K, dots, scaled, weights, context = hand_example()
@@ -99,7 +99,7 @@ def hard_attention_experiment():
     print("硬选择的梯度处处是 0：%s；softmax 的梯度里非零的有 %d 个（共 %d 个）。"
           % ("是" if not hard_grad.any() else "否", np.count_nonzero(soft_grad), soft_grad.size))
 
-# attention.md:783 (实验三：多个种子)
+# attention.md:794 (实验三：多个种子)
 EXPERIMENT_SEEDS = [(s, 100 + s) for s in range(10)]   # 种子 s：RandomState(s) 初始化，RandomState(100 + s) 抽批次
 
 
@@ -146,7 +146,7 @@ def print_peak_offsets(results):
         print("%s：%d 行里，峰值在严格倒序那一列 %d 行，左边一列 %d 行，左边两列 %d 行，右边一列 %d 行，其他 %d 行。"
               % (name, len(offsets), counts[0], counts[-1], counts[-2], counts[1], len(offsets) - sum(counts.values())))
 
-# attention.md:839 (实验四：训练得更久)
+# attention.md:850 (实验四：训练得更久)
 def diagonal_weight(matrix, offset):
     """第 r 行第 T+1−r+offset 列的权重的平均：offset=0 是严格倒序的反对角线，−1 是左边一列。"""
     T = len(matrix)

@@ -4,7 +4,9 @@ Each test compares against an independent reference: a plain Python loop, NumPy'
 functions, exact integer arithmetic, central finite differences, or the transcript.
 """
 import importlib.util
+import multiprocessing
 import re
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -153,6 +155,48 @@ def test_mm_matches_numpy_for_every_shape_the_model_uses():
         np.testing.assert_allclose(A.mm(a, b), a @ b, rtol=1e-12, atol=1e-12)
 
 
+def test_right_multiplier_gives_mms_bits_in_the_transposed_layout():
+    rng = np.random.RandomState(5)
+    W, x = rng.randn(16, 16), rng.randn(32, 16)
+    times_W = A.right_multiplier(W, 32)
+    assert np.array_equal(times_W(np.ascontiguousarray(x.T)), A.mm(x, W).T)
+    assert np.array_equal(times_W(x.T), A.mm(x, W).T)          # a transposed view works too
+    assert np.array_equal(A.right_multiplier(W.T, 32)(x.T), A.mm(x, W.T).T)
+
+
+def naive_rnn(x_rows, Wh, h):
+    """The recurrence as the book writes it, (B, H) at every step, with the same mm and tanh."""
+    hs = []
+    for t in range(x_rows.shape[1]):
+        h = A.tanh(x_rows[:, t] + A.mm(h, Wh))
+        hs.append(h)
+    return np.stack(hs, axis=1)
+
+
+def test_rnn_and_its_backward_give_the_untransposed_loops_bits():
+    rng = np.random.RandomState(6)
+    x_rows, Wh, h0, dhs = rng.randn(32, 7, 16), rng.randn(16, 16) / 4, rng.randn(32, 16), rng.randn(32, 7, 16)
+    hs = A.rnn(x_rows, Wh, h0)
+    assert hs.shape == (32, 7, 16) and np.array_equal(hs, naive_rnn(x_rows, Wh, h0))
+    dz, dWh, dh0 = A.rnn_backward(dhs, hs, h0, Wh)
+    dh, ref_dz = np.zeros((32, 16)), np.empty_like(hs)
+    for t in reversed(range(7)):
+        ref_dz[:, t] = (dhs[:, t] + dh) * (1 - hs[:, t] * hs[:, t])
+        dh = A.mm(ref_dz[:, t], Wh.T)
+    h_prev = np.concatenate([h0[:, None], hs[:, :-1]], axis=1).reshape(-1, 16)
+    assert np.array_equal(dz, ref_dz) and np.array_equal(dh0, dh)
+    assert np.array_equal(dWh, A.mm(h_prev.T, ref_dz.reshape(-1, 16)))
+
+
+def test_input_grads_equal_the_one_hot_product():
+    rng = np.random.RandomState(7)
+    tokens, dz = rng.randint(0, A.VOCAB, size=(32, 10)), rng.randn(32, 10, 16)
+    dWx, db = A.input_grads(dz, tokens)
+    rows_dz = dz.reshape(-1, 16)
+    assert np.array_equal(dWx, A.mm(A.one_hot(tokens).reshape(-1, A.VOCAB).T, rows_dz))
+    assert np.array_equal(db, rows_dz.sum(axis=0))
+
+
 def test_exp_and_tanh_agree_with_the_c_library_to_a_few_ulp():
     x = np.concatenate([np.linspace(-30, 30, 20001), np.random.RandomState(4).randn(5000) * 5,
                         [0.0, -0.0, 1e-300, -1e-300, 1e-8, 19.9, 20.0, 25.0]])
@@ -263,9 +307,31 @@ def test_training_is_bit_for_bit_repeatable():
     assert not np.array_equal(first["Wo"], A.init_params(np.random.RandomState(A.SEED_INIT), True)["Wo"])
 
 
+def five_letter_run(attention):
+    test = A.make_test_set(5)
+    params = A.train(5, attention, 2000, test)
+    whole, per_token, _, _ = A.evaluate(params, test)
+    return A.count_params(params), whole, per_token
+
+
 @pytest.fixture(scope="module")
 def five_letter_results():
-    return A.reversal_comparison()
+    """Section 四's two trainings, in two processes where fork exists (they are independent)."""
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return A.reversal_comparison()
+    with ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("fork")) as pool:
+        return dict(zip((False, True), pool.map(five_letter_run, (False, True))))
+
+
+def test_the_two_process_fixture_is_what_reversal_comparison_gives():
+    """Short trainings: five_letter_run is reversal_comparison, one model at a time."""
+    original = A.train
+    try:
+        A.train = lambda length, attention, rounds, test: original(length, attention, 30, test)
+        expected = A.reversal_comparison()
+        assert {attention: five_letter_run(attention) for attention in (False, True)} == expected
+    finally:
+        A.train = original
 
 
 def test_reversal_table_in_the_transcript_is_what_predict_gives(five_letter_results):

@@ -33,6 +33,9 @@ def tiny_module():
         def mm(a, b):
             return a @ b
 
+        def right_multiplier(W, batch):
+            return lambda xT: (xT.T @ W).T
+
         def f():
             x = np.linspace(0.0, 1.0, 5)                 # function
             y = np.exp(x) + x * 2                        # 3 ufuncs
@@ -58,6 +61,17 @@ def test_counts_each_entry_into_numpy_once():
 def test_product_elements_are_batch_times_m_k_n():
     assert bench.product_elements(np.ones((2, 3, 4)), np.ones((4, 5))) == 2 * 3 * 4 * 5
     assert bench.product_elements(np.ones((2, 1, 3, 4)), np.ones((5, 4, 6))) == 10 * 3 * 4 * 6
+
+
+def test_both_product_functions_count_their_elements():
+    module = tiny_module()
+    bench.COUNTER.__init__()
+    with bench.instrumented(module):
+        module.mm(np.ones((3, 4)), np.ones((4, 5)))
+        times_W = module.right_multiplier(np.ones((4, 5)), 7)
+        times_W(np.ones((4, 7)))
+        times_W(np.ones((4, 7)))
+    assert bench.COUNTER.product_elements == 3 * 4 * 5 + 2 * (4 * 5 * 7)
 
 
 def test_instrumented_training_gives_the_same_bits(lesson):
@@ -92,15 +106,36 @@ def test_torch_unavailable_prints_a_skip_line(monkeypatch, capsys):
     assert "4. PyTorch reference: skipped — no wheel for this Python" in capsys.readouterr().out
 
 
-def test_whole_program_runs_in_each_environment(tmp_path, monkeypatch, capsys):
-    program = tmp_path / "program.py"
+def test_whole_program_runs_in_each_variant(tmp_path, monkeypatch, capsys):
+    program, plain = tmp_path / "program.py", tmp_path / "plain.py"
     program.write_text("import os\nprint(os.environ.get('MALLOC_TOP_PAD_'))\n")
+    plain.write_text("print('plain')\n")
     monkeypatch.setattr(bench, "PROGRAM", str(program))
+    monkeypatch.setattr(bench, "PLAIN_SCRIPT", str(plain))
+    assert [script for script, _ in bench.whole_program_variants().values()] == \
+        [str(program), str(program), str(plain)]
     timings = bench.time_whole_program(2)
-    assert list(timings) == list(bench.WHOLE_PROGRAM_ENVIRONMENTS)
+    assert list(timings) == ["as is", bench.EXACT_VARIANT, bench.PLAIN_VARIANT]
     assert all(len(runs) == 2 and runs[0].wall > 0 for runs in timings.values())
     bench.print_whole_program(timings, 0.0)
-    assert "MALLOC_TOP_PAD_=64 MiB (glibc)" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "MALLOC_TOP_PAD_=64 MiB (glibc)" in out
+    assert "exact / plain numpy:" in out and "issue 4's bound: 2.5×" in out
+
+
+def test_plain_numpy_lesson_swaps_every_exact_function():
+    spec = importlib.util.spec_from_file_location("plain_numpy", ROOT / "bench" / "plain_numpy.py")
+    plain_numpy = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(plain_numpy)
+    try:
+        lesson = plain_numpy.load_plain_lesson()
+        assert (lesson.mm, lesson.exp, lesson.tanh) == (np.matmul, np.exp, np.tanh)
+        W, xT = np.random.RandomState(0).randn(16, 6), np.random.RandomState(1).randn(16, 32)
+        np.testing.assert_allclose(lesson.right_multiplier(W, 32)(xT), (xT.T @ W).T, rtol=1e-14)
+        params = lesson.train(5, True, 2, lesson.make_test_set(5))     # runs end to end
+        assert lesson.count_params(params) == 934
+    finally:
+        sys.modules.pop("attention", None)
 
 
 def test_a_failing_program_is_an_error(tmp_path, monkeypatch):
