@@ -318,7 +318,7 @@ def product_elements(a, b):
 def instrumented(lesson):
     """Swap the module's numpy, its two product functions (mm, and right_multiplier for the
     recurrence) and its array constants for counting stand-ins."""
-    original_mm, original_right_multiplier = lesson.mm, lesson.right_multiplier
+    original_mm, original_right_multiplier = lesson.mm, getattr(lesson, "right_multiplier", None)
 
     def counting_mm(a, b):
         COUNTER.product_elements += product_elements(a, b)
@@ -332,8 +332,9 @@ def instrumented(lesson):
             return times_W(xT)
         return counting_times_W
 
-    swaps = {"np": CountingProxy(np), "mm": counting_mm,
-             "right_multiplier": counting_right_multiplier}
+    swaps = {"np": CountingProxy(np), "mm": counting_mm}
+    if original_right_multiplier is not None:         # older versions of the lesson had none
+        swaps["right_multiplier"] = counting_right_multiplier
     swaps.update({name: value.view(Counted) for name, value in vars(lesson).items()
                   if type(value) is np.ndarray})
     saved = {name: getattr(lesson, name) for name in swaps}

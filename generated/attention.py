@@ -1,6 +1,6 @@
 # Generated from attention.md by tangle.py — do not edit; edit attention.md and run make tangle.
-# sha256 of the lines below: 29e7c6698ec4b4e94d75c9aed406897c9f541e66eacf43c954e88b31233e3b4f
-# attention.md:476 (generated/attention.py)
+# sha256 of the lines below: 25f2f71ebd0f24ba4d5e72fa048c8be20b80342d26b35c4b777783245a803156
+# attention.md:482 (generated/attention.py)
 """注意力：每次解码时自己回头挑重点。
 
 由 attention.md 用 tangle.py 生成，请改 attention.md，不要改这个文件。
@@ -12,7 +12,7 @@ from decimal import Decimal, localcontext
 
 import numpy as np
 
-# attention.md:1095 (精确的矩阵乘法、exp 与 tanh)
+# attention.md:1099 (精确的矩阵乘法、exp 与 tanh)
 def mm(a, b):
     """a @ b，形状规则同 np.matmul；但每个结果都按 k = 0, 1, 2, … 的顺序一项项加出来。"""
     if b.ndim == 2:                                   # 右边是一个矩阵：左边所有的行摞成一摞来乘
@@ -415,11 +415,17 @@ def reversal_comparison(length=5, rounds=2000):
     return results
 
 # attention.md:417 (十位序列上的注意力)
-def long_sequence_run(length=10, rounds=3000):
+def train_and_evaluate(length, rounds, attention=True, seeds=(SEED_INIT, SEED_BATCH), query="after"):
+    """从头训练一个模型，在测试集上评估。返回 (整串全对, 逐位正确, 按位置的正确率, 平均权重)；
+    平均权重是 100 条测试序列的权重矩阵的平均 (T, T)，不用注意力时是 None。「30 秒实验」也用它。"""
     test = make_test_set(length)
-    params = train(length, True, rounds, test)
-    whole, per_token, by_position, weights = evaluate(params, test)
-    return whole, per_token, by_position, weights.mean(axis=0)     # (T, T)：行=输出位，列=输入位
+    params = train(length, attention, rounds, test, seeds, query)
+    whole, per_token, by_position, weights = evaluate(params, test, query)
+    return whole, per_token, by_position, None if weights is None else weights.mean(axis=0)
+
+
+def long_sequence_run(length=10, rounds=3000):
+    return train_and_evaluate(length, rounds)     # 矩阵的行 = 输出第几位，列 = 输入第几位
 
 
 def peak_columns(matrix):
@@ -454,7 +460,7 @@ def heatmap(matrix):
         print("输出 %-3d" % (i + 1) + "".join(SHADES[s] * 2 for s in shades))
     print("图例（以均匀为 1 倍）：'··' 不到 1 倍，'░░' 1–1.05 倍，'▒▒' 1.05–1.25 倍，'▓▓' 1.25–2 倍，'██' 2 倍以上")
 
-# attention.md:522 (打印实跑输出)
+# attention.md:528 (打印实跑输出)
 RULE = "-" * 68
 
 

@@ -1,13 +1,13 @@
 # Generated from attention.md by tangle.py — do not edit; edit attention.md and run make tangle.
-# sha256 of the lines below: 16b086873e17288cee88e14f9f7d080b78b37505273162be4cc1a9e250367b37
-# attention.md:882 (generated/experiments.py)
+# sha256 of the lines below: 71fb7573602e38ecee8d7fd6b47e3e32989b79b686cdd713e88a1c8504ff007d
+# attention.md:885 (generated/experiments.py)
 """「30 秒实验」的答案。运行：python generated/experiments.py（要几分钟）。
 
 由 attention.md 用 tangle.py 生成，请改 attention.md，不要改这个文件。
 """
 from attention import *        # 正文的全部代码：同一个文件夹里的 generated/attention.py
 
-# attention.md:688 (实验一：除以根号 d，还是除以 d)
+# attention.md:694 (实验一：除以根号 d，还是除以 d)
 SEED_EXPERIMENT = 4           # 实验一用的随机流
 
 
@@ -75,18 +75,23 @@ def scaling_experiment(dims=(3, 300), n=2000, T=10):
             print("%-6d %-12s %10.3f   %8.3f  %7.3f   %8.4f  %8.4f"
                   % (d, label, var, top, entropy, grad_scores, grad_q))
 
-# attention.md:763 (实验二：只保留最大的那个)
+# attention.md:769 (实验二：只保留最大的那个)
+def hard_max(scores):
+    """「只保留最大的那个」：最大的分数拿权重 1，其余拿 0。"""
+    return (scores == scores.max()).astype(float)
+
+
 def hard_attention_experiment():
     """把 softmax 换成「只保留最大的那个」：输出、以及输出对四个分数的梯度。"""
     q, K, dots, scaled, weights, context = hand_example()
-    hard = (scaled == scaled.max()).astype(float)                  # 最大的那个拿 1，其余拿 0
+    hard = hard_max(scaled)
     hard_context = mm(hard[None, :], K)[0]
     soft_grad = weights[:, None] * (K - context)                   # ∂ctx/∂s_i = α_i (k_i − ctx)
     hard_grad = np.empty_like(K)
     for i in range(len(K)):                                        # 硬选择没有公式，只能数值地挪一挪
         step = np.zeros(len(K))
         step[i] = 1e-6
-        up, down = (mm((s == s.max()).astype(float)[None, :], K)[0] for s in (scaled + step, scaled - step))
+        up, down = (mm(hard_max(s)[None, :], K)[0] for s in (scaled + step, scaled - step))
         hard_grad[i] = (up - down) / 2e-6
     print("二、把 softmax 换成「只保留最大的那个」（手算那个例子）：")
     print("硬选择的权重 " + " ".join("%.4f" % w for w in hard) + "，输出 " + " ".join("%+.4f" % c for c in hard_context))
@@ -99,7 +104,7 @@ def hard_attention_experiment():
     print("硬选择的梯度处处是 0：%s；softmax 的梯度里非零的有 %d 个（共 %d 个）。"
           % ("是" if not hard_grad.any() else "否", np.count_nonzero(soft_grad), soft_grad.size))
 
-# attention.md:794 (实验三：多个种子)
+# attention.md:805 (实验三：多个种子)
 EXPERIMENT_SEEDS = [(s, 100 + s) for s in range(10)]   # 种子 s：RandomState(s) 初始化，RandomState(100 + s) 抽批次
 
 
@@ -108,18 +113,10 @@ def mean_and_spread(values):
     return values.mean(), np.sqrt(variance(values))
 
 
-def train_and_evaluate(length, rounds, seeds, attention, query):
-    """一个种子、一种做法：从头训练，在测试集上评估。返回 (整串全对, 逐位正确, 平均权重矩阵或 None)。"""
-    test = make_test_set(length)
-    params = train(length, attention, rounds, test, seeds, query)
-    whole, per_token, _, weights = evaluate(params, test, query)
-    return whole, per_token, None if weights is None else weights.mean(axis=0)
-
-
 def seed_experiment(pool, length, rounds, variants):
     """variants：[(名字, 用不用注意力, 查询)]。每个种子、每个做法都从头训练一次。
     这些训练互不相干，交给进程池同时跑；pool.map 按提交的顺序交回结果，所以输出和先后无关。"""
-    jobs = [(length, rounds, seeds, attention, query)
+    jobs = [(length, rounds, attention, seeds, query)          # train_and_evaluate 的参数，见第五节
             for seeds in EXPERIMENT_SEEDS for _, attention, query in variants]
     outcomes = list(pool.map(train_and_evaluate, *zip(*jobs)))
     return {name: outcomes[i::len(variants)] for i, (name, _, _) in enumerate(variants)}
@@ -139,14 +136,14 @@ def print_seed_table(length, rounds, results):
 
 def print_peak_offsets(results):
     for name, runs in results.items():
-        if runs[0][2] is None:
+        if runs[0][3] is None:
             continue
-        offsets = np.concatenate([peak_offsets(matrix) for _, _, matrix in runs])
+        offsets = np.concatenate([peak_offsets(matrix) for *_, matrix in runs])
         counts = {o: int((offsets == o).sum()) for o in (-2, -1, 0, 1)}
         print("%s：%d 行里，峰值在严格倒序那一列 %d 行，左边一列 %d 行，左边两列 %d 行，右边一列 %d 行，其他 %d 行。"
               % (name, len(offsets), counts[0], counts[-1], counts[-2], counts[1], len(offsets) - sum(counts.values())))
 
-# attention.md:850 (实验四：训练得更久)
+# attention.md:853 (实验四：训练得更久)
 def diagonal_weight(matrix, offset):
     """第 r 行第 T+1−r+offset 列的权重的平均：offset=0 是严格倒序的反对角线，−1 是左边一列。"""
     T = len(matrix)
@@ -171,7 +168,7 @@ def print_long_training(whole, per_token, matrix, rounds=LONG_ROUNDS):
 def main():
     with ProcessPoolExecutor(max_workers=2) as pool:       # 两个进程同时训练；结果和进程数、先后都无关
         # 最久的那次训练先交出去，其余的训练由两个进程分着跑
-        long_training = pool.submit(train_and_evaluate, 10, LONG_ROUNDS, (SEED_INIT, SEED_BATCH), True, "after")
+        long_training = pool.submit(train_and_evaluate, 10, LONG_ROUNDS)   # 第五节那个模型，训练更久
         scaling_experiment()
         print()
         hard_attention_experiment()
@@ -184,15 +181,16 @@ def main():
         long = seed_experiment(pool, 10, 3000, variants)
         print_seed_table(10, 3000, long)
         print()
-        print_long_training(*long_training.result())
+        whole, per_token, _, matrix = long_training.result()
+        print_long_training(whole, per_token, matrix)
     print()
     print("五、峰值落在哪一列（10 位，10 个种子，每个种子 10 行）：")
     print_peak_offsets(long)
     for name, runs in long.items():
-        if runs[0][2] is not None:
+        if runs[0][3] is not None:
             print()
             print("%s：10 个种子平均的注意力权重" % name)
-            heatmap(sum(matrix for _, _, matrix in runs) / len(runs))
+            heatmap(sum(matrix for *_, matrix in runs) / len(runs))
 
 
 if __name__ == "__main__":

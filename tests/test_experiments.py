@@ -82,12 +82,12 @@ def test_the_seed_runner_gives_each_seed_the_result_of_a_single_run():
     for name, attention, query in variants:
         assert len(results[name]) == len(E.EXPERIMENT_SEEDS) == 10
         for seeds, result in list(zip(E.EXPERIMENT_SEEDS, results[name]))[:3]:
-            single = E.train_and_evaluate(5, 40, seeds, attention, query)
-            assert result[:2] == single[:2]
+            single = E.train_and_evaluate(5, 40, attention, seeds, query)
+            assert result[:2] == single[:2] and np.array_equal(result[2], single[2])
             if attention:
-                assert np.array_equal(result[2], single[2])
+                assert np.array_equal(result[3], single[3])
             else:
-                assert result[2] is None and single[2] is None
+                assert result[3] is None and single[3] is None
 
 
 def test_diagonal_weight_and_peak_offsets():
