@@ -123,19 +123,20 @@ def test_whole_program_runs_in_each_variant(tmp_path, monkeypatch, capsys):
     assert "exact / plain numpy:" in out and "issue 4's bound: 2.5×" in out
 
 
-def test_plain_numpy_lesson_swaps_every_exact_function():
+def test_plain_numpy_lesson_swaps_every_exact_function(monkeypatch):
+    # load_plain_lesson registers the plain lesson as sys.modules["attention"]; afterwards the
+    # real one (which the experiments' process pools pickle functions by) must be back.
+    monkeypatch.delitem(sys.modules, "attention", raising=False)
     spec = importlib.util.spec_from_file_location("plain_numpy", ROOT / "bench" / "plain_numpy.py")
     plain_numpy = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(plain_numpy)
-    try:
-        lesson = plain_numpy.load_plain_lesson()
-        assert (lesson.mm, lesson.exp, lesson.tanh) == (np.matmul, np.exp, np.tanh)
-        W, xT = np.random.RandomState(0).randn(16, 6), np.random.RandomState(1).randn(16, 32)
-        np.testing.assert_allclose(lesson.right_multiplier(W, 32)(xT), (xT.T @ W).T, rtol=1e-14)
-        params = lesson.train(5, True, 2, lesson.make_test_set(5))     # runs end to end
-        assert lesson.count_params(params) == 934
-    finally:
-        sys.modules.pop("attention", None)
+    lesson = plain_numpy.load_plain_lesson()
+    assert sys.modules["attention"] is lesson
+    assert (lesson.mm, lesson.exp, lesson.tanh) == (np.matmul, np.exp, np.tanh)
+    W, xT = np.random.RandomState(0).randn(16, 6), np.random.RandomState(1).randn(16, 32)
+    np.testing.assert_allclose(lesson.right_multiplier(W, 32)(xT), (xT.T @ W).T, rtol=1e-14)
+    params = lesson.train(5, True, 2, lesson.make_test_set(5))     # runs end to end
+    assert lesson.count_params(params) == 934
 
 
 def test_a_failing_program_is_an_error(tmp_path, monkeypatch):

@@ -34,7 +34,7 @@ def test_unit_variance_samples_have_mean_zero_and_variance_one():
 def test_dot_product_variance_is_d_and_scaling_by_sqrt_d_brings_it_to_one(d):
     """Closed form: q·k of independent unit-variance entries has variance d."""
     rng = np.random.RandomState(1)
-    q, K = E.unit_variance(rng, (4000, 1, d)), E.unit_variance(rng, (4000, 10, d))
+    q, K = E.unit_variance(rng, (1000, 1, d)), E.unit_variance(rng, (1000, 10, d))
     raw, _, _, _, _ = E.attention_summary(q, K, 1.0)
     scaled, _, _, _, _ = E.attention_summary(q, K, np.sqrt(d))
     by_d, _, _, _, _ = E.attention_summary(q, K, float(d))
@@ -78,11 +78,11 @@ def test_hard_attention_gradient_is_exactly_zero_and_softmax_is_not(capsys):
 def test_the_seed_runner_gives_each_seed_the_result_of_a_single_run():
     variants = [("plain", False, "after"), ("luong", True, "after"), ("bahdanau", True, "before")]
     with ProcessPoolExecutor(max_workers=2) as pool:
-        results = E.seed_experiment(pool, 5, 40, variants)
+        results = E.seed_experiment(pool, 5, 10, variants)
     for name, attention, query in variants:
         assert len(results[name]) == len(E.EXPERIMENT_SEEDS) == 10
         for seeds, result in list(zip(E.EXPERIMENT_SEEDS, results[name]))[:3]:
-            single = E.train_and_evaluate(5, 40, attention, seeds, query)
+            single = E.train_and_evaluate(5, 10, attention, seeds, query)
             assert result[:2] == single[:2] and np.array_equal(result[2], single[2])
             if attention:
                 assert np.array_equal(result[3], single[3])
