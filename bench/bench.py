@@ -10,11 +10,11 @@ on a machine shared with other jobs the wall time stretches, the CPU time much l
      numerics (bench/plain_numpy.py: BLAS @, np.tanh, np.exp) to show what exactness costs.
   2. Its phases in this process (the module imported from generated/attention.py):
      the hand example, the three trainings, the evaluations; rounds per second.
-  3. The floor: numpy calls and elements of the product temporaries (mm's and the
-     recurrence's right_multiplier's) per training
-     round, counted by instrumenting the module, times the measured CPU cost of one
-     small numpy call and of one product element, next to the measured CPU per round
-     (and its system part and page faults: large temporaries are mapped and unmapped).
+  3. The floor: numpy calls and elements of the product temporaries (mm's, and those of
+     right_multiplier in the recurrence) per training round, counted by instrumenting the
+     module, times the measured CPU cost of one small numpy call and of one product
+     element, next to the measured CPU per round (and its system part and page faults:
+     large temporaries are mapped and unmapped).
   4. The same three trainings in PyTorch (bench/torch_reference.py: CPU, float64,
      autograd) with 1 or 2 threads, whichever a probe on a tenth of the rounds finds
      faster, and the ratios torch / ours. torch is installed on first use into
@@ -22,7 +22,7 @@ on a machine shared with other jobs the wall time stretches, the CPU time much l
      would fetch a CUDA build), the reference is skipped with a line saying why.
 
 Examples:
-  python bench/bench.py                 # the full report: 5 runs, about 5 minutes idle
+  python bench/bench.py                 # the full report: 5 runs, about 7 minutes
   python bench/bench.py --quick         # 1 run, a tenth of the rounds: for development
   python bench/bench.py --runs 3 --no-torch
 
