@@ -1,5 +1,5 @@
 # Generated from attention.md by tangle.py — do not edit; edit attention.md and run make tangle.
-# sha256 of the lines below: 25f2f71ebd0f24ba4d5e72fa048c8be20b80342d26b35c4b777783245a803156
+# sha256 of the lines below: ea88bca718ec950bae33118ba8ebc0f7b5b7b81e3728e27b0ad4d681d40e015c
 # attention.md:482 (generated/attention.py)
 """注意力：每次解码时自己回头挑重点。
 
@@ -278,7 +278,7 @@ def rnn_backward(dhs, hs, h0, Wh):
     for t in reversed(range(len(dz))):
         dz[t] = (dhs_steps[t] + dhT) * dtanh[t]
         dhT = times_WhT(dz[t])                     # 转置着写的 dh = dz_t @ Wh.T
-    dz = dz.transpose(2, 0, 1)                     # 转回 (B, T, H)
+    dz = np.ascontiguousarray(dz.transpose(2, 0, 1))   # 转回 (B, T, H)，连续存放：摞行时不必再复制
     h_prev = np.concatenate([h0[:, None], hs[:, :-1]], axis=1)
     return dz, mm(rows(h_prev).T, rows(dz)), dhT.T
 

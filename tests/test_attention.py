@@ -323,15 +323,12 @@ def five_letter_results():
         return dict(zip((False, True), pool.map(five_letter_run, (False, True))))
 
 
-def test_the_two_process_fixture_is_what_reversal_comparison_gives():
+def test_the_two_process_fixture_is_what_reversal_comparison_gives(monkeypatch):
     """Short trainings: five_letter_run is reversal_comparison, one model at a time."""
     original = A.train
-    try:
-        A.train = lambda length, attention, rounds, test: original(length, attention, 30, test)
-        expected = A.reversal_comparison()
-        assert {attention: five_letter_run(attention) for attention in (False, True)} == expected
-    finally:
-        A.train = original
+    monkeypatch.setattr(A, "train", lambda length, attention, rounds, test: original(length, attention, 30, test))
+    expected = A.reversal_comparison()
+    assert {attention: five_letter_run(attention) for attention in (False, True)} == expected
 
 
 def test_reversal_table_in_the_transcript_is_what_predict_gives(five_letter_results):
