@@ -1,6 +1,6 @@
 # Generated from attention.md by tangle.py — do not edit; edit attention.md and run make tangle.
-# sha256 of the lines below: ea88bca718ec950bae33118ba8ebc0f7b5b7b81e3728e27b0ad4d681d40e015c
-# attention.md:482 (generated/attention.py)
+# sha256 of the lines below: c9d379523ce931958cb709de2f1a2b7d9ddb2d5dbd7eb01775b969ba0ed72356
+# attention.md:555 (generated/attention.py)
 """注意力：每次解码时自己回头挑重点。
 
 由 attention.md 用 tangle.py 生成，请改 attention.md，不要改这个文件。
@@ -12,7 +12,7 @@ from decimal import Decimal, localcontext
 
 import numpy as np
 
-# attention.md:1099 (精确的矩阵乘法、exp 与 tanh)
+# attention.md:1326 (精确的矩阵乘法、exp 与 tanh)
 def mm(a, b):
     """a @ b，形状规则同 np.matmul；但每个结果都按 k = 0, 1, 2, … 的顺序一项项加出来。"""
     if b.ndim == 2:                                   # 右边是一个矩阵：左边所有的行摞成一摞来乘
@@ -112,23 +112,28 @@ def softmax(x, axis=-1):
     return z / z.sum(axis=axis, keepdims=True)
 
 
-def attend(q, K, V=None):
+def attend(q, K, V=None, uniform=False):
     """缩放点积注意力，返回 (context, weights)。
 
     q 是一个查询 (..., d)，对 K (..., T, d)；或者 q 是一串查询 (..., Tq, d)，对同样的 K。
     V 缺省就是 K：这一节里 key 和 value 都是编码器的隐状态。
+    uniform=True 是对照：不打分，每个 key 都拿 1/T，上下文就是 value 的平均（第五节用到）。
     """
     V = K if V is None else V
     one_query = q.ndim < K.ndim
     Q = q[..., None, :] if one_query else q                      # (..., Tq, d)
-    scores = mm(Q, np.swapaxes(K, -1, -2)) / np.sqrt(K.shape[-1])  # 第一步点积，第二步除根号 d
-    weights = softmax(scores)                                    # 第三步：每一行非负、和为 1
+    if uniform:
+        T = K.shape[-2]
+        weights = np.full(Q.shape[:-1] + (T,), 1 / T)            # 谁都不挑
+    else:
+        scores = mm(Q, np.swapaxes(K, -1, -2)) / np.sqrt(K.shape[-1])  # 第一步点积，第二步除根号 d
+        weights = softmax(scores)                                # 第三步：每一行非负、和为 1
     context = mm(weights, V)                                     # 按权重对 value 加权求和
     if one_query:
         return context[..., 0, :], weights[..., 0, :]
     return context, weights
 
-# attention.md:62 (手算一遍)
+# attention.md:67 (手算一遍)
 def hand_example():
     """三、手算一遍：一个查询对四个 key。"""
     q = np.array([1.0, 0.0, 1.0])
@@ -143,7 +148,7 @@ def hand_example():
     assert all(map(np.array_equal, (context, weights), attend(q, K))), "attend 必须和手算一致"
     return q, K, dots, scaled, weights, context
 
-# attention.md:110 (反转任务的数据)
+# attention.md:115 (反转任务的数据)
 SEED_TEST, SEED_INIT, SEED_BATCH = 1, 2, 3   # 三路独立的随机流，事先定好，不挑
 LETTERS = 5                                  # 字母 a–e 编号 0–4
 START = 5                                    # 解码器的起始符
@@ -182,7 +187,7 @@ def sample_batch(rng, length, test_codes, size=32):
         clash = in_sorted(seq_codes(src), test_codes)
     return src
 
-# attention.md:154 (模型参数)
+# attention.md:159 (模型参数)
 HIDDEN = 16
 
 
@@ -210,7 +215,7 @@ def count_params(params):
 def uses_attention(params):
     return params["Wo"].shape[0] == 2 * params["dec_Wh"].shape[0]
 
-# attention.md:185 (编码器与解码器)
+# attention.md:190 (编码器与解码器)
 def rnn(x_rows, Wh, h):
     """tanh RNN，每一步 h = tanh(x_t + h @ Wh)。x_rows (B, T, H) 是每一步已经查好的 Wx 行加偏置；
     h (B, H) 是初始状态。返回每一步的隐状态 (B, T, H)。"""
@@ -232,22 +237,22 @@ def encoder(params, src):
 def decoder(params, dec_in, h0):
     return rnn(params["dec_Wx"][dec_in] + params["dec_b"], params["dec_Wh"], h0)
 
-# attention.md:210 (放进解码器)
-def decoder_output(params, ht, hs_enc, query=None):
+# attention.md:215 (放进解码器)
+def decoder_output(params, ht, hs_enc, query=None, uniform=False):
     """第 t 步：拿当前隐状态 ht 当查询，看编码器每一步 hs_enc (B, T, H)，再交给输出层。
 
     ht 可以是一步 (B, H)（逐步解码时），也可以是所有步 (B, T, H)（训练时一次算完）。
-    query 缺省就是 ht；「30 秒实验」里会换成更新之前的状态。
+    query 缺省就是 ht；第五节还会换成更新之前的状态。uniform=True：权重全是 1/T（对照）。
     """
     features, weights = ht, None
     if uses_attention(params):
         query = ht if query is None else query
-        ctx, weights = attend(query, hs_enc)              # T 个权重和为 1；ctx 是凸组合，形状同 ht
+        ctx, weights = attend(query, hs_enc, uniform=uniform)   # T 个权重和为 1；ctx 是凸组合，形状同 ht
         features = np.concatenate([ht, ctx], axis=-1)     # 16 维隐状态拼上 16 维上下文
     logits = mm(features, params["Wo"]) + params["bo"]
     return logits, features, weights
 
-# attention.md:232 (反向传播)
+# attention.md:237 (反向传播)
 def one_hot(tokens, n=VOCAB):
     return (tokens[..., None] == np.arange(n)).astype(float)
 
@@ -257,10 +262,12 @@ def rows(x):
     return x.reshape(-1, x.shape[-1])
 
 
-def attend_backward(dctx, Q, K, weights):
+def attend_backward(dctx, Q, K, weights, uniform=False):
     """attend(Q, K) 的反向，K 同时当 key 和 value。返回 (dQ, dK)。"""
-    dweights = mm(dctx, np.swapaxes(K, -1, -2))
     dK = mm(np.swapaxes(weights, -1, -2), dctx)                      # value 那一路
+    if uniform:                                                       # 权重是常数：梯度只走 value 那一路
+        return np.zeros_like(Q), dK
+    dweights = mm(dctx, np.swapaxes(K, -1, -2))
     dscores = weights * (dweights - (weights * dweights).sum(axis=-1, keepdims=True))
     dscores = dscores / np.sqrt(K.shape[-1])                          # softmax 和除根号 d 的反向
     dQ = mm(dscores, K)
@@ -294,10 +301,11 @@ def input_grads(dz, tokens):
     return dWx, dz.sum(axis=0)
 
 
-def loss_and_grads(params, src, tgt, query="after"):
+def loss_and_grads(params, src, tgt, query="after", uniform=False):
     """平均每个输出记号的交叉熵，和它对每个参数的梯度。src、tgt 形状 (B, T)。
 
     query="after"：第 t 步的查询是更新之后的状态；"before"：是更新之前（上一步）的状态。
+    uniform=True：注意力权重全是 1/T（对照）。
     """
     B, T = src.shape
     H = params["dec_Wh"].shape[0]
@@ -308,7 +316,7 @@ def loss_and_grads(params, src, tgt, query="after"):
         queries = hs_dec
     else:
         queries = np.concatenate([hs_enc[:, -1:], hs_dec[:, :-1]], axis=1)   # 往后错一步
-    logits, features, weights = decoder_output(params, hs_dec, hs_enc, queries)
+    logits, features, weights = decoder_output(params, hs_dec, hs_enc, queries, uniform)
     p = softmax(logits)
     y = one_hot(tgt, p.shape[-1])
     loss = -np.mean(np.log((p * y).sum(axis=-1)))  # 只供查看：训练只用梯度，程序也不打印它
@@ -318,7 +326,7 @@ def loss_and_grads(params, src, tgt, query="after"):
     dfeatures = mm(dlogits, params["Wo"].T)
     dhs_dec, dhs_enc = dfeatures[..., :H], np.zeros_like(hs_enc)
     if weights is not None:
-        dq, dhs_enc = attend_backward(dfeatures[..., H:], queries, hs_enc, weights)
+        dq, dhs_enc = attend_backward(dfeatures[..., H:], queries, hs_enc, weights, uniform)
         if query == "after":
             dhs_dec = dhs_dec + dq
         else:                                      # 查询是上一步的状态：梯度也往前错一步
@@ -331,7 +339,7 @@ def loss_and_grads(params, src, tgt, query="after"):
     grads["enc_Wx"], grads["enc_b"] = input_grads(dz, src)
     return loss, {name: grads[name] for name in params}
 
-# attention.md:321 (训练：Adam 与梯度裁剪)
+# attention.md:329 (训练：Adam 与梯度裁剪)
 LR, CLIP = 0.003, 1.0
 BETA1, BETA2, EPS = 0.9, 0.999, 1e-8
 
@@ -351,27 +359,31 @@ def clip_by_norm(g, limit):
     return g * (limit / norm) if norm > limit else g
 
 
-def train(length, attention, rounds, test, seeds=(SEED_INIT, SEED_BATCH), query="after"):
-    """从固定的种子（初始权重、训练批次）出发训练 rounds 轮，返回参数字典。"""
+def train(length, attention, rounds, test, seeds=(SEED_INIT, SEED_BATCH), query="after",
+          lr=LR, uniform=False, after_round=None):
+    """从固定的种子（初始权重、训练批次）出发训练 rounds 轮，返回参数字典。
+    after_round(n, params)：每一轮之后调用一次（n 从 1 数起），实验用它记下中途的样子。"""
     seed_init, seed_batch = seeds
     theta, params = as_vector(init_params(np.random.RandomState(seed_init), attention))
     batches = np.random.RandomState(seed_batch)
     test_codes = np.sort(seq_codes(test))
     m, v = np.zeros_like(theta), np.zeros_like(theta)
     beta1_t = beta2_t = 1.0                        # β 的 t 次方用连乘：每一步都是精确舍入的乘法
-    for _ in range(rounds):
+    for n in range(1, rounds + 1):
         src = sample_batch(batches, length, test_codes)
-        _, grads = loss_and_grads(params, src, src[:, ::-1], query)
+        _, grads = loss_and_grads(params, src, src[:, ::-1], query, uniform)
         g = clip_by_norm(np.concatenate([grads[name].ravel() for name in params]), CLIP)
         m = BETA1 * m + (1 - BETA1) * g
         v = BETA2 * v + (1 - BETA2) * g * g
         beta1_t *= BETA1
         beta2_t *= BETA2
-        theta -= LR * (m / (1 - beta1_t)) / (np.sqrt(v / (1 - beta2_t)) + EPS)
+        theta -= lr * (m / (1 - beta1_t)) / (np.sqrt(v / (1 - beta2_t)) + EPS)
+        if after_round is not None:
+            after_round(n, params)
     return params
 
-# attention.md:363 (贪心解码与评估)
-def predict(params, src, query="after"):
+# attention.md:375 (贪心解码与评估)
+def predict(params, src, query="after", uniform=False):
     """贪心解码。返回记号 (B, T)，和注意力权重 (B, T, T)（不用注意力时是 None）。"""
     B, T = src.shape
     hs_enc = encoder(params, src)
@@ -381,7 +393,7 @@ def predict(params, src, query="after"):
     for t in range(T):
         h_before = h
         h = tanh(params["dec_Wx"][token] + params["dec_b"] + mm(h, params["dec_Wh"]))
-        logits, _, w = decoder_output(params, h, hs_enc, h if query == "after" else h_before)
+        logits, _, w = decoder_output(params, h, hs_enc, h if query == "after" else h_before, uniform)
         token = logits.argmax(axis=-1)
         tokens[:, t] = token
         if weights is not None:
@@ -389,13 +401,13 @@ def predict(params, src, query="after"):
     return tokens, weights
 
 
-def evaluate(params, test, query="after"):
-    """返回 (整串全对, 逐位正确, 按位置的正确率, 注意力权重)。"""
-    tokens, weights = predict(params, test, query)
+def evaluate(params, test, query="after", uniform=False):
+    """返回 (整串全对, 逐位正确, 按位置的正确率, 注意力权重)。uniform=True：解码时把权重换成 1/T。"""
+    tokens, weights = predict(params, test, query, uniform)
     correct = tokens == test[:, ::-1]
     return correct.all(axis=1).mean(), correct.mean(), correct.mean(axis=0), weights
 
-# attention.md:391 (对比：不用注意力和用注意力)
+# attention.md:403 (对比：不用注意力和用注意力)
 def verdict(plain, attn):
     """比较 (整串全对, 逐位正确)，说出数字支持的那句话。"""
     if attn < plain:
@@ -414,18 +426,46 @@ def reversal_comparison(length=5, rounds=2000):
         results[attention] = (count_params(params), whole, per_token)
     return results
 
-# attention.md:417 (十位序列上的注意力)
-def train_and_evaluate(length, rounds, attention=True, seeds=(SEED_INIT, SEED_BATCH), query="after"):
+# attention.md:429 (十位序列上的注意力)
+def train_and_evaluate(length, rounds, attention=True, seeds=(SEED_INIT, SEED_BATCH), query="after",
+                       lr=LR, uniform=False):
     """从头训练一个模型，在测试集上评估。返回 (整串全对, 逐位正确, 按位置的正确率, 平均权重)；
     平均权重是 100 条测试序列的权重矩阵的平均 (T, T)，不用注意力时是 None。「30 秒实验」也用它。"""
     test = make_test_set(length)
-    params = train(length, attention, rounds, test, seeds, query)
-    whole, per_token, by_position, weights = evaluate(params, test, query)
+    params = train(length, attention, rounds, test, seeds, query, lr, uniform)
+    whole, per_token, by_position, weights = evaluate(params, test, query, uniform)
     return whole, per_token, by_position, None if weights is None else weights.mean(axis=0)
 
 
-def long_sequence_run(length=10, rounds=3000):
-    return train_and_evaluate(length, rounds)     # 矩阵的行 = 输出第几位，列 = 输入第几位
+def with_uniform_weights(params, test, query):
+    """拿掉「挑」：同一个训练好的模型，解码时把注意力权重换成均匀的 1/T，参数一个都不动。
+    模型要是真的靠挑选，准确率就会掉下来；掉多少，就是挑选值多少。"""
+    whole, per_token, _, _ = evaluate(params, test, query, uniform=True)
+    return whole, per_token
+
+
+BOOK_SETTING = ("after", LR)        # 原书代码的读法（sc = hs_enc @ ht），学习率和第四节一样
+PICKING_SETTING = ("before", 0.02)  # 查询换成更新之前的状态，学习率大一些
+
+
+def attention_run(query, lr, seeds=(SEED_INIT, SEED_BATCH), length=10, rounds=3000, checkpoints=()):
+    """训练一个注意力模型（缺省 10 位、3000 轮），评估它，再拿掉「挑」评估一遍。返回一个字典。
+    checkpoints：在这些轮数上量一次反对角线（「30 秒实验」看训练中它怎么变）。"""
+    test = make_test_set(length)
+    diagonal_at = {}
+
+    def measure(n, params):
+        if n in checkpoints:
+            _, _, _, weights = evaluate(params, test, query)
+            diagonal_at[n] = diagonal_weight(weights.mean(axis=0)) * length
+
+    params = train(length, True, rounds, test, seeds, query, lr, after_round=measure)
+    whole, per_token, by_position, weights = evaluate(params, test, query)
+    return {"query": query, "lr": lr, "whole": whole, "per_token": per_token, "by_position": by_position,
+            "uniform": with_uniform_weights(params, test, query),
+            "matrix": weights.mean(axis=0),             # 行 = 输出第几位，列 = 输入第几位
+            "sample": (test[0], weights[0]),            # 第一条测试序列和它自己的权重矩阵
+            "diagonal_at": diagonal_at}
 
 
 def peak_columns(matrix):
@@ -440,6 +480,25 @@ def peak_offsets(matrix):
     return columns - (T - np.arange(T))
 
 
+def diagonal_weight(matrix, offset=0):
+    """第 r 行第 T+1−r+offset 列的权重的平均：offset=0 是严格倒序的反对角线，−1 是左边一列。"""
+    T = len(matrix)
+    rows = np.arange(T)
+    cols = T - 1 - rows + offset
+    keep = (cols >= 0) & (cols < T)
+    return matrix[rows[keep], cols[keep]].mean()
+
+
+FORMED_DROP, FORMED_DIAGONAL = 0.10, 2.0   # 看结果之前定下的规则，见正文
+
+
+def alignment_formed(per_token, per_token_uniform, matrix):
+    """对齐算不算「形成了」：拿掉挑选，逐位正确至少掉 0.10；而且反对角线上的平均权重
+    至少是均匀的 2 倍。前一条说它在挑，后一条说它挑的正是倒序要的那一位。"""
+    drop = per_token - per_token_uniform
+    return bool(drop >= FORMED_DROP and diagonal_weight(matrix) * len(matrix) >= FORMED_DIAGONAL)
+
+
 def print_matrix(matrix):
     T = len(matrix)
     print("        " + "".join("%6d" % (j + 1) for j in range(T)))
@@ -451,16 +510,30 @@ SHADES = "·░▒▓█"
 SHADE_LEVELS = (1.0, 1.05, 1.25, 2.0)     # 以均匀的 1/T 为单位的分界
 
 
-def heatmap(matrix):
-    """每个权重画成两个字符宽的一格，按它是均匀的几倍来涂深浅：反对角线一眼就看得见。"""
+def heatmap(matrix, column_labels=None, row_labels=None):
+    """每个权重画成两个字符宽的一格，按它是均匀的几倍来涂深浅：反对角线一眼就看得见。
+    缺省时列标输入第几位、行标输出第几位；单条序列可以换成字母。"""
     T = len(matrix)
-    print("        " + "".join("%-2d" % (j + 1) for j in range(T)))
-    for i in range(T):
-        shades = np.searchsorted(SHADE_LEVELS, matrix[i] * T, side="right")
-        print("输出 %-3d" % (i + 1) + "".join(SHADES[s] * 2 for s in shades))
-    print("图例（以均匀为 1 倍）：'··' 不到 1 倍，'░░' 1–1.05 倍，'▒▒' 1.05–1.25 倍，'▓▓' 1.25–2 倍，'██' 2 倍以上")
+    column_labels = column_labels or [str(j + 1) for j in range(T)]
+    row_labels = row_labels or ["输出 %-3d" % (i + 1) for i in range(T)]
+    print("        " + "".join("%-2s" % label for label in column_labels).rstrip())
+    for label, row in zip(row_labels, matrix):
+        shades = np.searchsorted(SHADE_LEVELS, row * T, side="right")
+        print(label + "".join(SHADES[s] * 2 for s in shades))
+    print("图例（是均匀的几倍）：·· 不到 1，░░ 1–1.05，▒▒ 1.05–1.25，▓▓ 1.25–2，██ 2 倍以上")
 
-# attention.md:528 (打印实跑输出)
+
+def letters(seq):
+    return ["abcde"[token] for token in seq]
+
+
+def sample_heatmap(seq, weights):
+    """一条测试序列自己的权重：列标是输入的字母，行标是这一位该输出的字母。"""
+    wanted = letters(seq[::-1])
+    print("输入 " + " ".join(letters(seq)) + "，倒过来应该输出 " + " ".join(wanted))
+    heatmap(weights, letters(seq), ["输出 %s  " % c for c in wanted])     # 第 r 行 = 输出第 r 位
+
+# attention.md:601 (打印实跑输出)
 RULE = "-" * 68
 
 
@@ -499,10 +572,18 @@ def print_reversal(results):
     print("这一行要说实话：%s。" % verdict((whole_plain, token_plain), (whole_attn, token_attn)))
 
 
-def print_long_run(whole, per_token, by_position, matrix):
+QUERY_NAMES = {"after": "这一步更新之后的状态", "before": "这一步更新之前的状态"}
+
+
+def print_long_run(run):
+    matrix = run["matrix"]
     T = len(matrix)
-    print("10 位序列，用注意力，训练 3000 轮：整串全对 %.4f，逐位正确 %.4f。" % (whole, per_token))
-    print("按输出位置的正确率：" + " ".join("%.2f" % a for a in by_position))
+    print("10 位序列，用注意力，训练 3000 轮；查询是%s，学习率 %.3f：" % (QUERY_NAMES[run["query"]], run["lr"]))
+    print("整串全对 %.4f，逐位正确 %.4f。" % (run["whole"], run["per_token"]))
+    print("按输出位置的正确率：" + " ".join("%.2f" % a for a in run["by_position"]))
+    whole_u, per_token_u = run["uniform"]
+    print("拿掉「挑」（同一个模型，权重全换成 1/%d）：整串全对 %.4f，逐位正确 %.4f（%+.4f）。"
+          % (T, whole_u, per_token_u, per_token_u - run["per_token"]))
     print()
     print("注意力权重（测试集 100 条的平均；行 = 输出第几位，列 = 输入第几位）：")
     print_matrix(matrix)
@@ -511,34 +592,53 @@ def print_long_run(whole, per_token, by_position, matrix):
     columns, peaks = peak_columns(matrix)
     offsets = peak_offsets(matrix)
     print()
-    print("每一行的峰值：" + "，".join("输出 %d → 输入 %d" % (i + 1, c) for i, c in enumerate(columns)))
-    print("峰值落在严格倒序那一列（输入 %d − r）上的有 %d 行，落在它左边一列（输入 %d − r）上的有 %d 行。"
+    print("每一行的峰值落在输入第几列：" + " ".join("%d" % c for c in columns))
+    print("落在严格倒序那一列（输入 %d − r）上的有 %d 行，落在它左边一列（输入 %d − r）上的有 %d 行。"
           % (T + 1, (offsets == 0).sum(), T, (offsets == -1).sum()))
-    print("最大的权重 %.2f，均匀是 %.2f，是均匀的 %.1f 倍。" % (peaks.max(), 1 / T, peaks.max() * T))
+    print("最大的权重 %.2f，是均匀的 %.1f 倍；反对角线上的平均权重是均匀的 %.2f 倍。"
+          % (peaks.max(), peaks.max() * T, diagonal_weight(matrix) * T))
+    formed = alignment_formed(run["per_token"], per_token_u, matrix)
+    print("按事先定好的规则（拿掉挑选掉 %.2f 以上，反对角线 %.0f 倍以上），对齐%s。"
+          % (FORMED_DROP, FORMED_DIAGONAL, "形成了" if formed else "没有形成"))
 
 
-def in_background(pool, function):
-    """让另一个进程去算 function()，返回一个之后取结果的 Future。进程之间按「模块名.函数名」
+def print_sample(run):
+    seq, weights = run["sample"]
+    print("只看第一条测试序列自己的权重（不取平均）：")
+    print_matrix(weights)
+    print()
+    sample_heatmap(seq, weights)
+
+
+def in_background(pool, function, *args):
+    """让另一个进程去算 function(*args)，返回一个之后取结果的 Future。进程之间按「模块名.函数名」
     传函数，所以这个模块要能按名字导入；不能的时候（比如被别的程序按文件路径执行），就当场算。"""
     if getattr(sys.modules.get(function.__module__), function.__name__, None) is function:
-        return pool.submit(function)
+        return pool.submit(function, *args)
     done = Future()
-    done.set_result(function())
+    done.set_result(function(*args))
     return done
 
 
 def main():
-    # 10 位那次训练最久，又和前面的互不相干：交给另一个进程同时跑。只为省时间，结果一模一样
-    with ProcessPoolExecutor(max_workers=1) as pool:
-        long_run = in_background(pool, long_sequence_run)
+    # 两次 10 位的训练最久，又和前面的互不相干：交给另外两个进程同时跑。只为省时间，结果一模一样
+    with ProcessPoolExecutor(max_workers=2) as pool:
+        long_runs = [in_background(pool, attention_run, *setting) for setting in (BOOK_SETTING, PICKING_SETTING)]
         print(RULE)
         print("Attention：每次解码时自己回头挑重点")
         print(RULE)
         print_hand_example()
         print()
         print_reversal(reversal_comparison())
+        book_run, picking_run = (future.result() for future in long_runs)
         print()
-        print_long_run(*long_run.result())
+        print_long_run(book_run)
+        print()
+        print("同一个模型、同一个种子，只换两个旋钮：查询换成更新之前的状态，学习率换成 %.2f。" % picking_run["lr"])
+        print()
+        print_long_run(picking_run)
+        print()
+        print_sample(picking_run)
 
 
 if __name__ == "__main__":

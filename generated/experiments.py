@@ -1,13 +1,13 @@
 # Generated from attention.md by tangle.py — do not edit; edit attention.md and run make tangle.
-# sha256 of the lines below: 71fb7573602e38ecee8d7fd6b47e3e32989b79b686cdd713e88a1c8504ff007d
-# attention.md:885 (generated/experiments.py)
+# sha256 of the lines below: f49742e6ce20efcfe218cf7732d00854a31df8a1c5e18a3462c23a8869ba859a
+# attention.md:1098 (generated/experiments.py)
 """「30 秒实验」的答案。运行：python generated/experiments.py（要几分钟）。
 
 由 attention.md 用 tangle.py 生成，请改 attention.md，不要改这个文件。
 """
 from attention import *        # 正文的全部代码：同一个文件夹里的 generated/attention.py
 
-# attention.md:694 (实验一：除以根号 d，还是除以 d)
+# attention.md:794 (实验一：除以根号 d，还是除以 d)
 SEED_EXPERIMENT = 4           # 实验一用的随机流
 
 
@@ -75,7 +75,7 @@ def scaling_experiment(dims=(3, 300), n=2000, T=10):
             print("%-6d %-12s %10.3f   %8.3f  %7.3f   %8.4f  %8.4f"
                   % (d, label, var, top, entropy, grad_scores, grad_q))
 
-# attention.md:769 (实验二：只保留最大的那个)
+# attention.md:869 (实验二：只保留最大的那个)
 def hard_max(scores):
     """「只保留最大的那个」：最大的分数拿权重 1，其余拿 0。"""
     return (scores == scores.max()).astype(float)
@@ -104,7 +104,7 @@ def hard_attention_experiment():
     print("硬选择的梯度处处是 0：%s；softmax 的梯度里非零的有 %d 个（共 %d 个）。"
           % ("是" if not hard_grad.any() else "否", np.count_nonzero(soft_grad), soft_grad.size))
 
-# attention.md:805 (实验三：多个种子)
+# attention.md:905 (实验三：多个种子)
 EXPERIMENT_SEEDS = [(s, 100 + s) for s in range(10)]   # 种子 s：RandomState(s) 初始化，RandomState(100 + s) 抽批次
 
 
@@ -113,84 +113,201 @@ def mean_and_spread(values):
     return values.mean(), np.sqrt(variance(values))
 
 
-def seed_experiment(pool, length, rounds, variants):
-    """variants：[(名字, 用不用注意力, 查询)]。每个种子、每个做法都从头训练一次。
+CHECKPOINTS = (1000, 2000)                 # 训练途中量反对角线的轮数（实验五用）
+
+
+def control_run(length, rounds, lr, seeds, attention):
+    """对照：不用注意力（attention=False）；或者权重从训练到测试都是均匀的 1/T（attention=True）。"""
+    whole, per_token, _, _ = train_and_evaluate(length, rounds, attention, seeds, lr=lr, uniform=attention)
+    return whole, per_token
+
+
+def picking_run(length, rounds, lr, seeds, query):
+    return attention_run(query, lr, seeds, length, rounds, CHECKPOINTS)    # 第五节那个函数
+
+
+def selection_sweep(pool, length, rounds, rates, queries):
+    """每个学习率：两种对照、每种查询，各 10 个种子，全部从头训练。返回
+    {学习率: {"none": [...], "uniform": [...], "after": [...], "before": [...]}}，列表按种子排。
     这些训练互不相干，交给进程池同时跑；pool.map 按提交的顺序交回结果，所以输出和先后无关。"""
-    jobs = [(length, rounds, attention, seeds, query)          # train_and_evaluate 的参数，见第五节
-            for seeds in EXPERIMENT_SEEDS for _, attention, query in variants]
-    outcomes = list(pool.map(train_and_evaluate, *zip(*jobs)))
-    return {name: outcomes[i::len(variants)] for i, (name, _, _) in enumerate(variants)}
+    controls = [(lr, name, attention) for lr in rates for name, attention in (("none", False), ("uniform", True))]
+    picks = [(lr, query) for lr in rates for query in queries]
+    n = len(EXPERIMENT_SEEDS)
+    jobs = [(length, rounds, lr, seeds, query) for lr, query in picks for seeds in EXPERIMENT_SEEDS]
+    picked = pool.map(picking_run, *zip(*jobs))              # 先交出去：它们比对照慢
+    jobs = [(length, rounds, lr, seeds, attention) for lr, _, attention in controls for seeds in EXPERIMENT_SEEDS]
+    controlled = list(pool.map(control_run, *zip(*jobs)))
+    picked = list(picked)
+    sweep = {lr: {} for lr in rates}
+    for i, (lr, name, _) in enumerate(controls):
+        sweep[lr][name] = controlled[i * n:(i + 1) * n]
+    for i, (lr, query) in enumerate(picks):
+        sweep[lr][query] = picked[i * n:(i + 1) * n]
+    return sweep
 
 
-def print_seed_table(length, rounds, results):
-    names = list(results)
-    print("%d 位序列，每个做法 %d 个种子各训练 %d 轮（整串全对 / 逐位正确）：" % (length, len(EXPERIMENT_SEEDS), rounds))
-    print(("种子    " + "".join("%-22s" % name for name in names)).rstrip())
+def selection(run):
+    """一个学出来的模型挑了没有：拿掉挑选后逐位正确掉了多少，反对角线是均匀的几倍，
+    峰值落在反对角线上的行数，按规则算不算形成了对齐。"""
+    matrix = run["matrix"]
+    return {"drop": run["per_token"] - run["uniform"][1],
+            "diagonal": diagonal_weight(matrix) * len(matrix),
+            "peaks": int((peak_offsets(matrix) == 0).sum()),
+            "formed": alignment_formed(run["per_token"], run["uniform"][1], matrix)}
+
+
+QUERY_SHORT = {"after": "更新后", "before": "更新前"}
+
+
+def queries_in(cell):
+    return [query for query in ("after", "before") if query in cell]
+
+
+def print_sweep_table(lr, cell):
+    queries = queries_in(cell)
+    print("学习率 %.3f（逐位正确；「掉」= 拿掉挑选后逐位正确掉了多少，「对角」= 反对角线是均匀的几倍，"
+          % lr)
+    print("「峰」= 峰值落在反对角线上的行数）")
+    print("      不用     均匀权重  " + "".join("查询 = %s的状态                 " % QUERY_SHORT[q] for q in queries).rstrip())
+    print(("种子  注意力   （训练）  " + "整串/逐位    掉      对角  峰 形成  " * len(queries)).rstrip())
     for i, (seed_init, _) in enumerate(EXPERIMENT_SEEDS):
-        row = "%-8d" % seed_init + "".join("%.4f / %.4f       " % results[name][i][:2] for name in names)
+        row = "%-6d%.4f   %.4f    " % (seed_init, cell["none"][i][1], cell["uniform"][i][1])
+        for query in queries:
+            run = cell[query][i]
+            pick = selection(run)
+            row += "%.2f/%.4f  %+.3f  %4.2f  %2d %s    " % (run["whole"], run["per_token"], pick["drop"],
+                                                           pick["diagonal"], pick["peaks"], "是" if pick["formed"] else "否")
         print(row.rstrip())
-    for k, label in ((0, "整串全对"), (1, "逐位正确")):
-        print("%s 平均 ± 标准差：" % label + "，".join(
-            "%s %.4f ± %.4f" % ((name,) + mean_and_spread([r[k] for r in results[name]])) for name in names))
 
 
-def print_peak_offsets(results):
-    for name, runs in results.items():
-        if runs[0][3] is None:
-            continue
-        offsets = np.concatenate([peak_offsets(matrix) for *_, matrix in runs])
-        counts = {o: int((offsets == o).sum()) for o in (-2, -1, 0, 1)}
-        print("%s：%d 行里，峰值在严格倒序那一列 %d 行，左边一列 %d 行，左边两列 %d 行，右边一列 %d 行，其他 %d 行。"
-              % (name, len(offsets), counts[0], counts[-1], counts[-2], counts[1], len(offsets) - sum(counts.values())))
+def print_cell_summary(lr, cell):
+    for name, label in (("none", "不用注意力"), ("uniform", "均匀权重（训练）")):
+        print("  %s：整串全对 %.4f ± %.4f，逐位正确 %.4f ± %.4f" % (
+            (label,) + mean_and_spread([r[0] for r in cell[name]]) + mean_and_spread([r[1] for r in cell[name]])))
+    for query in queries_in(cell):
+        runs = cell[query]
+        picks = [selection(run) for run in runs]
+        formed = [run["per_token"] for run, pick in zip(runs, picks) if pick["formed"]]
+        other = [run["per_token"] for run, pick in zip(runs, picks) if not pick["formed"]]
+        print("  查询 = %s：整串全对 %.4f ± %.4f，逐位正确 %.4f ± %.4f" % (
+            (QUERY_SHORT[query],) + mean_and_spread([r["whole"] for r in runs])
+            + mean_and_spread([r["per_token"] for r in runs])))
+        print("    形成了 %d/%d；逐位正确：形成的 %s，没形成的 %s；平均掉 %+.4f，反对角线平均 %.2f 倍" % (
+            len(formed), len(runs), "%.4f" % np.mean(formed) if formed else "—",
+            "%.4f" % np.mean(other) if other else "—",
+            np.mean([pick["drop"] for pick in picks]), np.mean([pick["diagonal"] for pick in picks])))
 
-# attention.md:853 (实验四：训练得更久)
-def diagonal_weight(matrix, offset):
-    """第 r 行第 T+1−r+offset 列的权重的平均：offset=0 是严格倒序的反对角线，−1 是左边一列。"""
-    T = len(matrix)
-    rows = np.arange(T)
-    cols = T - 1 - rows + offset
-    keep = (cols >= 0) & (cols < T)
-    return matrix[rows[keep], cols[keep]].mean()
+# attention.md:1005 (实验四：注意力什么时候真的在挑)
+SWEEP_RATES = (0.003, 0.01, 0.02)          # 学习率：第四节的 0.003，到大它六倍多的 0.02
+SWEEP_QUERIES = ("after", "before")        # 查询：这一步更新之后的状态，或更新之前的状态
 
 
+def first_of_each_kind(sweep):
+    """事先定好的挑图规则：按打印的顺序（学习率从小到大，先更新后、再更新前，种子从小到大）
+    找第一个形成了对齐的模型，和第一个没有形成的模型。"""
+    found = {}
+    for lr, cell in sweep.items():
+        for query in SWEEP_QUERIES:
+            for (seed_init, _), run in zip(EXPERIMENT_SEEDS, cell[query]):
+                found.setdefault(selection(run)["formed"], (lr, query, seed_init, run))
+    return found.get(True), found.get(False)
+
+
+def print_picture(title, choice):
+    if choice is None:
+        print("%s：扫描里没有这样的模型。" % title)
+        return
+    lr, query, seed_init, run = choice
+    print("%s：学习率 %.3f，查询 = %s的状态，种子 %d；" % (title, lr, QUERY_SHORT[query], seed_init))
+    print("逐位正确 %.4f，拿掉挑选后 %.4f。" % (run["per_token"], run["uniform"][1]))
+    print("测试集 100 条的平均：")
+    print_matrix(run["matrix"])
+    heatmap(run["matrix"])
+    print("第一条测试序列自己的权重：")
+    print_matrix(run["sample"][1])
+    sample_heatmap(*run["sample"])
+
+# attention.md:1042 (实验五：训练得更久)
 LONG_ROUNDS = 30000
+LONG_CHECKPOINTS = (3000, 10000)
 
 
-def print_long_training(whole, per_token, matrix, rounds=LONG_ROUNDS):
-    print("四、训练充分之后会不会锐化？同样的 10 位模型、同样的种子，训练 %d 轮：" % rounds)
-    print("整串全对 %.4f，逐位正确 %.4f。" % (whole, per_token))
-    print_matrix(matrix)
-    heatmap(matrix)
-    print("反对角线（严格倒序）上的平均权重 %.3f，左边一列 %.3f，均匀是 %.3f。"
-          % (diagonal_weight(matrix, 0), diagonal_weight(matrix, -1), 1 / len(matrix)))
+def print_sharpening(sweep):
+    print("训练途中反对角线是均匀的几倍（每格：形成了对齐的种子的平均 / 没形成的平均）：")
+    print("学习率  查询      " + "".join("%-16s" % ("第 %d 轮" % n) for n in CHECKPOINTS + (3000,)).rstrip())
+    for lr, cell in sweep.items():
+        for query in SWEEP_QUERIES:
+            runs = cell[query]
+            formed = [selection(run)["formed"] for run in runs]
+            row = "%.3f   %-8s" % (lr, QUERY_SHORT[query])
+            for n in CHECKPOINTS + (3000,):
+                at = [run["diagonal_at"].get(n, selection(run)["diagonal"]) for run in runs]   # 第 3000 轮：训练完
+                yes = [a for a, f in zip(at, formed) if f]
+                no = [a for a, f in zip(at, formed) if not f]
+                row += "%-16s" % ("%s / %s" % ("%.2f" % np.mean(yes) if yes else "—", "%.2f" % np.mean(no) if no else "—"))
+            print(row.rstrip())
+
+
+def print_long_training(run):
+    print("同样是第五节那个没有形成对齐的模型，训练 %d 轮：" % LONG_ROUNDS)
+    whole_u, per_token_u = run["uniform"]
+    print("整串全对 %.4f，逐位正确 %.4f；拿掉挑选之后逐位正确 %.4f（%+.4f）。"
+          % (run["whole"], run["per_token"], per_token_u, per_token_u - run["per_token"]))
+    print_matrix(run["matrix"])
+    heatmap(run["matrix"])
+    print("反对角线是均匀的几倍：" + "，".join("第 %d 轮 %.2f" % (n, run["diagonal_at"][n]) for n in LONG_CHECKPOINTS)
+          + "，第 %d 轮 %.2f；左边一列 %.2f 倍。" % (LONG_ROUNDS, diagonal_weight(run["matrix"]) * 10,
+                                                    diagonal_weight(run["matrix"], -1) * 10))
+
+# attention.md:1081 (实验六：峰值落在哪一列)
+def print_peak_offsets(sweep):
+    n = len(EXPERIMENT_SEEDS)
+    print("峰值比严格倒序那一列偏了几列（每格 %d 个种子的平均矩阵，共 %d 行）：" % (n, 10 * n))
+    print("学习率  查询      正好   左一列  左两列  右一列  其他")
+    for lr, cell in sweep.items():
+        for query in SWEEP_QUERIES:
+            offsets = np.concatenate([peak_offsets(run["matrix"]) for run in cell[query]])
+            counts = [int((offsets == o).sum()) for o in (0, -1, -2, 1)]
+            print("%.3f   %-8s  %4d   %5d   %5d   %5d   %4d"
+                  % ((lr, QUERY_SHORT[query]) + tuple(counts) + (len(offsets) - sum(counts),)))
 
 
 def main():
     with ProcessPoolExecutor(max_workers=2) as pool:       # 两个进程同时训练；结果和进程数、先后都无关
         # 最久的那次训练先交出去，其余的训练由两个进程分着跑
-        long_training = pool.submit(train_and_evaluate, 10, LONG_ROUNDS)   # 第五节那个模型，训练更久
+        long_training = pool.submit(attention_run, *BOOK_SETTING, rounds=LONG_ROUNDS,
+                                    checkpoints=LONG_CHECKPOINTS)   # 第五节那个模型，训练更久
         scaling_experiment()
         print()
         hard_attention_experiment()
         print()
-        print("三、多个种子。")
-        short = seed_experiment(pool, 5, 2000, [("不用注意力", False, "after"), ("用注意力", True, "after")])
-        print_seed_table(5, 2000, short)
-        print()
-        variants = [("不用注意力", False, "after"), ("Luong 查询", True, "after"), ("Bahdanau 查询", True, "before")]
-        long = seed_experiment(pool, 10, 3000, variants)
-        print_seed_table(10, 3000, long)
-        print()
-        whole, per_token, _, matrix = long_training.result()
-        print_long_training(whole, per_token, matrix)
+        short = selection_sweep(pool, 5, 2000, (LR,), ("after",))
+        sweep = selection_sweep(pool, 10, 3000, SWEEP_RATES, SWEEP_QUERIES)
+        long_run = long_training.result()
+    print("三、5 位任务：每个做法 %d 个种子，各训练 2000 轮。" % len(EXPERIMENT_SEEDS))
+    print_sweep_table(LR, short[LR])
+    print_cell_summary(LR, short[LR])
     print()
-    print("五、峰值落在哪一列（10 位，10 个种子，每个种子 10 行）：")
-    print_peak_offsets(long)
-    for name, runs in long.items():
-        if runs[0][3] is not None:
-            print()
-            print("%s：10 个种子平均的注意力权重" % name)
-            heatmap(sum(matrix for *_, matrix in runs) / len(runs))
+    print("四、10 位任务：注意力什么时候真的在挑？每格 %d 个种子，各训练 3000 轮。" % len(EXPERIMENT_SEEDS))
+    print("规则（事先定好）：拿掉挑选后逐位正确掉 %.2f 以上、反对角线是均匀的 %.0f 倍以上，才算形成了对齐。"
+          % (FORMED_DROP, FORMED_DIAGONAL))
+    for lr, cell in sweep.items():
+        print()
+        print_sweep_table(lr, cell)
+        print_cell_summary(lr, cell)
+    formed, not_formed = first_of_each_kind(sweep)
+    print()
+    print_picture("第一个形成了对齐的模型", formed)
+    print()
+    print_picture("第一个没有形成对齐的模型", not_formed)
+    print()
+    print("五、训练充分之后会不会锐化？")
+    print_sharpening(sweep)
+    print()
+    print_long_training(long_run)
+    print()
+    print("六、峰值落在哪一列？")
+    print_peak_offsets(sweep)
 
 
 if __name__ == "__main__":

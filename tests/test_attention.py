@@ -108,6 +108,19 @@ def test_weights_are_positive_sum_to_one_and_context_is_convex(seed):
     assert (context >= K.min(axis=0) - 1e-12).all() and (context <= K.max(axis=0) + 1e-12).all()
 
 
+def test_uniform_attend_takes_the_mean_of_the_values_whatever_the_query():
+    rng = np.random.RandomState(9)
+    K = rng.randn(3, 10, 16)
+    for q in (rng.randn(3, 16), 100 * rng.randn(3, 16)):
+        context, weights = A.attend(q, K, uniform=True)
+        assert (weights == 0.1).all() and weights.shape == (3, 10)
+        np.testing.assert_allclose(context, K.mean(axis=1), rtol=1e-13, atol=1e-15)
+    dctx, Q = rng.randn(3, 4, 16), rng.randn(3, 4, 16)
+    dQ, dK = A.attend_backward(dctx, Q, K, np.full((3, 4, 10), 0.1), uniform=True)
+    assert not dQ.any()                                  # the weights do not depend on the query
+    np.testing.assert_allclose(dK, np.repeat(0.1 * dctx.sum(axis=1, keepdims=True), 10, axis=1), rtol=1e-12)
+
+
 def test_softmax_axis_and_extremes():
     x = np.array([[1000.0, 0.0, -1000.0], [0.0, 0.0, 0.0]])
     p = A.softmax(x)
@@ -247,24 +260,26 @@ def test_in_sorted_matches_isin():
     assert np.array_equal(A.in_sorted(codes, table), np.isin(codes, table))
 
 
-@pytest.mark.parametrize("attention, query", [(False, "after"), (True, "after"), (True, "before")])
-def test_every_gradient_matches_central_differences(attention, query):
+@pytest.mark.parametrize("attention, query, uniform", [(False, "after", False), (True, "after", False),
+                                                       (True, "before", False), (True, "after", True)])
+def test_every_gradient_matches_central_differences(attention, query, uniform):
+    """uniform=True is the control of section 五: weights fixed at 1/T, gradient only through the values."""
     rng = np.random.RandomState(11)
     params = A.init_params(np.random.RandomState(12), attention)
     for p in params.values():
         p += rng.uniform(-0.5, 0.5, p.shape)           # non-zero biases, larger weights
     src = rng.randint(0, 5, size=(3, 4))
     tgt = src[:, ::-1]
-    _, grads = A.loss_and_grads(params, src, tgt, query)
+    _, grads = A.loss_and_grads(params, src, tgt, query, uniform)
     worst = 0.0
     for name, p in params.items():
         assert grads[name].shape == p.shape
         for idx in np.ndindex(p.shape):
             old = p[idx]
             p[idx] = old + 1e-4
-            up, _ = A.loss_and_grads(params, src, tgt, query)
+            up, _ = A.loss_and_grads(params, src, tgt, query, uniform)
             p[idx] = old - 1e-4
-            down, _ = A.loss_and_grads(params, src, tgt, query)
+            down, _ = A.loss_and_grads(params, src, tgt, query, uniform)
             p[idx] = old
             numeric = (up - down) / 2e-4
             err = abs(numeric - grads[name][idx]) / max(abs(numeric), abs(grads[name][idx]), 1e-3)
@@ -343,12 +358,70 @@ def test_main_prints_the_transcript_even_when_loaded_by_path(capsys, monkeypatch
     """Loaded by importlib under a name that is not in sys.modules, main() cannot hand work to
     another process; it must fall back to computing in-process and print the same bytes."""
     calls = []
-    monkeypatch.setattr(A, "long_sequence_run", lambda: calls.append(1) or FAKE_LONG_RUN)
+    monkeypatch.setattr(A, "attention_run", lambda *setting: calls.append(setting) or fake_run(*setting))
     monkeypatch.setattr(A, "reversal_comparison", lambda: {False: (838, 1.0, 1.0), True: (934, 1.0, 1.0)})
     A.main()
     out = capsys.readouterr().out
-    assert calls == [1]
-    assert "不用注意力    838     1.0000      1.0000" in out and "输出 1 → 输入 10" in out
+    assert calls == [A.BOOK_SETTING, A.PICKING_SETTING]
+    assert "不用注意力    838     1.0000      1.0000" in out
+    assert "每一行的峰值落在输入第几列：10 9 8 7 6 5 4 3 2 1" in out and "对齐形成了" in out
 
 
-FAKE_LONG_RUN = (0.5, 0.75, np.linspace(1, 0.1, 10), np.eye(10)[::-1] * 0.91 + 0.01)
+def fake_run(query, lr):
+    matrix = np.eye(10)[::-1] * 0.91 + 0.01                # a perfect reversal
+    return {"query": query, "lr": lr, "whole": 0.5, "per_token": 0.75, "by_position": np.linspace(1, 0.1, 10),
+            "uniform": (0.1, 0.4), "matrix": matrix, "sample": (np.arange(10) % 5, matrix), "diagonal_at": {}}
+
+
+# ---------------------------------------------------------------- does attention pick? (section 五)
+
+def anti_diagonal(height):
+    """A 10×10 attention matrix: `height` on the strict reversal, the rest shared equally."""
+    return np.eye(10)[::-1] * height + (1 - np.eye(10)[::-1]) * (1 - height) / 9
+
+
+@pytest.mark.parametrize("per_token, uniform, height, formed", [
+    (1.0, 0.35, 0.6, True),         # picks, and on the reversal
+    (1.0, 0.90, 0.6, False),        # sharp picture, but taking the picking away costs nothing
+    (1.0, 0.35, 0.15, False),       # picking matters, but not on the reversal (1.5× uniform)
+    (0.8, 0.70, 0.2, True),         # exactly at both thresholds: 0.10 and 2×
+    (0.8, 0.7001, 0.2, False),
+    (0.8, 0.70, 0.1999, False),
+    (0.8, 0.85, 0.1, False),        # flat; uniform weights even help
+])
+def test_alignment_formed_rule_on_hand_made_matrices(per_token, uniform, height, formed):
+    assert A.alignment_formed(per_token, uniform, anti_diagonal(height)) is formed
+
+
+def test_diagonal_weight_of_a_hand_made_matrix():
+    m = anti_diagonal(0.6)
+    assert A.diagonal_weight(m) == pytest.approx(0.6) and A.diagonal_weight(m, -1) == pytest.approx(0.4 / 9)
+    assert A.diagonal_weight(np.full((10, 10), 0.1)) * 10 == pytest.approx(1.0)
+
+
+def test_taking_the_picking_away_leaves_the_trained_parameters_untouched():
+    test = A.make_test_set(5)
+    params = A.train(5, True, 40, test)
+    before = {name: p.copy() for name, p in params.items()}
+    whole, per_token = A.with_uniform_weights(params, test, "after")
+    for name in params:
+        assert np.array_equal(params[name], before[name])
+    expected = A.evaluate(params, test, "after", uniform=True)
+    assert (whole, per_token) == expected[:2]
+    assert (expected[3] == 0.2).all()                    # the decoder really saw 1/T everywhere
+
+
+def test_after_round_sees_every_round_and_training_does_not_depend_on_it():
+    test = A.make_test_set(5)
+    seen = []
+    with_hook = A.train(5, True, 25, test, after_round=lambda n, params: seen.append(n))
+    plain = A.train(5, True, 25, test)
+    assert seen == list(range(1, 26))
+    assert all(np.array_equal(with_hook[name], plain[name]) for name in plain)
+
+
+def test_learning_rate_is_a_parameter_and_lr_default_is_the_lessons():
+    test = A.make_test_set(5)
+    default, same, other = (A.train(5, True, 20, test, lr=lr) for lr in (A.LR, 0.003, 0.02))
+    assert all(np.array_equal(default[name], same[name]) for name in default)
+    assert not np.array_equal(default["Wo"], other["Wo"])

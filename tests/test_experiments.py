@@ -75,19 +75,46 @@ def test_hard_attention_gradient_is_exactly_zero_and_softmax_is_not(capsys):
     assert "硬选择的梯度处处是 0：是" in lines[-1]
 
 
-def test_the_seed_runner_gives_each_seed_the_result_of_a_single_run():
-    variants = [("plain", False, "after"), ("luong", True, "after"), ("bahdanau", True, "before")]
+def test_the_sweep_gives_each_cell_and_seed_the_result_of_a_single_run():
+    """selection_sweep hands out and collects 2 × (2 controls + 2 queries) × 10 trainings through a pool;
+    each entry must be what that one training gives on its own (short trainings)."""
+    rates = (0.003, 0.02)
     with ProcessPoolExecutor(max_workers=2) as pool:
-        results = E.seed_experiment(pool, 5, 10, variants)
-    for name, attention, query in variants:
-        assert len(results[name]) == len(E.EXPERIMENT_SEEDS) == 10
-        for seeds, result in list(zip(E.EXPERIMENT_SEEDS, results[name]))[:3]:
-            single = E.train_and_evaluate(5, 10, attention, seeds, query)
-            assert result[:2] == single[:2] and np.array_equal(result[2], single[2])
-            if attention:
-                assert np.array_equal(result[3], single[3])
-            else:
-                assert result[3] is None and single[3] is None
+        sweep = E.selection_sweep(pool, 5, 12, rates, ("after", "before"))
+    assert list(sweep) == list(rates)
+    for lr in rates:
+        assert sorted(sweep[lr]) == ["after", "before", "none", "uniform"]
+        assert all(len(runs) == len(E.EXPERIMENT_SEEDS) == 10 for runs in sweep[lr].values())
+        for i in (0, 7):
+            seeds = E.EXPERIMENT_SEEDS[i]
+            assert sweep[lr]["none"][i] == E.control_run(5, 12, lr, seeds, False)
+            assert sweep[lr]["uniform"][i] == E.control_run(5, 12, lr, seeds, True)
+            for query in ("after", "before"):
+                single = E.attention_run(query, lr, seeds, 5, 12)
+                run = sweep[lr][query][i]
+                assert (run["query"], run["lr"], run["whole"], run["per_token"], run["uniform"]) == \
+                    (query, lr, single["whole"], single["per_token"], single["uniform"])
+                assert np.array_equal(run["matrix"], single["matrix"])
+    assert sweep[0.003]["none"][0] != sweep[0.02]["none"][0]      # the rate reaches the training
+
+
+def fake_run(formed):
+    m = np.full((10, 10), 0.1)
+    if formed:
+        m = np.eye(10)[::-1] * 0.6 + (1 - np.eye(10)[::-1]) * 0.4 / 9
+    return {"per_token": 1.0, "uniform": (0.0, 0.4 if formed else 1.0), "matrix": m, "whole": 1.0}
+
+
+def test_the_picture_rule_takes_the_first_of_each_kind_in_print_order():
+    cell = lambda after, before: {"after": [fake_run(f) for f in after], "before": [fake_run(f) for f in before]}
+    n = len(E.EXPERIMENT_SEEDS)
+    sweep = {0.003: cell([False] * n, [False] * n),
+             0.01: cell([False] * n, [False, False, True] + [True] * (n - 3)),
+             0.02: cell([True] * n, [True] * n)}
+    formed, not_formed = E.first_of_each_kind(sweep)
+    assert formed[:3] == (0.01, "before", 2) and formed[3] is sweep[0.01]["before"][2]
+    assert not_formed[:3] == (0.003, "after", 0)
+    assert E.first_of_each_kind({0.02: cell([True] * n, [True] * n)})[1] is None
 
 
 def test_diagonal_weight_and_peak_offsets():
