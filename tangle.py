@@ -12,12 +12,13 @@ usage: python tangle.py {tangle,check,update} [MD] [options]     (MD: ./attentio
            byte with the transcript: a difference is shown as a diff numbered by
            MD's lines, after a verdict ("only numbers changed ... floating-point
            drift" or "text/layout changed"); a crash as its traceback with frames
-           pointing at MD:LINE (chunk); (3) check the numbers in the prose (below).
+           pointing at MD:LINE (chunk); (3) check the numbers in the prose (below)
+           against the transcript each one cites.
            Prints a summary line; exit 0 if all agree, 1 otherwise.
   update   run each program twice; if both runs print the same, rewrite its
            transcript in MD in place (every other byte untouched) and re-tangle
-           (code below a transcript moves); then list the prose numbers the new
-           transcript no longer contains (exit 1 if any).
+           (code below a transcript moves); then list every prose number that
+           the transcript it cites does not print (exit 1 if any).
 
 examples:
   python tangle.py tangle                  # write generated/ from ./attention.md
@@ -49,19 +50,46 @@ Chunks (Entangled-style; the language word comes first so GitHub renders it):
   A transcript fence holds exactly the program's stdout, which must therefore end
   with a newline; update lengthens the fence when the output contains one.
 
-Prose numbers (part of check):
+Prose numbers (part of check and update):
   Prose is the inline text of paragraphs, list items, quotes and table cells:
   not code spans, fences, headings, HTML or link targets. A number is a run of
   digits with an optional decimal part not touching ASCII letters, digits, _ or
   another .digits (so W1, x2, 6.5.1 and 1e-16 are not numbers; Chinese text may
   touch).
   Exempt: single-digit integers; a number followed, after at most one space, by
-  one of 年 章 节 位 维 轮 步 列 行 层 种 套 头 秒; anything from the word 原书 to the end
-  of its sentence (。 ； ！ ？, the word 本仓库, or the end of the paragraph or cell);
-  table columns whose header cell contains 原书 (the book's figures). Every other
-  number must appear with exactly the same digits (sign ignored: 0.8707 matches
-  +0.8707, but 0.25 does not match 0.2500) in some transcript of MD, else
-  `MD:LINE: error: 0.9300 is not in the transcript (nearest: ...)` and exit 1.
+  one of 年 章 节 位 维 轮 步 列 行 层 种 套 头 秒.
+  Every other number cites one transcript, and must appear there with exactly
+  the same digits (sign ignored: 0.8707 matches +0.8707, but 0.25 does not match
+  0.2500); another transcript printing it does not count. Which one it cites:
+    by default, by section: a section starts at line 1 and at every # or ##
+    heading (### and deeper stay in their section); it cites the program whose
+    transcript it holds (the first, if it holds several), or, holding none, the
+    main program: the one whose transcript comes first in MD. (In attention.md
+    all sections cite generated/attention.py except 「## 30 秒实验」, which holds the
+    transcript of generated/experiments.py.)
+    <!-- 数字出自 generated/experiments.py -->
+                  alone on its line before a paragraph, list, quote or table
+                  (a blank line between is fine): that whole block cites it.
+    前一句 0.2303；<!-- 数字出自 generated/experiments.py -->这一句 0.9500。
+                  inside a paragraph or cell: the numbers after it, up to the
+                  end of its sentence (。；！？ or the end of the paragraph or
+                  cell), cite it. It wins over a block comment.
+    The path is a program that has a transcript, as in {transcript=PATH}; HTML
+    comments are invisible on GitHub.
+  The book's figures: a number from the word 原书 to the end of its sentence
+  (。；！？, the word 本仓库, or the end of the paragraph or cell), or in a table
+  column whose header cell contains 原书, is marked as the book's. It passes if
+  book_figures.txt beside MD lists it (one number a line, as the book prints
+  it; # starts a comment); otherwise it is checked as ours, like any other.
+  The list is read only when MD marks a number as the book's.
+  A number that fails is reported, and exit 1:
+    MD:LINE: error: 0.2303 is not printed by generated/attention.py (its section's transcript; nearest: 0.230)
+    MD:LINE: error: 0.9400 is marked as the book's (原书) but the book does not print it (not in
+             book_figures.txt), nor does generated/attention.py (...)
+  each followed by "; generated/experiments.py prints it: ..." when another
+  transcript does. A <!-- 数字出自 --> comment that cannot be read, names no
+  program with a transcript or stands before no block, and a missing or
+  malformed book_figures.txt, are errors in the input (exit 2, before any run).
 
 Errors in the input are reported as `MD:LINE: error: ...` on stderr, exit 2.
 Exit status: 0 ok, 1 check found a difference, 2 bad input or usage.
@@ -110,6 +138,10 @@ LINE_WITH_END = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
 NUMBER = re.compile(r"(?<![A-Za-z0-9_.])(?<![0-9][eE][+-])[0-9]+(?:\.[0-9]+)?(?![A-Za-z0-9_]|\.[0-9])")
 UNIT_AFTER = re.compile(r" ?[年章节位维轮步列行层种套头秒]")
 BOOK_WORD, BOOK_SPAN_END = "原书", re.compile(r"[。；！？]|本仓库")
+SENTENCE_END = re.compile(r"[。；！？]")
+BOOK_FIGURES = "book_figures.txt"  # beside MD: the figures the book prints, one a line
+CITATION_WORD = "数字出自"  # <!-- 数字出自 PATH -->: the numbers of the next block (or sentence) come from PATH
+CITING_BLOCKS = ("paragraph_open", "bullet_list_open", "ordered_list_open", "blockquote_open", "table_open")
 BARE_URL = re.compile(r"\b(?:https?|ftp)://[!-~]+|\bwww\.[!-~]+")
 SIGNED_NUMBER = re.compile(r" *[+-]?[0-9]+(?:\.[0-9]+)?")
 FRAME = re.compile(r'^(\s*)File "([^"]+)", line (\d+)(.*)$')
@@ -172,7 +204,9 @@ class Document:
 class ProseNumber:
     line: int
     text: str
-    book: bool
+    book: bool  # marked as the book's: inside a 原书 span or column
+    program: str  # the program whose transcript it cites
+    cited_on: int | None = None  # line of the <!-- 数字出自 --> comment; None: its section's default
 
 
 @dataclass(frozen=True)
@@ -658,12 +692,28 @@ def use_color() -> bool:
 
 
 def prose_numbers(doc: Document) -> list[ProseNumber]:
-    """Every number in the prose, with whether it is marked as the book's."""
+    """Every number in the prose: whether it is marked as the book's, and the program it cites.
+    Raises UserError for a <!-- 数字出自 --> comment that cannot be read or applies to nothing."""
     found: list[ProseNumber] = []
+    problems: list[tuple[int, str]] = []
+    sections = section_sources(doc)
     book_columns: set[int] = set()
     column, row_line = 0, 1
+    pending = scope = None  # a block comment waiting for its block; the block it applies to
     for previous, token in itertools.pairwise([None, *doc.tokens]):
-        if token.type == "thead_open":
+        if pending:
+            program, line, level = pending
+            if token.level == level and token.type in CITING_BLOCKS:
+                scope = (program, line, token.type.replace("_open", "_close"), level)
+            else:
+                problems.append((line, cites_nothing(program)))
+            pending = None
+        if token.type == "html_block":
+            line = token.map[0] + 1
+            program = cited_program(doc, token.content, line, problems, alone=True)
+            if program is not None:
+                pending = (program, line, token.level)
+        elif token.type == "thead_open":
             book_columns = set()
         elif token.type == "tr_open":
             column, row_line = 0, token.map[0] + 1
@@ -674,64 +724,198 @@ def prose_numbers(doc: Document) -> list[ProseNumber]:
                 book_columns.add(column)
             whole_book = previous.type == "td_open" and column in book_columns
             first_line = token.map[0] + 1 if token.map else row_line
-            found += numbers_in_inline(token, first_line, whole_book)
+            default = next(program for start, program in reversed(sections) if start <= first_line)
+            cites = scope[:2] if scope else (default, None)
+            found += numbers_in_inline(doc, token, first_line, whole_book, cites, problems)
+        if scope and token.type == scope[2] and token.level == scope[3]:
+            scope = None
+    if pending:
+        problems.append((pending[1], cites_nothing(pending[0])))
+    if problems:
+        raise UserError(*(f"{doc.where(line)}: error: {what}" for line, what in sorted(problems)))
     return found
 
 
-def numbers_in_inline(token, first_line: int, whole_book: bool) -> list[ProseNumber]:
-    text = flatten_inline(token)
+def cites_nothing(program: str) -> str:
+    return (f"{CITATION_WORD} {program}: the comment is followed by no paragraph, list, quote or table; "
+            "put it on the line just before the one it is for")
+
+
+def section_sources(doc: Document) -> list[tuple[int, str]]:
+    """The default citation, as (first line, program) of each section of MD. A section starts at line 1
+    and at every # or ## heading (### and deeper stay in their section). Its prose cites the program
+    whose transcript it holds (the first, if it holds several); a section holding none cites the
+    main program, the one whose transcript comes first in MD."""
+    starts = [1] + [token.map[0] + 1 for token in doc.tokens
+                    if token.type == "heading_open" and token.tag in ("h1", "h2") and token.map[0] > 0]
+    by_line = sorted((transcript.fence_line, target) for target, transcript in doc.transcripts.items())
+    main = by_line[0][1] if by_line else ""
+    sections = []
+    for start, end in itertools.pairwise([*starts, float("inf")]):
+        held = [target for line, target in by_line if start <= line < end]
+        sections.append((start, held[0] if held else main))
+    return sections
+
+
+def cited_program(doc: Document, html: str, line: int, problems: list[tuple[int, str]], alone: bool) -> str | None:
+    """The program a <!-- 数字出自 PATH --> comment names; None if the HTML is no such comment (or a bad one,
+    which goes into problems). alone: an HTML block, which must hold nothing but the comment."""
+    text = html.strip()
+    if not re.match(rf"<!--\s*{CITATION_WORD}", text):
+        return None
+    match = re.fullmatch(rf"<!--\s*{CITATION_WORD}\s+(\S+)\s*-->", text)
+    if not match:
+        where = "alone on its line before a paragraph, list, quote or table" if alone else "in a sentence"
+        problems.append((line, f"cannot read {text.splitlines()[0]!r}: write <!-- {CITATION_WORD} PATH --> {where}"))
+        return None
+    target = posixpath.normpath(match[1])
+    if target not in doc.transcripts:
+        known = ", ".join(doc.transcripts) or "none"
+        problems.append((line, f"{CITATION_WORD} {match[1]}: no program with a transcript by that name "
+                         f"(there are: {known})"))
+        return None
+    return target
+
+
+def numbers_in_inline(doc: Document, token, first_line: int, whole_book: bool, cites: tuple[str, int | None],
+                      problems: list[tuple[int, str]]) -> list[ProseNumber]:
+    """The numbers of one paragraph or cell. cites: (program, line of its comment or None) for the whole
+    text; a <!-- 数字出自 PATH --> inside it changes that up to the end of its sentence."""
+    text, comments = flatten_inline(token)
     spans = []
     for start in (match.start() for match in re.finditer(BOOK_WORD, text)):
         end = BOOK_SPAN_END.search(text, start)
         spans.append((start, end.start() if end else len(text)))
+    sentence_cites = []
+    for offset, html in comments:
+        line = first_line + text.count("\n", 0, offset)
+        program = cited_program(doc, html, line, problems, alone=False)
+        if program is not None:
+            end = SENTENCE_END.search(text, offset)
+            sentence_cites.append((offset, end.start() if end else len(text), program, line))
     numbers = []
     for match in NUMBER.finditer(text):
         if ("." not in match[0] and len(match[0]) == 1) or UNIT_AFTER.match(text, match.end()):
             continue
         book = whole_book or any(start <= match.start() < end for start, end in spans)
-        numbers.append(ProseNumber(first_line + text.count("\n", 0, match.start()), match[0], book))
+        program, cited_on = next(((program, line) for start, end, program, line in reversed(sentence_cites)
+                                  if start <= match.start() < end), cites)
+        numbers.append(ProseNumber(first_line + text.count("\n", 0, match.start()), match[0], book,
+                                   program, cited_on))
     return numbers
 
 
-def flatten_inline(token) -> str:
+def flatten_inline(token) -> tuple[str, list[tuple[int, str]]]:
     """The text children of an inline token, line breaks as \\n; code spans, HTML, images,
-    autolinks and bare URLs become a separator."""
-    parts = []
+    autolinks and bare URLs become a separator. Also (offset in that text, HTML) of each inline HTML."""
+    parts: list[str] = []
+    html: list[tuple[int, str]] = []
+    length = 0
     in_autolink = False
     for child in token.children or []:
+        part = ""
         if child.type in ("link_open", "link_close") and child.markup == "autolink":
             in_autolink = child.type == "link_open"
         elif child.type == "text" and not in_autolink:
-            parts.append(BARE_URL.sub("\ufffc", child.content))
+            part = BARE_URL.sub("\ufffc", child.content)
         elif child.type in ("softbreak", "hardbreak"):
-            parts.append("\n")
+            part = "\n"
         elif child.type in ("code_inline", "html_inline", "image"):
-            parts.append("\ufffc" + "\n" * child.content.count("\n"))
-    return "".join(parts)
+            if child.type == "html_inline":
+                html.append((length, child.content))
+            part = "\ufffc" + "\n" * child.content.count("\n")
+        parts.append(part)
+        length += len(part)
+    return "".join(parts), html
 
 
-def transcript_numbers(doc: Document) -> set[str]:
-    return {match[0] for transcript in doc.transcripts.values() for match in NUMBER.finditer(transcript.content)}
+def transcript_numbers(doc: Document) -> dict[str, set[str]]:
+    """The numbers each program's transcript prints, by program."""
+    return {target: {match[0] for match in NUMBER.finditer(transcript.content)}
+            for target, transcript in doc.transcripts.items()}
+
+
+def read_book_figures(doc: Document) -> set[str]:
+    """The figures the book prints, from book_figures.txt beside MD: one number a line, # comments."""
+    path = doc.folder / BOOK_FIGURES
+    shown = os.path.join(os.path.dirname(doc.shown), BOOK_FIGURES)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise UserError(f"{shown}: error: no such file; {doc.shown} marks numbers as the book's (原书), so "
+                        f"{BOOK_FIGURES} beside it must list the figures the book prints, one a line") from None
+    except OSError as error:
+        raise UserError(f"{shown}: error: cannot read it: {error.strerror}") from None
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise UserError(f"{shown}: error: not UTF-8; save the file as UTF-8") from None
+    figures: dict[str, int] = {}
+    problems = []
+    for number, line in enumerate(normalize_newlines(text).split("\n"), start=1):
+        entry = line.partition("#")[0].strip()
+        if not entry:
+            continue
+        if not re.fullmatch(r"[+-]?[0-9]+(?:\.[0-9]+)?", entry):
+            problems.append(f"{shown}:{number}: error: {entry!r} is not one number written as the book prints "
+                            "it (one a line, like 0.6820 or 838; # starts a comment)")
+        elif entry.lstrip("+-") in figures:
+            problems.append(f"{shown}:{number}: error: {entry} is listed twice "
+                            f"(first on line {figures[entry.lstrip('+-')]})")
+        else:
+            figures[entry.lstrip("+-")] = number
+    if problems:
+        raise UserError(*problems)
+    return set(figures)
 
 
 def nearest(number: str, candidates: set[str]) -> list[str]:
+    """Up to three candidates like number: first the same value with other decimals (one of the two is
+    the other rounded, to at least 2 decimals), then those with as many decimals, closest first."""
     decimals = len(number.partition(".")[2])
-    same = [c for c in candidates if len(c.partition(".")[2]) == decimals]
-    return sorted(same, key=lambda c: (abs(float(c) - float(number)), c))[:3]
+
+    def rounded(candidate: str) -> bool:
+        places = len(candidate.partition(".")[2])
+        if min(places, decimals) < 2 or places == decimals:
+            return False
+        return (f"{float(number):.{places}f}" == candidate if places < decimals
+                else f"{float(candidate):.{decimals}f}" == number)
+
+    first = sorted(c for c in candidates if rounded(c))
+    same = [c for c in candidates if len(c.partition(".")[2]) == decimals and c not in first]
+    return (first + sorted(same, key=lambda c: (abs(float(c) - float(number)), c)))[:3]
 
 
 def stale_numbers(doc: Document) -> tuple[list[str], list[ProseNumber]]:
-    """Error lines for prose numbers missing from every transcript, and all prose numbers."""
+    """Error lines for the prose numbers their cited transcript does not print, and all prose numbers,
+    with book true only for the book's figures (marked as the book's and on its list)."""
     numbers = prose_numbers(doc)
-    known = transcript_numbers(doc)
-    errors = []
+    printed = transcript_numbers(doc)
+    figures = read_book_figures(doc) if any(number.book for number in numbers) else set()
+    errors, checked = [], []
     for number in numbers:
-        if number.book or number.text in known:
-            continue
-        near = nearest(number.text, known)
-        hint = f" (nearest: {', '.join(near)})" if near else ""
-        errors.append(f"{doc.where(number.line)}: error: {number.text} is not in the transcript{hint}")
-    return errors, numbers
+        figure = number.book and number.text in figures
+        checked.append(ProseNumber(number.line, number.text, figure, number.program, number.cited_on))
+        if not figure and number.text not in printed.get(number.program, ()):
+            errors.append(f"{doc.where(number.line)}: error: {unprinted(number, printed)}")
+    return errors, checked
+
+
+def unprinted(number: ProseNumber, printed: dict[str, set[str]]) -> str:
+    """Why a number fails: what it is, the transcript it cites, and which other one prints it."""
+    near = nearest(number.text, printed.get(number.program, set()))
+    transcript = (f"the transcript named on line {number.cited_on}" if number.cited_on else "its section's transcript")
+    transcript += f"; nearest: {', '.join(near)}" if near else ""
+    if number.book:
+        what = (f"{number.text} is marked as the book's (原书) but the book does not print it (not in "
+                f"{BOOK_FIGURES}), nor does {number.program} ({transcript})")
+    else:
+        what = f"{number.text} is not printed by {number.program} ({transcript})"
+    others = [target for target, numbers in printed.items() if target != number.program and number.text in numbers]
+    if others:
+        what += (f"; {others[0]} prints it: if it comes from there, cite it with "
+                 f"<!-- {CITATION_WORD} {others[0]} --> on the line before the paragraph or before the sentence")
+    return what
 
 
 # ---------------------------------------------------------------- check and update
@@ -757,6 +941,7 @@ def command_check(args) -> int:
     if problems:
         print(*problems, sep="\n", file=sys.stderr)
         return DIFFERENT
+    errors, numbers = stale_numbers(doc)  # before the runs: a mistake in the prose's markup is exit 2 at once
     outcomes = []
     for target in targets:
         transcript = doc.transcripts[target]
@@ -771,7 +956,6 @@ def command_check(args) -> int:
             print(classify_change(transcript.content, actual))
             print(*transcript_diff(doc, transcript, actual, "actual output", use_color()), sep="\n")
             outcomes.append("transcript differs")
-    errors, numbers = stale_numbers(doc)
     if errors:
         print(*errors, sep="\n", file=sys.stderr)
         outcomes.append(f"{len(errors)} not in the transcript")
@@ -838,6 +1022,7 @@ def command_update(args) -> int:
     if problems:
         print(*problems, sep="\n", file=sys.stderr)
         return DIFFERENT
+    stale_numbers(doc)  # a mistake in the prose's markup (exit 2) stops before the runs, MD untouched
     new = {}
     for target in targets:
         output = deterministic_output(doc, target, args.timeout)
@@ -854,8 +1039,9 @@ def command_update(args) -> int:
     errors, _ = stale_numbers(updated)
     if errors:
         print(*errors, sep="\n", file=sys.stderr)
-        print(f"{len(errors)} prose number{'s' if len(errors) != 1 else ''} no longer in the transcript "
-              f"(listed above); correct {doc.path.name}, or mark the book's figures with 原书", file=sys.stderr)
+        print(f"{len(errors)} prose number{'s' if len(errors) != 1 else ''} not printed by the transcript "
+              f"{'they cite' if len(errors) != 1 else 'it cites'} (listed above); correct {doc.path.name}",
+              file=sys.stderr)
         return DIFFERENT
     return OK
 

@@ -40,6 +40,11 @@ def run(capsys, *argv) -> tuple[int, str, str]:
     return code, out, err
 
 
+def book(folder: Path, *figures: str) -> None:
+    """A book_figures.txt beside the lesson, listing these figures."""
+    (folder / "book_figures.txt").write_text("# the book's figures\n" + "".join(f"{f}\n" for f in figures))
+
+
 def generated(md: Path) -> str:
     return (md.parent / "generated" / "attention.py").read_text()
 
@@ -321,6 +326,7 @@ def test_usage_errors_and_help(capsys):
 
 def test_check_passes_when_output_and_transcript_agree(tmp_path, capsys):
     md = write(tmp_path, PROGRAM + "\n实测准确率 0.9300，原书写的是 0.95。\n")
+    book(tmp_path, "0.95")
     run(capsys, "tangle", md)
     code, out, err = run(capsys, "check", md)
     assert (code, err) == (0, "")
@@ -436,7 +442,10 @@ fast 0.25
 slow 0.50
 ```
 
-Prose quotes 0.25 and 0.50: both transcripts count, whichever programs run.
+正文引用 0.25。
+
+<!-- 数字出自 generated/slow.py -->
+也引用 0.50：每一份实跑输出都算数，不论跑了哪个程序。
 """
 
 
@@ -528,7 +537,9 @@ def test_update_reports_the_prose_numbers_it_made_stale(tmp_path, capsys):
     run(capsys, "tangle", md)
     code, _, err = run(capsys, "update", md)
     assert code == 1
-    assert f"{md}:15: error: 0.9300 is not in the transcript (nearest: 0.9320)" in err
+    assert err.startswith(f"{md}:15: error: 0.9300 is not printed by generated/attention.py "
+                          "(its section's transcript; nearest: 0.9320)\n")
+    assert "1 prose number not printed by the transcript it cites" in err
     assert "acc 0.9320\n```" in md.read_text()
 
 
@@ -545,6 +556,9 @@ PROSE = {
     "book span to the full stop": ("原书说是 0.9900 和 0.99。本章 0.9310。", ["0.9310"]),
     "book span ends at 本仓库": ("原书 0.9900，本仓库 0.9310。", ["0.9310"]),
     "book span ends with the paragraph": ("原书的数字是 0.9900\n下一行 0.95", []),
+    "ours inside a book span": ("原书是 0.9900，我们是 0.9300。", []),
+    "marked as the book's, printed by nobody": ("原书是 0.9900 和 0.9310。", ["0.9310"]),
+    "a book figure outside a book span is ours": ("书里的 0.9900。", ["0.9900"]),
     "identifiers are not numbers": ("W1、x2、h_10 和第 6.5.1 小节。", []),
     "exponents are not numbers": ("对 1e-16 量级、2.5E+12 的扰动敏感。", []),
     "code spans are not prose": ("代码 `lr = 0.0123` 不检查。", []),
@@ -558,6 +572,7 @@ PROSE = {
 @pytest.mark.parametrize("sentence, stale", PROSE.values(), ids=PROSE.keys())
 def test_prose_number_rules(tmp_path, sentence, stale):
     md = write(tmp_path, PROGRAM.replace("acc 0.9300\n```", "acc 0.9300 (-0.5)\n```") + "\n" + sentence + "\n")
+    book(tmp_path, "0.9900", "0.99", "0.95")
     doc = tangle.load(md, "attention.md")
     errors, _ = tangle.stale_numbers(doc)
     assert [error.split(": error: ")[1].split(" ")[0] for error in errors] == stale
@@ -589,27 +604,237 @@ def test_prose_line_numbers_survive_inline_html_and_code_spans(tmp_path):
         "attention.md:16: error: 0.9310", "attention.md:17: error: 0.9320"]
 
 
-def test_table_columns_headed_by_the_book_are_exempt(tmp_path):
+def test_table_columns_headed_by_the_book_hold_the_books_figures(tmp_path):
     md = write(tmp_path, PROGRAM + textwrap.dedent("""
         | 任务 | 原书准确率 | 本仓库实测 |
         |---|---|---|
         | 反转 | 0.9900 | 0.9300 |
         | 复制 | 0.8800 | 0.7700 |
+        | 排序 | 0.9300 | 0.9300 |
+        | 计数 | 0.6600 | 0.9300 |
         """))
+    book(tmp_path, "0.9900", "0.8800")
     doc = tangle.load(md, "attention.md")
     errors, numbers = tangle.stale_numbers(doc)
-    assert errors == ["attention.md:18: error: 0.7700 is not in the transcript (nearest: 0.9300)"]
-    assert [(n.text, n.book) for n in numbers] == [("0.9900", True), ("0.9300", False),
-                                                   ("0.8800", True), ("0.7700", False)]
+    assert errors == [
+        "attention.md:18: error: 0.7700 is not printed by generated/attention.py "
+        "(its section's transcript; nearest: 0.9300)",
+        "attention.md:20: error: 0.6600 is marked as the book's (原书) but the book does not print it "
+        "(not in book_figures.txt), nor does generated/attention.py (its section's transcript; nearest: 0.9300)"]
+    assert [(n.text, n.book) for n in numbers] == [("0.9900", True), ("0.9300", False), ("0.8800", True),
+                                                   ("0.7700", False), ("0.9300", False), ("0.9300", False),
+                                                   ("0.6600", False), ("0.9300", False)]
 
 
 def test_check_fails_on_a_stale_prose_number(tmp_path, capsys):
     md = write(tmp_path, PROGRAM + "\n第一段。\n\n这次准确率是 0.9310，原书是 0.9900。\n")
+    book(tmp_path, "0.9900")
     run(capsys, "tangle", md)
     code, out, err = run(capsys, "check", md)
     assert code == 1
-    assert err == f"{md}:17: error: 0.9310 is not in the transcript (nearest: 0.9300)\n"
+    assert err == (f"{md}:17: error: 0.9310 is not printed by generated/attention.py "
+                   "(its section's transcript; nearest: 0.9300)\n")
     assert out == "checked 2 prose numbers (1 marked as the book's); 1 not in the transcript\n"
+
+
+# ---------------------------------------------------------------- which transcript a prose number cites
+
+LESSON = """\
+# 课
+
+```python {{file=generated/main.py}}
+print("main 0.2303 0.129")
+```
+
+```text {{transcript=generated/main.py}}
+main 0.2303 0.129
+```
+
+{intro}
+
+## 实验
+
+```python {{file=generated/exp.py}}
+print("exp 0.2303 0.1293")
+```
+
+```text {{transcript=generated/exp.py}}
+exp 0.2303 0.1293
+```
+
+{experiments}
+
+### 实验的小节
+
+{subsection}
+
+## 误区
+
+{after}
+"""
+EXP = "<!-- 数字出自 generated/exp.py -->"
+MAIN = "<!-- 数字出自 generated/main.py -->"
+# (where, prose, [(a word on the line of the error, its number, how the error names the transcript)])
+CITATIONS = {
+    "same digits in both: fine anywhere": ("intro", "两边都印了 0.2303。", []),
+    "the intro cites the main program": ("intro", "权重是 0.1293。", [("权重", "0.1293", "its section's transcript")]),
+    "the experiments' part cites them": ("experiments", "权重是 0.1293。", []),
+    "a ### subsection stays in its part": ("subsection", "权重是 0.1293。", []),
+    "the part after cites the main program": ("after", "权重是 0.1293。", [("权重", "0.1293", "its section's transcript")]),
+    "a block comment cites for its paragraph": ("intro", f"{EXP}\n权重是 0.1293。", []),
+    "a blank line may follow the comment": ("after", f"{EXP}\n\n权重是 0.1293。", []),
+    "a block comment cites for a whole list": ("intro", f"{EXP}\n- 权重 0.1293\n- 还是 0.1293", []),
+    "a block comment cites for a whole table": ("intro", f"{EXP}\n| a | b |\n|---|---|\n| 0.1293 | 0.1293 |", []),
+    "a block comment cites for one block only": (
+        "intro", f"{EXP}\n权重是 0.1293。\n\n又是 0.1293。", [("又是", "0.1293", "its section's transcript")]),
+    "a block comment overrides its part": (
+        "experiments", f"{MAIN}\n权重是 0.1293。", [("权重", "0.1293", "the transcript named on line {comment}")]),
+    "a sentence comment cites to the end of its sentence": (
+        "intro", f"前一句 0.2303；{EXP}后一句 0.1293。下一句 0.1293。", [("前一句", "0.1293", "its section's transcript")]),
+    "a sentence comment does not reach back": (
+        "intro", f"先说 0.1293，{EXP}再说 0.1293。", [("先说", "0.1293", "its section's transcript")]),
+    "a sentence comment inside a block comment's paragraph": (
+        "experiments", f"{MAIN}\n是 0.129，{EXP}也是 0.1293；又是 0.1293。",
+        [("是 0.129", "0.1293", "the transcript named on line {comment}")]),
+}
+
+
+@pytest.mark.parametrize("where, prose, errors", CITATIONS.values(), ids=CITATIONS.keys())
+def test_each_prose_number_is_checked_against_the_transcript_it_cites(tmp_path, where, prose, errors):
+    parts = dict.fromkeys(["intro", "experiments", "subsection", "after"], "填充。")
+    md = write(tmp_path, LESSON.format(**{**parts, where: prose}))
+    lines = md.read_text().split("\n")
+    comment = next((n for n, line in enumerate(lines, 1) if line.startswith("<!--")), None)
+    expected = []
+    for word, number, how in errors:
+        line = next(n for n, text in enumerate(lines, 1) if word in text and not text.startswith("<!--"))
+        other = "generated/exp.py" if "0.1293" in number else "generated/main.py"
+        program = "generated/main.py" if other == "generated/exp.py" else "generated/exp.py"
+        expected.append(f"attention.md:{line}: error: {number} is not printed by {program} "
+                        f"({how.format(comment=comment)}; nearest: 0.129, 0.2303); {other} prints it: "
+                        f"if it comes from there, cite it with <!-- 数字出自 {other} --> on the line before "
+                        "the paragraph or before the sentence")
+    assert tangle.stale_numbers(tangle.load(md, "attention.md"))[0] == expected
+
+
+def test_a_number_the_other_transcript_prints_fails_check_and_the_comment_makes_it_pass(tmp_path, capsys):
+    md = write(tmp_path, LESSON.format(intro="手算的权重是 0.1293。", experiments="", subsection="", after=""))
+    run(capsys, "tangle", md)
+    code, out, err = run(capsys, "check", md)
+    assert code == 1 and out.endswith("1 not in the transcript\n")
+    assert err.startswith(f"{md}:11: error: 0.1293 is not printed by generated/main.py (its section's transcript")
+    assert "generated/exp.py prints it" in err
+    md.write_text(md.read_text().replace("手算的权重", f"{EXP}\n手算的权重"))
+    run(capsys, "tangle", md)
+    assert run(capsys, "check", md)[0:3:2] == (0, "")
+
+
+def test_update_lists_every_line_its_new_output_made_stale(tmp_path, capsys):
+    """The trial of issue 12: the same digits stay in another transcript, the lines still go stale."""
+    md = write(tmp_path, LESSON.format(
+        intro="手算：权重 0.2303、0.129。\n\n| key | 权重 |\n|---|---|\n| 1 | 0.2303 |\n| 2 | 0.129 |",
+        experiments="实验里也是 0.2303。", subsection="", after="误区：0.2303。"))
+    run(capsys, "tangle", md)
+    assert run(capsys, "check", md)[0] == 0
+    md.write_text(md.read_text().replace('print("main 0.2303 0.129")', 'print("main 0.230 0.129")'))
+    run(capsys, "tangle", md)
+    code, _, err = run(capsys, "update", md, "--only", "generated/main.py")
+    assert code == 1
+    assert "main 0.230 0.129\n```" in md.read_text()
+    stale = [line.split(": error: ")[0].rsplit(":", 1)[1] + " " + line.split(": error: ")[1].split(" ")[0]
+             for line in err.splitlines() if ": error: " in line]
+    assert stale == ["11 0.2303", "15 0.2303", "36 0.2303"]
+    assert "(its section's transcript; nearest: 0.230)" in err
+    assert err.endswith("3 prose numbers not printed by the transcript they cite (listed above); "
+                        "correct attention.md\n")
+
+
+BAD_CITATIONS = {
+    "unknown program": (f"<!-- 数字出自 generated/nope.py -->\n正文 0.2303。",
+                        "数字出自 generated/nope.py: no program with a transcript by that name "
+                        "(there are: generated/main.py, generated/exp.py)"),
+    "no path": ("<!-- 数字出自 -->\n正文 0.2303。", "cannot read '<!-- 数字出自 -->': write <!-- 数字出自 PATH --> "
+                "alone on its line before a paragraph, list, quote or table"),
+    "text beside the comment": (f"{EXP} 正文\n\n正文 0.2303。", "cannot read"),
+    "unknown program in a sentence": ("正文<!-- 数字出自 exp.py -->0.2303。",
+                                      "数字出自 exp.py: no program with a transcript by that name"),
+    "followed by a heading": (f"{EXP}\n## 小标题", "数字出自 generated/exp.py: the comment is followed by no "
+                              "paragraph, list, quote or table; put it on the line just before the one it is for"),
+    "followed by a fence": (f"{EXP}\n```text\n0.5\n```", "the comment is followed by no paragraph"),
+    "at the end of a list item": (f"- 列表\n\n  {EXP}\n- 下一项", "the comment is followed by no paragraph"),
+    "at the end of the file": (f"正文。\n\n{EXP}", "the comment is followed by no paragraph"),
+}
+
+
+@pytest.mark.parametrize("prose, message", BAD_CITATIONS.values(), ids=BAD_CITATIONS.keys())
+@pytest.mark.parametrize("command", ["check", "update"])
+def test_a_bad_citation_comment_is_an_input_error_before_anything_runs(tmp_path, capsys, prose, message, command):
+    md = write(tmp_path, LESSON.format(intro="填充。", experiments="", subsection="", after=prose))
+    run(capsys, "tangle", md)
+    md.write_text(md.read_text().replace('print("main 0.2303 0.129")', 'raise SystemExit("must not run")'))
+    run(capsys, "tangle", md)
+    before = md.read_bytes()
+    code, _, err = run(capsys, command, md)
+    line = next(n for n, text in enumerate(md.read_text().split("\n"), 1) if "数字出自" in text)
+    assert code == 2
+    assert err.startswith(f"{md}:{line}: error: ") and message in err
+    assert "must not run" not in err and md.read_bytes() == before
+
+
+# ---------------------------------------------------------------- the book's figures
+
+
+def test_a_number_marked_as_the_books_must_be_on_the_book_list(tmp_path, capsys):
+    md = write(tmp_path, LESSON.format(
+        intro="原书是 0.6820，本仓库 0.2303。", subsection="",
+        experiments="原书的权重是 0.1293，也是 0.6820。",  # ours, though marked: exp prints 0.1293
+        after="原书写 0.1293 和 0.7777。"))                   # neither the book's nor main's
+    (tmp_path / "book_figures.txt").write_text("\ufeff# 原书印出的数字\r\n\r\n0.6820  # 第五节\r\n")
+    run(capsys, "tangle", md)
+    code, out, err = run(capsys, "check", md)
+    assert code == 1
+    assert err.splitlines() == [
+        f"{md}:31: error: 0.1293 is marked as the book's (原书) but the book does not print it (not in "
+        "book_figures.txt), nor does generated/main.py (its section's transcript; nearest: 0.129, 0.2303); "
+        "generated/exp.py prints it: if it comes from there, cite it with <!-- 数字出自 generated/exp.py --> "
+        "on the line before the paragraph or before the sentence",
+        f"{md}:31: error: 0.7777 is marked as the book's (原书) but the book does not print it (not in "
+        "book_figures.txt), nor does generated/main.py (its section's transcript; nearest: 0.2303)"]
+    assert out == "checked 6 prose numbers (2 marked as the book's); 2 not in the transcript\n"
+
+
+def test_the_book_list_is_needed_only_when_something_is_marked_as_the_books(tmp_path, capsys):
+    md = write(tmp_path, PROGRAM + "\n准确率 0.9300，原书没有给数字。\n")
+    run(capsys, "tangle", md)
+    assert run(capsys, "check", md)[0:3:2] == (0, "")
+
+
+BAD_BOOK_LISTS = {
+    "missing": (None, "book_figures.txt: error: no such file; {md} marks numbers as the book's (原书), so "
+                "book_figures.txt beside it must list the figures the book prints, one a line"),
+    "a word": (b"0.95\nabc\n", "book_figures.txt:2: error: 'abc' is not one number written as the book prints it"),
+    "two numbers on a line": (b"0.95 0.10\n", "book_figures.txt:1: error: '0.95 0.10' is not one number"),
+    "a number with a unit": (b"16 \xe7\xbb\xb4\n", "book_figures.txt:1: error: '16 维' is not one number"),
+    "listed twice": (b"0.95\n# x\n+0.95\n", "book_figures.txt:3: error: +0.95 is listed twice (first on line 1)"),
+    "not UTF-8": (b"0.95\n\xff\n", "book_figures.txt: error: not UTF-8"),
+    "a folder": ("folder", "book_figures.txt: error: cannot read it"),
+}
+
+
+@pytest.mark.parametrize("content, message", BAD_BOOK_LISTS.values(), ids=BAD_BOOK_LISTS.keys())
+@pytest.mark.parametrize("command", ["check", "update"])
+def test_a_missing_or_malformed_book_list_is_an_input_error(tmp_path, capsys, content, message, command):
+    md = write(tmp_path, PROGRAM.replace("acc 0.9300\n", "") + "\n原书是 0.95。\n")
+    if content == "folder":
+        (tmp_path / "book_figures.txt").mkdir()
+    elif content is not None:
+        (tmp_path / "book_figures.txt").write_bytes(content)
+    run(capsys, "tangle", md)
+    before = md.read_bytes()
+    code, _, err = run(capsys, command, md)
+    assert code == 2
+    assert err.startswith(f"{tmp_path}/" + message.format(md=md))
+    assert md.read_bytes() == before  # update stops before it runs anything or rewrites the transcript
 
 
 # ---------------------------------------------------------------- classifier
@@ -635,7 +860,8 @@ INFOS = ["python {file=generated/attention.py}", "python {file=generated/b.py}",
          "python {file=../x.py}", "python {#a file=x.py}", "{#a}", "python {", "python {}", "py {transcript}"]
 CODE = ["print(1)", "print('0.93')", "<<训练 循环>>", "    <<a>>", "<<b>>", "", "  ", "x = 1", "```", "~~~~"]
 PROSE_LINES = ["原书 0.93。", "准确率 0.9300", "| 原书 | 本仓库 |", "|---|---|", "| 0.5 | 0.25 |", "<!--", "-->",
-               "## 六、结果", "`0.123`", "[0.1](http://x/0.2)"]
+               "## 六、结果", "`0.123`", "[0.1](http://x/0.2)", "<!-- 数字出自 generated/attention.py -->",
+               "句子<!-- 数字出自 x.py -->0.5。", "<!-- 数字出自 -->"]
 
 fence = st.builds(
     lambda marker, info, lines, closed, prefix: "\n".join(
