@@ -1,6 +1,6 @@
 # Generated from attention.md by tangle.py — do not edit; edit attention.md and run make tangle.
-# sha256 of the lines below: c9d379523ce931958cb709de2f1a2b7d9ddb2d5dbd7eb01775b969ba0ed72356
-# attention.md:555 (generated/attention.py)
+# sha256 of the lines below: 9455b9d9b143f60ea1b096a89425114003bb888e5394cad78af55f94bb3430bb
+# attention.md:581 (generated/attention.py)
 """注意力：每次解码时自己回头挑重点。
 
 由 attention.md 用 tangle.py 生成，请改 attention.md，不要改这个文件。
@@ -12,7 +12,7 @@ from decimal import Decimal, localcontext
 
 import numpy as np
 
-# attention.md:1326 (精确的矩阵乘法、exp 与 tanh)
+# attention.md:1459 (精确的矩阵乘法、exp 与 tanh)
 def mm(a, b):
     """a @ b，形状规则同 np.matmul；但每个结果都按 k = 0, 1, 2, … 的顺序一项项加出来。"""
     if b.ndim == 2:                                   # 右边是一个矩阵：左边所有的行摞成一摞来乘
@@ -413,20 +413,29 @@ def verdict(plain, attn):
     if attn < plain:
         return "加注意力反而低了一点"
     if attn > plain:
-        return "加注意力反而高了一点"
+        return "加注意力高了一点"
     return "加不加注意力，结果一样"
 
 
 def reversal_comparison(length=5, rounds=2000):
     test = make_test_set(length)
-    results = {}
+    results = {"untouched": []}
     for attention in (False, True):
         params = train(length, attention, rounds, test)
         whole, per_token, _, _ = evaluate(params, test)
         results[attention] = (count_params(params), whole, per_token)
+        results["untouched"].append(untouched(params, attention))
     return results
 
-# attention.md:429 (十位序列上的注意力)
+
+def untouched(params, attention):
+    """训练完还和初始值一模一样的参数有几个；它们是不是正好是 enc_Wx 里起始符那一行。"""
+    init = init_params(np.random.RandomState(SEED_INIT), attention)
+    same = {name: params[name] == init[name] for name in params}
+    count = sum(int(s.sum()) for s in same.values())
+    return count, bool(same["enc_Wx"][START].all() and count == same["enc_Wx"][START].size)
+
+# attention.md:440 (十位序列上的注意力)
 def train_and_evaluate(length, rounds, attention=True, seeds=(SEED_INIT, SEED_BATCH), query="after",
                        lr=LR, uniform=False):
     """从头训练一个模型，在测试集上评估。返回 (整串全对, 逐位正确, 按位置的正确率, 平均权重)；
@@ -533,7 +542,7 @@ def sample_heatmap(seq, weights):
     print("输入 " + " ".join(letters(seq)) + "，倒过来应该输出 " + " ".join(wanted))
     heatmap(weights, letters(seq), ["输出 %s  " % c for c in wanted])     # 第 r 行 = 输出第 r 位
 
-# attention.md:601 (打印实跑输出)
+# attention.md:627 (打印实跑输出)
 RULE = "-" * 68
 
 
@@ -549,8 +558,6 @@ def print_hand_example():
     print("加权求和 = " + " ".join("%+.4f" % c for c in context))
     inside = all(K[:, j].min() <= context[j] <= K[:, j].max() for j in range(len(q)))
     print("权重之和 = %.4f；每一维都落在四个 key 的范围里：%s" % (weights.sum(), "是" if inside else "否"))
-    print("第 1 维 %.2f，比任何一个 key 的第 1 维最大值 %.2f 都小：凸组合不会跑出边界。"
-          % (context[0], K[:, 0].max()))
     best, worst = weights.argmax(), weights.argmin()
     print("第 %d 个 key 和查询最像，拿了 %.2f 的权重；第 %d 个完全不像，只拿 %.2f，但不是 0。"
           % (best + 1, weights[best], worst + 1, weights[worst]))
@@ -570,6 +577,10 @@ def print_reversal(results):
     print("多出来的 %d 个参数全在输出层：Wo 从 %d×%d 变成 %d×%d。"
           % (n_attn - n_plain, HIDDEN, VOCAB, 2 * HIDDEN, VOCAB))
     print("这一行要说实话：%s。" % verdict((whole_plain, token_plain), (whole_attn, token_attn)))
+    (count_plain, start_row_plain), (count_attn, start_row_attn) = results["untouched"]
+    print("训练完还和初始值一模一样的参数：不用注意力 %d 个，用注意力 %d 个；" % (count_plain, count_attn))
+    print("正好都是 enc_Wx 里起始符那一行（编码器从来读不到起始符，拿不到梯度）：%s。"
+          % ("是" if start_row_plain and start_row_attn else "否"))
 
 
 QUERY_NAMES = {"after": "这一步更新之后的状态", "before": "这一步更新之前的状态"}
@@ -578,7 +589,7 @@ QUERY_NAMES = {"after": "这一步更新之后的状态", "before": "这一步�
 def print_long_run(run):
     matrix = run["matrix"]
     T = len(matrix)
-    print("10 位序列，用注意力，训练 3000 轮；查询是%s，学习率 %.3f：" % (QUERY_NAMES[run["query"]], run["lr"]))
+    print("10 位序列，用注意力，训练 3000 轮；查询是%s，学习率 %g：" % (QUERY_NAMES[run["query"]], run["lr"]))
     print("整串全对 %.4f，逐位正确 %.4f。" % (run["whole"], run["per_token"]))
     print("按输出位置的正确率：" + " ".join("%.2f" % a for a in run["by_position"]))
     whole_u, per_token_u = run["uniform"]
@@ -634,7 +645,7 @@ def main():
         print()
         print_long_run(book_run)
         print()
-        print("同一个模型、同一个种子，只换两个旋钮：查询换成更新之前的状态，学习率换成 %.2f。" % picking_run["lr"])
+        print("同一个模型、同一个种子，只换两个旋钮：查询换成更新之前的状态，学习率换成 %g。" % picking_run["lr"])
         print()
         print_long_run(picking_run)
         print()

@@ -1,13 +1,13 @@
 # Generated from attention.md by tangle.py — do not edit; edit attention.md and run make tangle.
-# sha256 of the lines below: f49742e6ce20efcfe218cf7732d00854a31df8a1c5e18a3462c23a8869ba859a
-# attention.md:1098 (generated/experiments.py)
+# sha256 of the lines below: 5e877baa269c6e6524943ed53c43df51ee326b41e3519b603534cb1137d54c86
+# attention.md:1210 (generated/experiments.py)
 """「30 秒实验」的答案。运行：python generated/experiments.py（要几分钟）。
 
 由 attention.md 用 tangle.py 生成，请改 attention.md，不要改这个文件。
 """
 from attention import *        # 正文的全部代码：同一个文件夹里的 generated/attention.py
 
-# attention.md:794 (实验一：除以根号 d，还是除以 d)
+# attention.md:891 (实验一：除以根号 d，还是除以 d)
 SEED_EXPERIMENT = 4           # 实验一用的随机流
 
 
@@ -75,7 +75,7 @@ def scaling_experiment(dims=(3, 300), n=2000, T=10):
             print("%-6d %-12s %10.3f   %8.3f  %7.3f   %8.4f  %8.4f"
                   % (d, label, var, top, entropy, grad_scores, grad_q))
 
-# attention.md:869 (实验二：只保留最大的那个)
+# attention.md:966 (实验二：只保留最大的那个)
 def hard_max(scores):
     """「只保留最大的那个」：最大的分数拿权重 1，其余拿 0。"""
     return (scores == scores.max()).astype(float)
@@ -104,7 +104,7 @@ def hard_attention_experiment():
     print("硬选择的梯度处处是 0：%s；softmax 的梯度里非零的有 %d 个（共 %d 个）。"
           % ("是" if not hard_grad.any() else "否", np.count_nonzero(soft_grad), soft_grad.size))
 
-# attention.md:905 (实验三：多个种子)
+# attention.md:1002 (实验三：多个种子)
 EXPERIMENT_SEEDS = [(s, 100 + s) for s in range(10)]   # 种子 s：RandomState(s) 初始化，RandomState(100 + s) 抽批次
 
 
@@ -165,7 +165,7 @@ def queries_in(cell):
 
 def print_sweep_table(lr, cell):
     queries = queries_in(cell)
-    print("学习率 %.3f（逐位正确；「掉」= 拿掉挑选后逐位正确掉了多少，「对角」= 反对角线是均匀的几倍，"
+    print("学习率 %g（逐位正确；「掉」= 拿掉挑选后逐位正确掉了多少，「对角」= 反对角线是均匀的几倍，"
           % lr)
     print("「峰」= 峰值落在反对角线上的行数）")
     print("      不用     均匀权重  " + "".join("查询 = %s的状态                 " % QUERY_SHORT[q] for q in queries).rstrip())
@@ -197,7 +197,7 @@ def print_cell_summary(lr, cell):
             "%.4f" % np.mean(other) if other else "—",
             np.mean([pick["drop"] for pick in picks]), np.mean([pick["diagonal"] for pick in picks])))
 
-# attention.md:1005 (实验四：注意力什么时候真的在挑)
+# attention.md:1104 (实验四：注意力什么时候真的在挑)
 SWEEP_RATES = (0.003, 0.01, 0.02)          # 学习率：第四节的 0.003，到大它六倍多的 0.02
 SWEEP_QUERIES = ("after", "before")        # 查询：这一步更新之后的状态，或更新之前的状态
 
@@ -218,7 +218,7 @@ def print_picture(title, choice):
         print("%s：扫描里没有这样的模型。" % title)
         return
     lr, query, seed_init, run = choice
-    print("%s：学习率 %.3f，查询 = %s的状态，种子 %d；" % (title, lr, QUERY_SHORT[query], seed_init))
+    print("%s：学习率 %g，查询 = %s的状态，种子 %d；" % (title, lr, QUERY_SHORT[query], seed_init))
     print("逐位正确 %.4f，拿掉挑选后 %.4f。" % (run["per_token"], run["uniform"][1]))
     print("测试集 100 条的平均：")
     print_matrix(run["matrix"])
@@ -227,7 +227,7 @@ def print_picture(title, choice):
     print_matrix(run["sample"][1])
     sample_heatmap(*run["sample"])
 
-# attention.md:1042 (实验五：训练得更久)
+# attention.md:1148 (实验五：训练得更久)
 LONG_ROUNDS = 30000
 LONG_CHECKPOINTS = (3000, 10000)
 
@@ -239,7 +239,7 @@ def print_sharpening(sweep):
         for query in SWEEP_QUERIES:
             runs = cell[query]
             formed = [selection(run)["formed"] for run in runs]
-            row = "%.3f   %-8s" % (lr, QUERY_SHORT[query])
+            row = "%-8g%-8s" % (lr, QUERY_SHORT[query])
             for n in CHECKPOINTS + (3000,):
                 at = [run["diagonal_at"].get(n, selection(run)["diagonal"]) for run in runs]   # 第 3000 轮：训练完
                 yes = [a for a, f in zip(at, formed) if f]
@@ -259,16 +259,18 @@ def print_long_training(run):
           + "，第 %d 轮 %.2f；左边一列 %.2f 倍。" % (LONG_ROUNDS, diagonal_weight(run["matrix"]) * 10,
                                                     diagonal_weight(run["matrix"], -1) * 10))
 
-# attention.md:1081 (实验六：峰值落在哪一列)
+# attention.md:1188 (实验六：峰值落在哪一列)
 def print_peak_offsets(sweep):
-    n = len(EXPERIMENT_SEEDS)
-    print("峰值比严格倒序那一列偏了几列（每格 %d 个种子的平均矩阵，共 %d 行）：" % (n, 10 * n))
+    n, T = len(EXPERIMENT_SEEDS), 10
+    print("严格倒序：输出第 r 位对输入第 %d − r 位。训练时解码器在这一步读进的是上一位的答案，" % (T + 1))
+    print("也就是输入第 %d − r 位（r ≥ 2）：要是按「读进的字母相同」来挑，峰值会落在右边一列。" % (T + 2))
+    print("峰值比严格倒序那一列偏了几列（每格 %d 个种子的平均矩阵，共 %d 行）：" % (n, T * n))
     print("学习率  查询      正好   左一列  左两列  右一列  其他")
     for lr, cell in sweep.items():
         for query in SWEEP_QUERIES:
             offsets = np.concatenate([peak_offsets(run["matrix"]) for run in cell[query]])
             counts = [int((offsets == o).sum()) for o in (0, -1, -2, 1)]
-            print("%.3f   %-8s  %4d   %5d   %5d   %5d   %4d"
+            print("%-8g%-8s  %4d   %5d   %5d   %5d   %4d"
                   % ((lr, QUERY_SHORT[query]) + tuple(counts) + (len(offsets) - sum(counts),)))
 
 
@@ -308,6 +310,9 @@ def main():
     print()
     print("六、峰值落在哪一列？")
     print_peak_offsets(sweep)
+    print()
+    trained = sum(len(runs) for results in (short, sweep) for cell in results.values() for runs in cell.values())
+    print("这个程序一共从头训练了 %d 个模型。" % (trained + 1))      # 加上训练 30000 轮的那一个
 
 
 if __name__ == "__main__":
