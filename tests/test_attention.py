@@ -427,3 +427,18 @@ def test_learning_rate_is_a_parameter_and_lr_default_is_the_lessons():
     default, same, other = (A.train(5, True, 20, test, lr=lr) for lr in (A.LR, 0.003, 0.02))
     assert all(np.array_equal(default[name], same[name]) for name in default)
     assert not np.array_equal(default["Wo"], other["Wo"])
+
+
+def display_width(line):
+    """Columns a terminal or GitHub's monospace font gives the line: CJK characters count 2."""
+    import unicodedata
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in line)
+
+
+@pytest.mark.parametrize("program", ["generated/attention.py", "generated/experiments.py"])
+def test_every_transcript_line_fits_in_100_columns(program):
+    text = (ROOT / "attention.md").read_text(encoding="utf-8")
+    body = re.search(r"^```text \{transcript=%s\}\n(.*?)^```$" % re.escape(program), text, re.S | re.M)
+    assert body, "no transcript for " + program
+    wide = [(display_width(line), line) for line in body.group(1).splitlines() if display_width(line) > 100]
+    assert not wide, wide[:3]
