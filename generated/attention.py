@@ -1,5 +1,5 @@
 # Generated from attention.md by tangle.py — do not edit; edit attention.md and run make tangle.
-# sha256 of the lines below: 9455b9d9b143f60ea1b096a89425114003bb888e5394cad78af55f94bb3430bb
+# sha256 of the lines below: fa88d42cb925d8d7f7ddf26a42d8cfcc66878fa7849a019703ba163b4c884e59
 # attention.md:581 (generated/attention.py)
 """注意力：每次解码时自己回头挑重点。
 
@@ -12,7 +12,7 @@ from decimal import Decimal, localcontext
 
 import numpy as np
 
-# attention.md:1459 (精确的矩阵乘法、exp 与 tanh)
+# attention.md:1610 (精确的矩阵乘法、exp 与 tanh)
 def mm(a, b):
     """a @ b，形状规则同 np.matmul；但每个结果都按 k = 0, 1, 2, … 的顺序一项项加出来。"""
     if b.ndim == 2:                                   # 右边是一个矩阵：左边所有的行摞成一摞来乘
