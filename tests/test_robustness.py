@@ -5,9 +5,9 @@ inputs; silent drops made diagnostics; line endings; errors that lead somewhere;
 Markdown. Then a property test drives random documents through random file-system situations."""
 
 import contextlib
-import fcntl
 import io
 import os
+import shutil
 import signal
 import stat
 import subprocess
@@ -23,9 +23,11 @@ from hypothesis import strategies as st
 
 import tangle
 
+fcntl = pytest.importorskip("fcntl")  # POSIX only, like most of what is tested here
 ROOT = Path(__file__).resolve().parent.parent
 TANGLE = ROOT / "tangle.py"
 linux = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc, sends POSIX signals")
+needs_make = pytest.mark.skipif(shutil.which("make") is None, reason="no make")
 
 
 def lesson(code: str, transcript: str = "old\n") -> str:
@@ -413,6 +415,7 @@ def fake_python(folder: Path, version: str) -> Path:
     return script
 
 
+@needs_make
 def test_an_old_python_gets_a_message_from_make_and_from_tangle(tmp_path):
     python = fake_python(tmp_path, "3.9")
     (tmp_path / "Makefile").write_text((ROOT / "Makefile").read_text())
@@ -427,6 +430,7 @@ def test_an_old_python_gets_a_message_from_make_and_from_tangle(tmp_path):
                              "run make clean, then make PYTHON=python3.12 (any 3.10 or newer)\n")
 
 
+@needs_make
 def test_make_leaves_no_half_built_venv(tmp_path):
     (tmp_path / "Makefile").write_text((ROOT / "Makefile").read_text())
     (tmp_path / "requirements.txt").write_text("")
