@@ -499,7 +499,7 @@ def parse_info(info: str) -> tuple[str, str | None, str | None, str | None]:
             raise ValueError("a fence is either a named chunk {#name} or a root {file=...}, not both")
         return lang, name, None, None
     target = transcript = None
-    for word in inner.split():
+    for word in filter(None, re.split(r"[ \t]+", inner)):  # ASCII blanks: a U+2028 in a path is reported as such
         key, equals, value = word.partition("=")
         if key == "file" and equals and target is None:
             target = value.strip('"')

@@ -266,7 +266,7 @@ def test_names_cannot_inject_code(tmp_path, capsys):
     assert code == 2 and "the file's name holds a control character or line break" in err
     assert "\n" not in err.rstrip("\n")
     md = write(tmp_path, "```python {file=generated/a\u2028b.py}\nprint(1)\n```\n")
-    assert run(capsys, "tangle", md)[0] == 2
+    assert run(capsys, "tangle", md)[:3:2] == (2, f"{md}:1: error: file='generated/a\\u2028b.py' is not a usable path\n")
     assert not (tmp_path / "generated").exists()
     doc = tangle.parse_document(Path("x\u2028y.md"), "x", "```python {file=a.py}\nprint(1)\n```\n")
     assert "# x\\u2028y.md:2 (a.py)" in tangle.render(doc, "a.py")[0]
