@@ -8,8 +8,12 @@ VENV_PY := .venv/bin/python
 help: ## list the targets
 	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
 
+# Built from scratch, and removed again if any step fails: a half-built .venv is never reused.
 .venv/stamp: requirements.txt
-	$(PYTHON) -m venv .venv && .venv/bin/pip install -r requirements.txt && touch $@
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "error: $(PYTHON) is Python %d.%d; this project needs 3.10 or newer: make PYTHON=python3.12 (any 3.10 or newer)" % sys.version_info[:2])'
+	rm -rf .venv
+	$(PYTHON) -m venv .venv && .venv/bin/pip install -r requirements.txt && touch $@ || \
+	    { rm -rf .venv; echo "error: could not build .venv (see above); nothing was left behind" >&2; exit 1; }
 
 tangle: | .venv/stamp ## write generated/ from attention.md (refuses to overwrite hand edits)
 	$(VENV_PY) tangle.py tangle

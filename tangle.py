@@ -20,6 +20,15 @@ usage: python tangle.py {tangle,check,update} [MD] [options]     (MD: ./attentio
            (code below a transcript moves); then list every prose number that
            the transcript it cites does not print (exit 1 if any).
 
+  Nothing is lost: update writes MD only if it still holds the bytes it read (an
+  edit saved meanwhile is kept; exit 1, run it again), through symlinks, keeping
+  the file's mode; a second update of the same MD gives up at once (flock). Each
+  program runs in its own process group: on the timeout, Ctrl-C or SIGTERM the
+  whole group is killed and temporary files removed (exit 130 after Ctrl-C, 143
+  after SIGTERM). MD and the targets must be regular files; MD is at most 1 MiB, the
+  generated files 16 MiB in all, chunks nest at most 100 deep. A generated file that
+  differs from what MD tangles to only in CRLF line ends or its hash line is in sync.
+
 examples:
   python tangle.py tangle                  # write generated/ from ./attention.md
   python tangle.py tangle --force          # overwrite hand edits in generated/
@@ -98,26 +107,57 @@ Exit status: 0 ok, 1 check found a difference, 2 bad input or usage.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import difflib
+import errno
 import hashlib
 import itertools
 import os
 import posixpath
 import re
+import selectors
+import signal
+import stat
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+if sys.version_info < (3, 10):
+    print(f"tangle.py: error: needs Python 3.10 or newer, this is {sys.version.split()[0]}; "
+          "run make clean, then make PYTHON=python3.12 (any 3.10 or newer)", file=sys.stderr)
+    raise SystemExit(2)
+
 try:
     from markdown_it import MarkdownIt
-except ImportError:  # run outside the project's .venv
-    print("tangle.py: error: needs markdown-it-py; use make (it builds .venv), "
-          "or pip install -r requirements.txt", file=sys.stderr)
+except ImportError:  # run outside the project's .venv, or a .venv that is broken
+    print("tangle.py: error: needs markdown-it-py; use make (it builds .venv), or pip install -r "
+          "requirements.txt; if .venv exists but is broken, run make clean first", file=sys.stderr)
     raise SystemExit(2) from None
 
+try:
+    import fcntl
+except ImportError:  # Windows: no advisory locks, so nothing stops two updates of one file there
+    fcntl = None
+
 OK, DIFFERENT, BAD_INPUT = 0, 1, 2
+POSIX = os.name == "posix"
+INTERRUPTS = [getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)]
+# Bounds on what tangle.py reads, writes and nests: a lesson is a few hundred KB, its programs a few
+# thousand lines nested a few chunks deep (markdown-it takes up to ~12 s per MiB of pathological input).
+MAX_MARKDOWN_BYTES = 1 << 20
+MAX_GENERATED_BYTES = 16 << 20  # all the generated files together
+MAX_OUTPUT_BYTES = 16 << 20  # per stream of one run
+MAX_DEPTH = 100  # chunks included in chunks included in ...
+MAX_TIMEOUT = 1e6
+# Invisible characters that Markdown, Python and editors read differently (markdown-it turns NUL
+# into U+FFFD; str.splitlines breaks at \x0b, \x1c-\x1e and \x85). Tab, LF, CR and form feed are fine.
+CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f]")
+OUTPUT_CONTROL = re.compile(r"[\x00-\x08\x0b\x0d-\x1f\x7f-\x9f]")  # and CR: a transcript holds plain lines
+LINE_BREAKING = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")  # never in a name written into a comment
 PYTHON_LANGUAGES = {"python", "py", "python3"}
 HASH_COMMENT_SUFFIXES = (".py", ".sh", ".toml", ".yaml", ".yml", ".cfg", ".ini")
 BANNER = "# Generated from {source} by tangle.py — do not edit; edit {source} and run make tangle."
@@ -145,14 +185,32 @@ CITING_BLOCKS = ("paragraph_open", "bullet_list_open", "ordered_list_open", "blo
 BARE_URL = re.compile(r"\b(?:https?|ftp)://[!-~]+|\bwww\.[!-~]+")
 SIGNED_NUMBER = re.compile(r" *[+-]?[0-9]+(?:\.[0-9]+)?")
 FRAME = re.compile(r'^(\s*)File "([^"]+)", line (\d+)(.*)$')
+CAUSE = "The above exception was the direct cause of the following exception:"
+CONTEXT = "During handling of the above exception, another exception occurred:"
 
 
 class UserError(Exception):
     """A mistake in the input or the command line: its messages are printed, exit 2."""
 
+    code = BAD_INPUT
+
     def __init__(self, *messages: str):
         super().__init__(*messages)
         self.messages = messages
+
+
+class Conflict(UserError):
+    """A file changed under us, or another update holds the lock: nothing written, exit 1."""
+
+    code = DIFFERENT
+
+
+class Interrupted(KeyboardInterrupt):
+    """SIGTERM or SIGHUP, raised where the program is, like Ctrl-C, so that every finally runs."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
 
 
 @dataclass
@@ -188,6 +246,9 @@ class Document:
     chunks: dict[str, list[Piece]] = field(default_factory=dict)
     transcripts: dict[str, Transcript] = field(default_factory=dict)
     tokens: list = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    raw: bytes = b""  # the file as load() read it: update writes only if it still is
+    bom: bool = False
 
     @property
     def folder(self) -> Path:
@@ -211,22 +272,53 @@ class ProseNumber:
 
 @dataclass(frozen=True)
 class Run:
-    returncode: int | None  # None: killed after the timeout
+    returncode: int | None  # None: stopped by tangle.py, for the reason in why
     stdout: bytes
     stderr: bytes
+    why: str = ""  # "timeout", "held" (it exited, something it started kept the output open) or "output"
 
 
 # ---------------------------------------------------------------- reading
 
 
-def read_markdown(path: Path, shown: str) -> tuple[str, bool]:
-    """The file's text with its own line endings, and whether it had a BOM."""
+def describe(error: OSError) -> str:
+    return "a symlink loop" if error.errno == errno.ELOOP else (error.strerror or str(error)).lower()
+
+
+def file_kind(mode: int) -> str:
+    for test, kind in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return kind
+    return "not a regular file"
+
+
+def read_regular(path: Path, shown: str, limit: int) -> bytes | None:
+    """The bytes of a regular file (through symlinks), None if there is none. Checks with stat
+    before opening, so that a FIFO or a device never blocks or floods us; at most limit bytes."""
     try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise UserError(f"{shown}: error: no such file") from None
+        info = os.stat(path)
+        if not stat.S_ISREG(info.st_mode):
+            raise UserError(f"{shown}: error: is {file_kind(info.st_mode)}, not a regular file")
+        if info.st_size > limit:
+            raise UserError(f"{shown}: error: too large ({info.st_size:,} bytes; the limit is {limit >> 20} MiB)")
+        flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+        with os.fdopen(os.open(path, flags), "rb") as file:
+            if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):  # swapped since the stat
+                raise UserError(f"{shown}: error: is no longer a regular file")
+            data = file.read(limit + 1)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
     except OSError as error:
-        raise UserError(f"{shown}: error: cannot read it: {error.strerror}") from None
+        raise UserError(f"{shown}: error: cannot read it: {describe(error)}") from None
+    if len(data) > limit:
+        raise UserError(f"{shown}: error: too large (more than {limit >> 20} MiB)")
+    return data
+
+
+def decode_markdown(raw: bytes, shown: str) -> tuple[str, bool]:
+    """The file's text with its own line endings, and whether it had a BOM."""
     bom = raw.startswith(b"\xef\xbb\xbf")
     try:
         return raw.decode("utf-8-sig"), bom
@@ -245,13 +337,40 @@ def markdown_parser() -> MarkdownIt:
 
 
 def load(path: Path, shown: str) -> Document:
-    text, _ = read_markdown(path, shown)
+    """Read and parse the Markdown; print its warnings."""
+    if LINE_BREAKING.search(path.name):
+        raise UserError(f"{ascii(shown)}: error: the file's name holds a control character or line break, "
+                        "which would end up in the generated files' comments; rename it")
+    raw = read_regular(path, shown, MAX_MARKDOWN_BYTES)
+    if raw is None:
+        raise UserError(f"{shown}: error: no such file")
+    text, bom = decode_markdown(raw, shown)
     doc = parse_document(path, shown, normalize_newlines(text))
-    directories = [f"{doc.where(pieces[0].fence_line)}: error: file={target} is a directory"
-                   for target, pieces in doc.roots.items() if (doc.folder / target).is_dir()]
-    if directories:
-        raise UserError(*directories)
+    doc.raw, doc.bom = raw, bom
+    problems = [f"{doc.where(pieces[0].fence_line)}: error: {problem}"
+                for target, pieces in doc.roots.items() for problem in [existing_target_problem(doc, target)]
+                if problem]
+    if problems:
+        raise UserError(*problems)
+    print(*doc.warnings, sep="\n", file=sys.stderr, end="\n" if doc.warnings else "")
     return doc
+
+
+def existing_target_problem(doc: Document, target: str) -> str | None:
+    """Why what is at a root's path cannot be a generated file (absent is fine)."""
+    try:
+        info = os.stat(doc.folder / target)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as error:
+        if error.errno == errno.ELOOP:
+            return f"file={target} is a symlink loop; remove it, then run make tangle"
+        return f"file={target}: {describe(error)}"
+    if stat.S_ISDIR(info.st_mode):
+        return f"file={target} is a directory"
+    if not stat.S_ISREG(info.st_mode):
+        return f"file={target} is {file_kind(info.st_mode)}, not a regular file; remove it, then run make tangle"
+    return None
 
 
 # ---------------------------------------------------------------- parsing
@@ -259,9 +378,14 @@ def load(path: Path, shown: str) -> Document:
 
 def parse_document(path: Path, shown: str, text: str) -> Document:
     """Fences, chunks and transcripts of the Markdown text (line endings already \\n)."""
-    doc = Document(path=path, shown=shown, tokens=markdown_parser().parse(text))
+    try:
+        tokens = markdown_parser().parse(text)
+    except RecursionError:
+        raise UserError(f"{shown}: error: nested too deeply for the Markdown parser") from None
+    doc = Document(path=path, shown=shown, tokens=tokens)
     lines = text.split("\n")
-    problems: list[tuple[int, str]] = []
+    problems = control_problems(lines)
+    problems += hidden_code_problems(doc, lines)
     loose_transcripts: list[tuple[str | None, Transcript]] = []
     for token in doc.tokens:
         if token.type != "fence":
@@ -302,6 +426,79 @@ def parse_document(path: Path, shown: str, text: str) -> Document:
     return doc
 
 
+def control_problems(lines: list[str]) -> list[tuple[int, str]]:
+    """Invisible control characters: markdown-it would turn NUL into U+FFFD, and tools disagree on the rest."""
+    problems = []
+    for number, line in enumerate(lines, 1):
+        match = CONTROL.search(line)
+        if match:
+            code = ord(match[0])
+            what = "a NUL byte" if code == 0 else f"an invisible control character U+{code:04X}"
+            problems.append((number, f"{what}; delete it (in code, write it as an escape: \\x{code:02x})"))
+    return problems
+
+
+HTML_BLOCK_END = [  # the HTML blocks that end only at a marker: (how one starts, what ends it, what it is)
+    (re.compile(r"<!--"), re.compile(r"-->"), "HTML comment", "-->"),
+    (re.compile(r"<(script|pre|style|textarea)(?=[\s>]|$)", re.I),
+     re.compile(r"</(?:script|pre|style|textarea)>", re.I), "<{0}> block", "</{0}>"),
+    (re.compile(r"<\?"), re.compile(r"\?>"), "HTML processing instruction", "?>"),
+    (re.compile(r"<!\[CDATA\["), re.compile(r"\]\]>"), "CDATA section", "]]>"),
+    (re.compile(r"<![A-Za-z]"), re.compile(r">"), "HTML declaration", ">"),
+]
+FENCE_LIKE = re.compile(r"^[ \t]*(?:`{3,}|~{3,})")
+FENCE_WITH_ATTRIBUTES = re.compile(r"^[ \t>]*(?:(?:[-+*]|[0-9]{1,9}[.)])[ \t]+)*(?:`{3,}[^`]*|~{3,}.*)\{.*\}[ \t]*$")
+
+
+def hidden_code_problems(doc: Document, lines: list[str]) -> list[tuple[int, str]]:
+    """Code that Markdown silently reads as something else: an HTML comment (or <pre>, ...) that never
+    closes hides the rest of the document (an error); a fence line with {attributes} that is not a fence,
+    or an indented closing fence that does not close, changes what is code (warnings, in doc.warnings)."""
+    problems, warnings = [], []
+    owner: dict[int, object] = {}  # 0-based line -> the fence, indented code or HTML block holding it
+    for token in doc.tokens:
+        if token.type in ("fence", "code_block", "html_block") and token.map:
+            for number in range(*token.map):
+                owner.setdefault(number, token)
+        if token.type == "html_block":
+            content = token.content.lstrip(" ")
+            for start, end, what, closer in HTML_BLOCK_END:
+                opening = start.match(content)
+                if opening:
+                    tag = [group.lower() for group in opening.groups()]
+                    what, closer = what.format(*tag), closer.format(*tag)
+                    if not end.search(content):
+                        fences = sum(bool(FENCE_LIKE.match(line)) for line in content.split("\n"))
+                        where = "file" if token.map[1] >= len(lines) - 1 else "list item or quote"
+                        hidden = f", {fences} code fence line{'s' if fences != 1 else ''} included" if fences else ""
+                        problems.append((token.map[0] + 1, f"unclosed {what}: no {closer} follows, so Markdown "
+                                         f"hides the rest of the {where}{hidden}; close it"))
+                    break
+        if token.type == "fence" and token.map and len(token.markup) >= 3:
+            closing = re.compile(rf"(?: {{4,}}|[ ]*\t[ \t]*){re.escape(token.markup[0])}{{{len(token.markup)},}}[ \t]*")
+            for offset, code in enumerate(token.content.split("\n")[:-1]):
+                if closing.fullmatch(code):
+                    warnings.append((token.map[0] + 2 + offset, f"indented 4 or more spaces, so it does not close "
+                                     f"the fence opened at line {token.map[0] + 1}: it is code; unindent it to close"))
+    for number, line in enumerate(lines):
+        if not FENCE_WITH_ATTRIBUTES.match(line):
+            continue
+        token = owner.get(number)
+        if token is None:
+            why = "Markdown reads it as text (a line indented 4 or more spaces continues a paragraph)"
+        elif token.type == "fence":
+            continue  # its opening line, or code that shows a fence
+        elif token.type == "code_block":
+            why = "it is indented 4 or more spaces, which makes an indented code block"
+        elif token.content.lstrip(" ").startswith("<!--"):
+            continue  # commented out on purpose
+        else:
+            why = f"it is inside the HTML block that starts at line {token.map[0] + 1} (no blank line between them)"
+        warnings.append((number + 1, f"looks like a code fence but is not one: {why}; its code is not tangled"))
+    doc.warnings = [f"{doc.where(line)}: warning: {what}" for line, what in sorted(warnings)]
+    return problems
+
+
 def is_closed(token, lines: list[str]) -> bool:
     """markdown-it closes an unterminated fence silently at the end of the file
     (or of its list item): the last line of the block must be a closing fence."""
@@ -336,7 +533,7 @@ def parse_info(info: str) -> tuple[str, str | None, str | None, str | None]:
             raise ValueError("a fence is either a named chunk {#name} or a root {file=...}, not both")
         return lang, name, None, None
     target = transcript = None
-    for word in inner.split():
+    for word in filter(None, re.split(r"[ \t]+", inner)):  # ASCII blanks: a U+2028 in a path is reported as such
         key, equals, value = word.partition("=")
         if key == "file" and equals and target is None:
             target = value.strip('"')
@@ -352,7 +549,7 @@ def parse_info(info: str) -> tuple[str, str | None, str | None, str | None]:
 
 def target_problem(doc: Document, target: str) -> str | None:
     """Why a file= path cannot be written to, or None."""
-    if not target or any(ord(c) < 32 for c in target):
+    if not target or LINE_BREAKING.search(target):
         return f"file={target!r} is not a usable path"
     if target.startswith(("/", "\\")) or re.match(r"[A-Za-z]:", target):
         return f"file={target} is absolute; write it relative to the folder of {doc.path.name}"
@@ -361,7 +558,7 @@ def target_problem(doc: Document, target: str) -> str | None:
         return f"file={target} is outside the folder of {doc.path.name}"
     if not normal.endswith(HASH_COMMENT_SUFFIXES):
         return f"file={target}: tangle writes only files that take # comments ({' '.join(HASH_COMMENT_SUFFIXES)})"
-    if (doc.folder / normal).resolve() == doc.path.resolve():
+    if os.path.realpath(doc.folder / normal) == os.path.realpath(doc.path):
         return f"file={target} would overwrite the Markdown source"
     return None
 
@@ -409,7 +606,7 @@ def references(pieces: list[Piece]):
 
 
 def reference_problems(doc: Document) -> list[tuple[int, str]]:
-    """Undefined, cyclic and unused chunks."""
+    """Undefined, cyclic and unused chunks; then roots nested too deep or too large to write."""
     problems = []
     for pieces in [*doc.chunks.values(), *doc.roots.values()]:
         for line, name in references(pieces):
@@ -418,25 +615,106 @@ def reference_problems(doc: Document) -> list[tuple[int, str]]:
                 hint = f"; did you mean <<{near[0]}>>?" if near else ""
                 problems.append((line, f"<<{name}>> is not defined: no fence has {{#{name}}}{hint}"))
     used: set[str] = set()
-
-    def visit(pieces: list[Piece], path: list[str]) -> None:
-        for line, name in references(pieces):
-            if name not in doc.chunks:
+    for pieces in doc.roots.values():
+        # depth first without recursion, so any depth is safe: the references left to visit at each
+        # level, and the chunks we are in (path[i] is the chunk whose references stack[i + 1] holds)
+        stack, path, on_path = [references(pieces)], [], set()
+        while stack:
+            line, name = next(stack[-1], (None, None))
+            if name is None:
+                stack.pop()
+                on_path.discard(path.pop() if path else None)
+            elif name not in doc.chunks:
                 continue
-            if name in path:
+            elif name in on_path:
                 cycle = " → ".join([*path[path.index(name):], name])
-                what = "includes itself" if len(path) - path.index(name) == 1 else f"is cyclic: {cycle}"
+                what = "includes itself" if path[-1] == name else f"is cyclic: {cycle}"
                 problems.append((line, f"<<{name}>> {what}"))
             elif name not in used:
                 used.add(name)
-                visit(doc.chunks[name], [*path, name])
-
-    for pieces in doc.roots.values():
-        visit(pieces, [])
+                path.append(name)
+                on_path.add(name)
+                stack.append(references(doc.chunks[name]))
     for name, pieces in doc.chunks.items():
         if name not in used:
             problems.append((pieces[0].fence_line, f"chunk {{#{name}}} is never used: no root includes <<{name}>>"))
+    return problems or expansion_problems(doc)
+
+
+def expansion_problems(doc: Document) -> list[tuple[int, str]]:
+    """Roots whose chunks nest deeper than MAX_DEPTH or that would grow past MAX_GENERATED_BYTES (a chunk
+    that uses the next one twice, 30 times over, is 2**30 lines). Measured without expanding: every chunk
+    once, the chunks it includes first, without recursion. The chunk graph has no cycles here."""
+    sizes: dict[str, tuple[int, int, int]] = {}  # chunk -> (bytes at most, lines, depth: 1 + its deepest)
+
+    def measure(pieces: list[Piece]) -> tuple[int, int, int, dict[str, int]]:
+        """(bytes, lines, deepest chunk included, how often each chunk is included) of these pieces."""
+        size, lines, depth, uses = 0, 0, 0, {}
+        for piece in pieces:
+            size += len(f"# {doc.path.name}:{piece.first_line} ({piece.label})\n".encode())
+            lines += 1
+            for code in piece.lines:
+                match = REFERENCE.match(code)
+                if match:
+                    name = " ".join(match[2].split())
+                    child_size, child_lines, child_depth = sizes[name]
+                    size += child_size + child_lines * len(match[1])  # every line re-indented, at most
+                    lines += child_lines
+                    depth = max(depth, child_depth)
+                    uses[name] = uses.get(name, 0) + 1
+                else:
+                    size += len(code.encode()) + 1
+                    lines += 1
+        return size, lines, depth, uses
+
+    for start in doc.chunks:
+        stack = [] if start in sizes else [(start, references(doc.chunks[start]))]
+        while stack:
+            name, pending = stack[-1]
+            _, child = next(pending, (None, None))
+            if child is None:
+                stack.pop()
+                size, lines, depth, _ = measure(doc.chunks[name])
+                sizes[name] = (size, lines, depth + 1)
+            elif child not in sizes:
+                stack.append((child, references(doc.chunks[child])))
+    problems, total = [], 0
+    for target, pieces in doc.roots.items():
+        size, _, depth, _ = measure(pieces)
+        total += size
+        if depth > MAX_DEPTH:
+            chain, inside = [], pieces
+            while True:
+                _, _, deepest, uses = measure(inside)
+                name = next((name for name in uses if sizes[name][2] == deepest), None)
+                if name is None:
+                    break
+                chain.append(f"<<{name}>>")
+                inside = doc.chunks[name]
+            problems.append((pieces[0].fence_line, f"file={target} nests chunks {depth} deep (the limit is "
+                             f"{MAX_DEPTH}): {shorten_chain(chain)}"))
+        elif size > MAX_GENERATED_BYTES:
+            chain, inside = [], pieces
+            while True:
+                *_, uses = measure(inside)
+                if not uses:
+                    break
+                name = max(uses, key=lambda name: uses[name] * sizes[name][0])
+                chain.append(f"<<{name}>> ×{uses[name]}" if uses[name] > 1 else f"<<{name}>>")
+                inside = doc.chunks[name]
+            amount = f"{size:,} bytes" if size < 10**15 else f"about 10^{len(str(size)) - 1} bytes"
+            problems.append((pieces[0].fence_line, f"file={target} would be {amount} (the limit is "
+                             f"{MAX_GENERATED_BYTES >> 20} MiB): {shorten_chain(chain)}"))
+        elif total > MAX_GENERATED_BYTES and not problems:
+            problems.append((pieces[0].fence_line, f"file={target} would bring the generated files to {total:,} "
+                             f"bytes in all (the limit is {MAX_GENERATED_BYTES >> 20} MiB)"))
     return problems
+
+
+def shorten_chain(chain: list[str]) -> str:
+    if len(chain) > 9:
+        chain = [*chain[:4], f"… {len(chain) - 8} more …", *chain[-4:]]
+    return " → ".join(chain)
 
 
 # ---------------------------------------------------------------- tangling
@@ -453,13 +731,14 @@ def render(doc: Document, target: str) -> tuple[str, list[tuple[int, str] | None
         expand(doc, [piece], "", body, origin)
     text = "\n".join(body) + "\n"
     digest = hashlib.sha256(text.encode()).hexdigest()
-    banner = [BANNER.format(source=doc.path.name), HASH_LINE.format(digest=digest)]
+    banner = [BANNER.format(source=comment_safe(doc.path.name)), HASH_LINE.format(digest=digest)]
     return "\n".join(banner) + "\n" + text, [None, None, *origin]
 
 
 def expand(doc: Document, pieces: list[Piece], indent: str, body: list[str], origin: list) -> None:
+    """Append the pieces' lines, references expanded (reference_problems bounds the depth)."""
     for piece in pieces:
-        body.append(f"{indent}# {doc.path.name}:{piece.first_line} ({piece.label})")
+        body.append(f"{indent}# {comment_safe(doc.path.name)}:{piece.first_line} ({comment_safe(piece.label)})")
         origin.append((piece.first_line, piece.label))
         for offset, code in enumerate(piece.lines):
             match = REFERENCE.match(code)
@@ -471,6 +750,11 @@ def expand(doc: Document, pieces: list[Piece], indent: str, body: list[str], ori
             origin.append((piece.first_line + offset, piece.label))
 
 
+def comment_safe(name: str) -> str:
+    """A name as it may stand in a # comment: no character that some reader takes for a line break."""
+    return LINE_BREAKING.sub(lambda match: match[0].encode("unicode_escape").decode(), name)
+
+
 def edited_by_hand(text: str) -> bool:
     """True unless the text is exactly what tangle last wrote (its hash line agrees)."""
     banner, _, rest = text.partition("\n")
@@ -480,43 +764,126 @@ def edited_by_hand(text: str) -> bool:
                 and hashlib.sha256(body.encode()).hexdigest() == match[1])
 
 
-def read_generated(doc: Document, target: str) -> str | None:
-    """The current text of a generated file, None if missing; undecodable text counts as an edit."""
-    try:
-        return (doc.folder / target).read_bytes().decode("utf-8", "replace")
-    except FileNotFoundError:
-        return None
-    except OSError as error:
-        raise UserError(f"{doc.target_shown(target)}: error: cannot read it: {error.strerror}") from None
+def generated_state(current: bytes | None, text: str) -> str:
+    """Where a generated file stands against the text the Markdown tangles to now:
+    "missing"; "same" (CRLF line ends, which a clone with core.autocrlf gives it, count as LF);
+    "banner" (the code below the banner is the same: only the hash line is out of date);
+    "stale" (tangle's own output for an older Markdown, or a hand edit already copied into the
+    Markdown: only the `# MD:LINE` numbers differ); "edited" (a change found only here)."""
+    if current is None:
+        return "missing"
+    now = current.decode("utf-8", "replace").replace("\r\n", "\n")
+    if now == text:
+        return "same"
+    below_banner = [whole.split("\n", 2)[2:] for whole in (now, text)]
+    if below_banner[0] == below_banner[1]:
+        return "banner"
+    numbers = re.compile(r"(?m)^([ \t]*# .*):[0-9]+ \(")
+    unnumbered = [numbers.sub(r"\1:# (", "".join(part)) for part in below_banner]
+    if not edited_by_hand(now) or unnumbered[0] == unnumbered[1]:
+        return "stale"
+    return "edited"
+
+
+def read_generated(doc: Document, target: str) -> bytes | None:
+    """The bytes of a generated file, None if missing."""
+    return read_regular(doc.folder / target, doc.target_shown(target), MAX_GENERATED_BYTES)
 
 
 def writable_problem(doc: Document, target: str) -> str | None:
     path = doc.folder / target
-    if not path.resolve().is_relative_to(doc.folder.resolve()):
+    if not Path(os.path.realpath(path)).is_relative_to(os.path.realpath(doc.folder)):
         return f"file={target} leads outside the folder of {doc.path.name} (through a symlink)"
     folder = path.parent
-    while not folder.exists():
+    while not os.path.exists(folder) and folder != folder.parent:
         folder = folder.parent
-    if not folder.is_dir():
+    if not os.path.isdir(folder):
         return f"cannot write file={target}: {folder.relative_to(doc.folder)} is not a directory"
-    if not os.access(path if path.exists() else folder, os.W_OK):
+    if not os.access(path if os.path.exists(path) else folder, os.W_OK):
         return f"cannot write file={target}: permission denied"
     return None
 
 
-def write_atomically(path: Path, data: bytes) -> None:
-    """Write data to path through a temporary file in the same folder and a rename."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    mode = path.stat().st_mode & 0o7777 if path.exists() else 0o644
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+def write_atomically(path: Path, data: bytes, expected: bytes | None = ...) -> bool:
+    """Write data to path (to the file at the end of its symlinks) through a temporary file in the same
+    folder, fsync and a rename; keep its mode and, where allowed, its owner. Given expected (the bytes
+    read earlier; None: no file), write only if the file still holds them, and return whether it did."""
+    real = Path(os.path.realpath(path))
+    real.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        info = os.stat(real)
+    except FileNotFoundError:
+        info = None
+    remove_stale_temporaries(real)
+    handle, temporary = tempfile.mkstemp(dir=real.parent, prefix=f".{real.name}.tangle-{os.getpid()}.",
+                                         suffix=".tmp")
     try:
         with os.fdopen(handle, "wb") as file:
             file.write(data)
-        os.chmod(temporary, mode)
-        os.replace(temporary, path)
+            file.flush()
+            os.fsync(file.fileno())
+        os.chmod(temporary, stat.S_IMODE(info.st_mode) if info else 0o644)
+        if info and hasattr(os, "chown") and (info.st_uid, info.st_gid) != (os.geteuid(), os.getegid()):
+            with contextlib.suppress(OSError):
+                os.chown(temporary, info.st_uid, info.st_gid)
+        if expected is not ... and not holds(real, expected):
+            os.unlink(temporary)
+            return False
+        os.replace(temporary, real)
     except BaseException:
-        os.unlink(temporary)
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
         raise
+    return True
+
+
+def holds(path: Path, expected: bytes | None) -> bool:
+    """Whether the file at path still has exactly these bytes (None: there is no file)."""
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        return expected is None
+    if expected is None or not stat.S_ISREG(info.st_mode) or info.st_size != len(expected):
+        return False
+    with os.fdopen(os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)),
+                   "rb") as file:
+        return file.read(len(expected) + 1) == expected
+
+
+def remove_stale_temporaries(path: Path) -> None:
+    """The temporary files that a tangle.py killed outright (SIGKILL, a power cut) left beside path."""
+    if not POSIX:
+        return
+    pattern = re.compile(rf"\.{re.escape(path.name)}\.tangle-([0-9]{{1,9}})\.[^/]*\.tmp")
+    with contextlib.suppress(OSError), os.scandir(path.parent) as entries:
+        for entry in entries:
+            match = pattern.fullmatch(entry.name)
+            if match and not process_alive(int(match[1])):
+                with contextlib.suppress(OSError):
+                    os.unlink(entry.path)
+
+
+def process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
+
+
+@contextlib.contextmanager
+def signals_deferred():
+    """Hold Ctrl-C, SIGTERM and SIGHUP while files are replaced: they take effect once all are written."""
+    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, INTERRUPTS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def command_tangle(args) -> int:
@@ -526,30 +893,47 @@ def command_tangle(args) -> int:
 
 def write_roots(doc: Document, force: bool) -> None:
     """Write every root whose text changed; refuse all writing if any target is unusable or hand-edited."""
-    pending: list[tuple[str, str]] = []
+    pending: list[tuple[str, str, bytes | None]] = []
     problems = []
+    real_paths: dict[str, str] = {}
     for target, pieces in doc.roots.items():
-        problem = writable_problem(doc, target)
+        real = os.path.realpath(doc.folder / target)
+        problem = writable_problem(doc, target) or (
+            f"file={target} is the same file as file={real_paths[real]} (through a symlink)" if real in real_paths
+            else None)
+        real_paths.setdefault(real, target)
         if problem:
             problems.append(f"{doc.where(pieces[0].fence_line)}: error: {problem}")
             continue
         text, _ = render(doc, target)
         current = read_generated(doc, target)
-        if current == text:
+        state = generated_state(current, text)
+        if state == "same":
             continue
-        if current is not None and edited_by_hand(current) and not force:
+        if state == "edited" and not force:
             problems.append(f"{doc.target_shown(target)}: error: edited by hand since it was last tangled; "
                             f"move your change into {doc.path.name}, or rerun with --force to overwrite")
             continue
-        pending.append((target, text))
+        pending.append((target, text, current))
     if problems:
         raise UserError(*problems)
-    for target, text in pending:
-        try:
-            write_atomically(doc.folder / target, text.encode())
-        except OSError as error:
-            raise UserError(f"{doc.target_shown(target)}: error: cannot write it: {error.strerror}") from None
-        print(f"wrote {doc.target_shown(target)}")
+    written, failure = [], None
+    with signals_deferred():
+        for target, text, current in pending:
+            shown = doc.target_shown(target)
+            try:
+                if not write_atomically(doc.folder / target, text.encode(), expected=current):
+                    failure = Conflict(f"{shown}: error: changed while tangle.py was about to write it; left as "
+                                       "it is: run make tangle again")
+            except OSError as error:
+                failure = UserError(f"{shown}: error: cannot write it: {describe(error)}")
+            if failure:
+                break
+            written.append(shown)
+    for shown in written:
+        print(f"wrote {shown}")
+    if failure:
+        raise failure
 
 
 # ---------------------------------------------------------------- running
@@ -559,12 +943,12 @@ def sync_problems(doc: Document) -> list[str]:
     """Generated files that are not what the Markdown tangles to."""
     problems = []
     for target in doc.roots:
-        current = read_generated(doc, target)
-        if current == render(doc, target)[0]:
+        state = generated_state(read_generated(doc, target), render(doc, target)[0])
+        if state in ("same", "banner"):
             continue
-        if current is None:
+        if state == "missing":
             why = "missing; run make tangle"
-        elif edited_by_hand(current):
+        elif state == "edited":
             why = (f"edited by hand since it was last tangled; move your change into {doc.path.name}, "
                    "then run make tangle")
         else:
@@ -580,29 +964,111 @@ def require_transcripts(doc: Document) -> None:
 
 
 def run_program(doc: Document, target: str, timeout: float, copies: int = 1) -> list[Run]:
-    """Run a generated program (several copies side by side) in a controlled environment."""
+    """Run a generated program (several copies side by side) in a controlled environment, each copy in
+    its own process group, so that the timeout, Ctrl-C or any error ends it and all it started."""
     env = {**os.environ, **RUN_ENV}
-    command = [sys.executable, str((doc.folder / target).resolve())]
-    processes = [subprocess.Popen(command, cwd=doc.folder, env=env, stdin=subprocess.DEVNULL,
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE) for _ in range(copies)]
+    command = [sys.executable, os.path.realpath(doc.folder / target)]
+    processes: list[subprocess.Popen] = []
+    try:
+        for _ in range(copies):
+            processes.append(subprocess.Popen(command, cwd=doc.folder, env=env, stdin=subprocess.DEVNULL,
+                                              stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                              start_new_session=POSIX))
+        return collect(processes, timeout) if POSIX else collect_plainly(processes, timeout)
+    except OSError as error:
+        raise UserError(f"{doc.target_shown(target)}: error: cannot run it: {describe(error)}") from None
+    finally:
+        for process in processes:
+            end_group(process)
+            for stream in (process.stdout, process.stderr):
+                stream.close()
+
+
+def collect(processes: list[subprocess.Popen], timeout: float) -> list[Run]:
+    """Read every process's stdout and stderr until they close, at most timeout seconds in all and
+    MAX_OUTPUT_BYTES a stream. A process still holding a pipe at the end (itself, or something it
+    started: a pipe stays open while anyone holds it) is killed with its group."""
+    deadline = time.monotonic() + timeout
+    output = {stream: bytearray() for process in processes for stream in (process.stdout, process.stderr)}
+    why: dict[subprocess.Popen, str] = {}
+    with selectors.DefaultSelector() as selector:
+        for process in processes:
+            for stream in (process.stdout, process.stderr):
+                selector.register(stream, selectors.EVENT_READ, process)
+        while selector.get_map() and (remaining := deadline - time.monotonic()) > 0:
+            for key, _ in selector.select(remaining):
+                data = os.read(key.fd, 1 << 16)
+                output[key.fileobj] += data
+                if not data:
+                    selector.unregister(key.fileobj)
+                elif len(output[key.fileobj]) > MAX_OUTPUT_BYTES:
+                    why[key.data] = "output"
+                    end_group(key.data)
+                    for stream in (key.data.stdout, key.data.stderr):
+                        with contextlib.suppress(KeyError):
+                            selector.unregister(stream)
+        for key in list(selector.get_map().values()):
+            if key.data not in why:
+                why[key.data] = "held" if exited(key.data) else "timeout"
+            end_group(key.data)
+    runs = []
+    for process in processes:
+        if process not in why:  # its output closed; it may still be running
+            try:
+                process.wait(timeout=max(0.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                why[process] = "timeout"
+                end_group(process)
+        runs.append(Run(None if process in why else process.returncode, bytes(output[process.stdout]),
+                        bytes(output[process.stderr]), why.get(process, "")))
+    return runs
+
+
+def collect_plainly(processes: list[subprocess.Popen], timeout: float) -> list[Run]:
+    """collect() where pipes cannot be selected (Windows): communicate, then kill the process."""
+    deadline = time.monotonic() + timeout
     runs = []
     for process in processes:
         try:
-            stdout, stderr = process.communicate(timeout=timeout)
+            stdout, stderr = process.communicate(timeout=max(0.0, deadline - time.monotonic()))
             runs.append(Run(process.returncode, stdout, stderr))
         except subprocess.TimeoutExpired:
             process.kill()
             stdout, stderr = process.communicate()
-            runs.append(Run(None, stdout, stderr))
+            runs.append(Run(None, stdout, stderr, "timeout"))
     return runs
 
 
+def exited(process: subprocess.Popen) -> bool:
+    """Whether the process has exited, without reaping it (its id must keep naming its group)."""
+    try:
+        return os.waitid(os.P_PID, process.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+    except (AttributeError, OSError):
+        return False
+
+
+def end_group(process: subprocess.Popen) -> None:
+    """Kill the process and its process group, unless it has already been reaped (then its id may name
+    someone else's group), and reap it."""
+    if process.returncode is not None:
+        return
+    with contextlib.suppress(OSError):
+        if POSIX:
+            os.killpg(process.pid, signal.SIGKILL)
+        else:
+            process.kill()
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        process.wait(timeout=10)
+
+
 def map_traceback(doc: Document, target: str, stderr: str) -> tuple[str, int | None]:
-    """Point the frames of a traceback in the generated file at the Markdown; also
-    return the md line of the innermost such frame."""
+    """Point the frames of a traceback in the generated file at the Markdown; also return the md line
+    where the error happened: the innermost such frame of the first exception in the chain of causes
+    (an error in a ProcessPoolExecutor worker arrives as the cause of the one that .result() raises)."""
     _, origin = render(doc, target)
     generated = os.path.realpath(doc.folder / target)
-    innermost = None
+    innermost: list[int | None] = [None]  # per traceback in the chain
+    causes: list[bool] = []  # whether traceback i is the direct cause of traceback i + 1
     lines = []
     for text in stderr.splitlines():
         match = FRAME.match(text)
@@ -610,20 +1076,39 @@ def map_traceback(doc: Document, target: str, stderr: str) -> tuple[str, int | N
             number = int(match[3])
             if 1 <= number <= len(origin) and origin[number - 1]:
                 md_line, label = origin[number - 1]
-                innermost = md_line
+                innermost[-1] = md_line
                 text = f"{match[1]}{doc.where(md_line)} ({label}){match[4]}"
+        elif text in (CAUSE, CONTEXT):
+            causes.append(text == CAUSE)
+            innermost.append(None)
         lines.append(text)
-    return "\n".join(lines), innermost
+    chosen = len(innermost) - 1
+    while chosen > 0 and causes[chosen - 1] and innermost[chosen - 1] is not None:
+        chosen -= 1
+    line = innermost[chosen] or next((line for line in reversed(innermost) if line), None)
+    return "\n".join(lines), line
 
 
 def report_failed_run(doc: Document, target: str, run: Run, timeout: float) -> None:
     shown = doc.target_shown(target)
+    if run.why == "held":
+        print(f"{shown}: error: exited, but a process it started still held its output open after {timeout:g} s; "
+              "stopped them all (wait for the processes a program starts before it exits)", file=sys.stderr)
+        return
+    if run.why == "output":
+        print(f"{shown}: error: printed more than {MAX_OUTPUT_BYTES >> 20} MiB; stopped it", file=sys.stderr)
+        return
     if run.returncode is None:
-        print(f"{shown}: error: did not finish within {timeout:g} s", file=sys.stderr)
+        print(f"{shown}: error: did not finish within {timeout:g} s; stopped it and all it started "
+              "(more time: --timeout SECONDS)", file=sys.stderr)
         return
     traceback, line = map_traceback(doc, target, run.stderr.decode("utf-8", "replace"))
     print(traceback, file=sys.stderr)
     where = doc.where(line) if line else shown
+    if run.returncode < 0 and POSIX:
+        with contextlib.suppress(ValueError):
+            print(f"{where}: error: {shown} was killed by {signal.Signals(-run.returncode).name}", file=sys.stderr)
+            return
     print(f"{where}: error: {shown} exited with status {run.returncode} (traceback above)", file=sys.stderr)
 
 
@@ -952,7 +1437,8 @@ def command_check(args) -> int:
         elif run.stdout != transcript.content.encode():
             actual = run.stdout.decode("utf-8", "replace")
             print(f"{doc.where(transcript.first_line)}: error: the output of {doc.target_shown(target)} "
-                  "differs from its transcript", file=sys.stderr)
+                  f"differs from its transcript; if the new output is right, record it: {update_command(doc, target)}",
+                  file=sys.stderr)
             print(classify_change(transcript.content, actual))
             print(*transcript_diff(doc, transcript, actual, "actual output", use_color()), sep="\n")
             outcomes.append("transcript differs")
@@ -990,7 +1476,29 @@ def deterministic_output(doc: Document, target: str, timeout: float) -> str | No
         print(f"{shown}: error: its output does not end with a newline; a transcript holds whole lines",
               file=sys.stderr)
         return None
+    if len(doc.raw) + len(first.stdout) > MAX_MARKDOWN_BYTES:
+        print(f"{shown}: error: its output ({len(first.stdout):,} bytes) would make {doc.path.name} larger than "
+              f"{MAX_MARKDOWN_BYTES >> 20} MiB, more than tangle.py reads; transcript left as it was", file=sys.stderr)
+        return None
+    control = OUTPUT_CONTROL.search(output)
+    if control:
+        name = {"\r": "a carriage return (\\r)", "\x1b": "an escape character (colours?)", "\x00": "a NUL byte"}.get(
+            control[0], f"the control character U+{ord(control[0]):04X}")
+        print(f"{shown}: error: output line {output.count(chr(10), 0, control.start()) + 1} holds {name}; a "
+              "transcript holds plain lines (progress bars and colours belong on stderr); transcript left as "
+              "it was", file=sys.stderr)
+        return None
     return output
+
+
+def update_command(doc: Document, target: str) -> str:
+    """The command that records a new transcript: the make target where there is one."""
+    if (doc.path.name == "attention.md" and (doc.folder / "Makefile").is_file()
+            and os.path.realpath(doc.folder) == os.path.realpath(".")):
+        make = {"generated/attention.py": "make update", "generated/experiments.py": "make update-experiments"}
+        if target in make:
+            return make[target]
+    return f"python tangle.py update {doc.shown} --only {target}"
 
 
 def rewrite_transcripts(doc: Document, text: str, new: dict[str, str]) -> str:
@@ -1047,28 +1555,58 @@ def command_update(args) -> int:
 
 
 def write_transcripts(doc: Document, changed: dict[str, str]) -> Document:
-    """Show what changes, rewrite the Markdown in place, and return the document as rewritten."""
-    text, bom = read_markdown(doc.path, doc.shown)
+    """Show what changes, rewrite the Markdown in place, and return the document as rewritten. Writes
+    only if the file still holds the bytes that load() read: an edit saved meanwhile is never lost."""
+    text, bom = decode_markdown(doc.raw, doc.shown)
     rewritten = rewrite_transcripts(doc, text, changed)
-    updated = parse_document(doc.path, doc.shown, normalize_newlines(rewritten))
+    try:
+        updated = parse_document(doc.path, doc.shown, normalize_newlines(rewritten))
+    except UserError:
+        updated = None
     for target, output in changed.items():
-        if updated.transcripts.get(target) is None or updated.transcripts[target].content != output:
+        if updated is None or updated.transcripts.get(target) is None or updated.transcripts[target].content != output:
             line = doc.transcripts[target].fence_line
-            raise UserError(f"{doc.where(line)}: error: cannot rewrite this transcript in place; "
-                            "move its fence out of the list item or quote")
+            nested = not LINE_WITH_END.findall(text)[line - 1].startswith(doc.transcripts[target].markup)
+            raise UserError(f"{doc.where(line)}: error: cannot rewrite this transcript in place: the new output "
+                            "would change how the Markdown around it reads"
+                            + ("; move its fence out of the list item or quote" if nested else ""))
         transcript = doc.transcripts[target]
         print(classify_change(transcript.content, output))
         print(*transcript_diff(doc, transcript, output, "new output", use_color()), sep="\n")
+    data = ("\ufeff" if bom else "").encode() + rewritten.encode()
+    links = 1
     try:
-        write_atomically(doc.path, ("\ufeff" if bom else "").encode() + rewritten.encode())
+        with contextlib.suppress(FileNotFoundError):  # gone: write_atomically says it changed
+            info = os.stat(doc.path)
+            if not info.st_mode & 0o222:
+                raise UserError(f"{doc.shown}: error: is read-only; transcript not written (chmod u+w it first)")
+            links = info.st_nlink
+        with signals_deferred():
+            written = write_atomically(doc.path, data, expected=doc.raw)
     except OSError as error:
-        raise UserError(f"{doc.shown}: error: cannot write it: {error.strerror}") from None
+        raise UserError(f"{doc.shown}: error: cannot write it: {describe(error)}") from None
+    if not written:
+        raise Conflict(f"{doc.shown}: error: changed since update read it (saved from an editor?); nothing "
+                       "written, your change is kept: run make update again")
     for target in changed:
         print(f"{doc.shown}: updated the transcript of {doc.target_shown(target)}")
+    if links > 1:
+        print(f"{doc.shown}: warning: it had {links - 1} other hard link{'s' if links > 2 else ''}, which keep "
+              "the old text (update replaces the file; a symlink would have followed)", file=sys.stderr)
     return updated
 
 
 # ---------------------------------------------------------------- command line
+
+
+def seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value <= MAX_TIMEOUT:  # also refuses nan
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds above 0 and at most {MAX_TIMEOUT:g}")
+    return value
 
 
 def parser() -> argparse.ArgumentParser:
@@ -1084,22 +1622,136 @@ def parser() -> argparse.ArgumentParser:
         if name == "tangle":
             command.add_argument("--force", action="store_true", help="overwrite generated files edited by hand")
         else:
-            command.add_argument("--timeout", type=float, default=600, help="seconds a run may take (600)")
+            command.add_argument("--timeout", type=seconds, default=600, help="seconds a run may take (600)")
             command.add_argument("--only", metavar="PATH", help="run only the program written to PATH, e.g. "
                                  "generated/attention.py (the prose check still reads every transcript)")
         command.set_defaults(function=function)
     return top
 
 
+@contextlib.contextmanager
+def document_lock(path: Path, shown: str):
+    """One update of a Markdown file at a time: an exclusive flock on the file itself (so no lock file
+    is left behind). A second update gives up at once instead of running the programs for nothing."""
+    handle = None
+    with contextlib.suppress(OSError):
+        if fcntl is not None and stat.S_ISREG(os.stat(path).st_mode):  # else load() says what is wrong
+            handle = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        if handle is not None:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                raise Conflict(f"{shown}: error: another tangle.py update is running on it; "
+                               "wait for it to finish, then run make update again") from None
+            except OSError:
+                pass  # a file system without locks: the byte comparison before writing still guards it
+        yield
+    finally:
+        if handle is not None:
+            os.close(handle)
+
+
+@contextlib.contextmanager
+def interrupts_raised():
+    """Ctrl-C, SIGTERM and SIGHUP raise Interrupted wherever the program is, so that every finally runs:
+    the programs it runs are stopped and temporary files removed (see main)."""
+    previous = {}
+    if threading.current_thread() is threading.main_thread():
+        previous = {number: signal.getsignal(number) for number in INTERRUPTS}
+        previous = {number: handler for number, handler in previous.items() if handler not in (signal.SIG_IGN, None)}
+        for number in previous:
+            signal.signal(number, raise_interrupted)
+    stopped = False
+    try:
+        yield
+    except KeyboardInterrupt:
+        stopped = True
+        raise
+    finally:
+        if not (stopped and __name__ == "__main__"):  # run as a script, it stays deaf to them until it exits
+            for number, handler in previous.items():
+                signal.signal(number, handler)
+
+
+def raise_interrupted(signum: int, _frame) -> None:
+    """The first interrupt raises; later ones (a second Ctrl-C, the SIGTERM of a second program copy)
+    are ignored, so that they cannot cut short the cleanup the first one started."""
+    for number in INTERRUPTS:
+        signal.signal(number, signal.SIG_IGN)
+    raise Interrupted(signum)
+
+
+class ClosedPipeTolerant:
+    """sys.stdout or sys.stderr while main() runs: when the reader goes away (check | head -1), the rest
+    of the output is dropped instead of ending the command with BrokenPipeError; update still writes.
+    (A class only because a stream is one.)"""
+
+    def __init__(self, stream):
+        self.stream, self.gone = stream, False
+
+    def write(self, text: str) -> int:
+        if not self.gone:
+            try:
+                self.stream.write(text)
+            except (OSError, ValueError):
+                self.drop()
+        return len(text)
+
+    def flush(self) -> None:
+        if not self.gone:
+            try:
+                self.stream.flush()
+            except (OSError, ValueError):
+                self.drop()
+
+    def drop(self) -> None:
+        self.gone = True
+        with contextlib.suppress(OSError, ValueError, AttributeError):  # later flushes, at exit too, go nowhere
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, self.stream.fileno())
+            os.close(devnull)
+
+    def __getattr__(self, name: str):
+        return getattr(self.stream, name)
+
+
 def main(argv: list[str] | None = None) -> int:
+    streams = sys.stdout, sys.stderr
+    nowhere = open(os.devnull, "w", encoding="utf-8")  # for a stream that was closed before we started (>&-)
+    sys.stdout, sys.stderr = (ClosedPipeTolerant(stream or nowhere) for stream in streams)
+    try:
+        with interrupts_raised():
+            return run_command(argv)
+    except KeyboardInterrupt as stop:  # Ctrl-C, SIGTERM or SIGHUP; every finally on the way has run
+        number = getattr(stop, "signum", signal.SIGINT)
+        print(f"tangle.py: interrupted ({signal.Signals(number).name}); stopped the programs it ran, and wrote "
+              "nothing more", file=sys.stderr)
+        return 128 + number
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            stream.flush()
+        sys.stdout, sys.stderr = streams
+        nowhere.close()
+
+
+def run_command(argv: list[str] | None) -> int:
     try:
         args = parser().parse_args(argv)
     except SystemExit as stop:  # argparse: --help (0) or a usage error (2)
         return stop.code if isinstance(stop.code, int) else BAD_INPUT
     try:
-        return args.function(args)
+        with document_lock(args.md, str(args.md)) if args.command == "update" else contextlib.nullcontext():
+            return args.function(args)
     except UserError as error:
         print(*error.messages, sep="\n", file=sys.stderr)
+        return error.code
+    except OSError as error:  # the environment, not tangle.py: a full disk, a vanished folder, ...
+        name = f" {error.filename}" if error.filename else ""
+        print(f"tangle.py: error:{name} {describe(error)}", file=sys.stderr)
+        return BAD_INPUT
+    except MemoryError:
+        print("tangle.py: error: out of memory", file=sys.stderr)
         return BAD_INPUT
 
 
