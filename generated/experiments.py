@@ -1,5 +1,5 @@
 # Generated from attention.md by tangle.py — do not edit; edit attention.md and run make tangle.
-# sha256 of the lines below: 5e877baa269c6e6524943ed53c43df51ee326b41e3519b603534cb1137d54c86
+# sha256 of the lines below: c0e761d9b178f351b4ab16ee879727852cca973f619243c37da9fa5ae1c674ed
 # attention.md:1210 (generated/experiments.py)
 """「30 秒实验」的答案。运行：python generated/experiments.py（要几分钟）。
 
@@ -198,7 +198,7 @@ def print_cell_summary(lr, cell):
             np.mean([pick["drop"] for pick in picks]), np.mean([pick["diagonal"] for pick in picks])))
 
 # attention.md:1104 (实验四：注意力什么时候真的在挑)
-SWEEP_RATES = (0.003, 0.01, 0.02)          # 学习率：第四节的 0.003，到大它六倍多的 0.02
+SWEEP_RATES = (0.003, 0.01, 0.02)          # 学习率：从第四节的 0.003 到大它六倍多的 0.02
 SWEEP_QUERIES = ("after", "before")        # 查询：这一步更新之后的状态，或更新之前的状态
 
 
