@@ -486,7 +486,7 @@ def transcript_html(page: Page, target: str) -> str:
     out.append(pre(position, len(lines)))
     return (f'<figure class="transcript" id="{anchor}"><figcaption>实跑输出：<code>{html.escape(target)}</code>'
             f'（<code>make check</code> 重新运行程序，逐字节比对这一段）</figcaption>'
-            f'<div class="output">{"".join(out)}</div></figure>\n')
+            f'<div class="printed">{"".join(out)}</div></figure>\n')
 
 
 # ---------------------------------------------------------------- the page
@@ -652,7 +652,7 @@ figcaption a:not(.name) {{ margin-left: .6rem; }}
 .chunk .parts ol {{ margin: .2rem 0; padding-left: 1.6rem; columns: 2; }}
 .def {{ color: var(--muted); font-size: .85em; text-decoration: none; }}
 a.ref {{ font-weight: 600; }}
-.transcript .output {{ padding: .6rem 0; background: var(--code-bg); }}
+.transcript .printed {{ padding: .6rem 0; background: var(--code-bg); }}
 .transcript pre {{ padding: 0 .8rem; }}
 .matrix {{ display: flex; flex-wrap: wrap; align-items: flex-start; background: var(--code-bg); }}
 .matrix > pre {{ flex: 0 1 auto; }}
@@ -710,14 +710,15 @@ def main(argv: list[str] | None = None) -> int:
               "by the transcript cited (shown unlinked, marked in red); make check lists them", file=sys.stderr)
     data = page_html.encode()
     try:
-        if not output.is_file() or output.read_bytes() != data:
+        changed = not output.is_file() or output.read_bytes() != data
+        if changed:
             tangle.write_atomically(output, data)
     except OSError as error:
         print(f"{output}: error: cannot write it: {error.strerror}", file=sys.stderr)
         return BAD_INPUT
     chunks = sum(len(pieces) for pieces in [*doc.chunks.values(), *doc.roots.values()])
-    print(f"wrote {output}: {chunks} code chunks, {len(page.linked)} numbers linked to their transcript lines, "
-          f"{page.heatmaps} heatmaps")
+    print(f"{'wrote' if changed else 'unchanged:'} {output}: {chunks} code chunks, {len(page.linked)} numbers linked "
+          f"to their transcript lines, {page.heatmaps} heatmaps")
     return OK
 
 

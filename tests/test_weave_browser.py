@@ -97,7 +97,7 @@ window.addEventListener("load", () => {
 
 
 def chromium(tmp: Path, *args: str, timeout: float = 180) -> subprocess.CompletedProcess:
-    command = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run",
+    command = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run", "--disable-dev-shm-usage",
                "--mute-audio", f"--user-data-dir={tmp / 'profile'}", *args]
     return subprocess.run(command, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
 
