@@ -2,7 +2,7 @@
 PYTHON ?= python3
 VENV_PY := .venv/bin/python
 
-.PHONY: help tangle check test update experiments update-experiments portability bench clean
+.PHONY: help tangle check html test update experiments update-experiments portability bench clean
 .DEFAULT_GOAL := help
 
 help: ## list the targets
@@ -15,6 +15,10 @@ help: ## list the targets
 	$(PYTHON) -m venv .venv && .venv/bin/pip install -r requirements.txt && touch $@ || \
 	    { rm -rf .venv; echo "error: could not build .venv (see above); nothing was left behind" >&2; exit 1; }
 
+# latex2mathml and pygments: only the page and the tests need them.
+.venv/html-stamp: requirements-html.txt | .venv/stamp
+	.venv/bin/pip install -r requirements-html.txt && touch $@
+
 tangle: | .venv/stamp ## write generated/ from attention.md (refuses to overwrite hand edits)
 	$(VENV_PY) tangle.py tangle
 
@@ -24,7 +28,12 @@ generated/attention.py: attention.md tangle.py | .venv/stamp
 check: | .venv/stamp ## verify generated/ is in sync, the lesson's transcript and every prose number (never re-tangles)
 	$(VENV_PY) tangle.py check --only generated/attention.py
 
-test: | .venv/stamp ## run all tests (tangle.py, the program, the portability harness)
+html: build/attention.html ## write build/attention.html: the lesson as one page, each number linked to its transcript line
+
+build/attention.html: attention.md tangle.py weave.py book_figures.txt | .venv/html-stamp
+	$(VENV_PY) weave.py attention.md -o $@
+
+test: | .venv/stamp .venv/html-stamp ## run all tests (tangle.py, weave.py and the page in chromium, the program, the portability harness)
 	$(VENV_PY) -m pytest -q tests/
 
 update: generated/attention.py | .venv/stamp ## tangle, rerun the program and rewrite the transcript in attention.md
@@ -42,5 +51,5 @@ portability: | .venv/stamp ## compare the program's output across numpy builds a
 bench: | .venv/stamp ## time the program
 	$(VENV_PY) bench/bench.py
 
-clean: ## remove .venv and caches (generated/ is kept: it is committed)
-	rm -rf .venv .pytest_cache .hypothesis .cache .ruff_cache __pycache__ tests/__pycache__
+clean: ## remove .venv, build/ and caches (generated/ is kept: it is committed)
+	rm -rf .venv build .pytest_cache .hypothesis .cache .ruff_cache __pycache__ tests/__pycache__

@@ -123,7 +123,7 @@ import sys
 import tempfile
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 if sys.version_info < (3, 10):
@@ -268,6 +268,10 @@ class ProseNumber:
     book: bool  # marked as the book's: inside a 原书 span or column
     program: str  # the program whose transcript it cites
     cited_on: int | None = None  # line of the <!-- 数字出自 --> comment; None: its section's default
+    # Where it stands, for weave.py: the inline token (of Document.tokens) holding it, and the offset
+    # of its first digit in flatten_inline(token)[0].
+    token: object = field(default=None, compare=False, repr=False)
+    offset: int = field(default=-1, compare=False)
 
 
 @dataclass(frozen=True)
@@ -1286,7 +1290,7 @@ def numbers_in_inline(doc: Document, token, first_line: int, whole_book: bool, c
         program, cited_on = next(((program, line) for start, end, program, line in reversed(sentence_cites)
                                   if start <= match.start() < end), cites)
         numbers.append(ProseNumber(first_line + text.count("\n", 0, match.start()), match[0], book,
-                                   program, cited_on))
+                                   program, cited_on, token, match.start()))
     return numbers
 
 
@@ -1380,10 +1384,34 @@ def stale_numbers(doc: Document) -> tuple[list[str], list[ProseNumber]]:
     errors, checked = [], []
     for number in numbers:
         figure = number.book and number.text in figures
-        checked.append(ProseNumber(number.line, number.text, figure, number.program, number.cited_on))
+        checked.append(replace(number, book=figure))
         if not figure and number.text not in printed.get(number.program, ()):
             errors.append(f"{doc.where(number.line)}: error: {unprinted(number, printed)}")
     return errors, checked
+
+
+def transcript_lines_printing(doc: Document) -> dict[str, dict[str, list[int]]]:
+    """For each program, each number its transcript prints (read as the prose check reads it, sign
+    ignored) and the MD lines of the transcript lines that print it, first to last."""
+    found: dict[str, dict[str, list[int]]] = {}
+    for target, transcript in doc.transcripts.items():
+        lines = found[target] = {}
+        for offset, text in enumerate(output_lines(transcript.content)):
+            for match in NUMBER.finditer(text):
+                where = lines.setdefault(match[0], [])
+                if not where or where[-1] != transcript.first_line + offset:
+                    where.append(transcript.first_line + offset)
+    return found
+
+
+def prose_number_sources(doc: Document) -> tuple[list[str], list[tuple[ProseNumber, list[int]]]]:
+    """For weave.py: the error lines of the prose check (as stale_numbers gives them), and every prose
+    number with the MD lines of the transcript lines that print it, in the transcript it cites. The
+    list is empty for the book's figures and for the numbers that fail."""
+    errors, numbers = stale_numbers(doc)
+    printed = transcript_lines_printing(doc)
+    return errors, [(number, [] if number.book else printed.get(number.program, {}).get(number.text, []))
+                    for number in numbers]
 
 
 def unprinted(number: ProseNumber, printed: dict[str, set[str]]) -> str:

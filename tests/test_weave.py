@@ -1,0 +1,410 @@
+"""Tests of weave.py: the structure of the page, read with html.parser (no browser; see test_weave_browser.py)."""
+
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("latex2mathml", reason="weave.py needs latex2mathml: make test installs requirements-html.txt")
+
+import tangle  # noqa: E402
+import weave  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+VOID = {"meta", "br", "hr", "img", "input", "link", "col", "wbr", "mspace", "none", "mprescripts"}
+
+
+class Element:
+    def __init__(self, tag, attrs, parent):
+        self.tag, self.attrs, self.parent, self.children = tag, dict(attrs), parent, []
+
+    def text(self) -> str:
+        return "".join(child if isinstance(child, str) else child.text() for child in self.children)
+
+    def classes(self) -> set[str]:
+        return set(self.attrs.get("class", "").split())
+
+    def iter(self):
+        yield self
+        for child in self.children:
+            if isinstance(child, Element):
+                yield from child.iter()
+
+    def ancestors(self):
+        node = self.parent
+        while node is not None:
+            yield node
+            node = node.parent
+
+
+class Tree(HTMLParser):
+    """Just enough of a DOM: elements with attributes, children and text."""
+
+    def __init__(self, text: str):
+        super().__init__(convert_charrefs=True)
+        self.root = self.node = Element("#document", {}, None)
+        self.feed(text)
+        self.close()
+
+    def handle_starttag(self, tag, attrs):
+        element = Element(tag, attrs, self.node)
+        self.node.children.append(element)
+        if tag not in VOID:
+            self.node = element
+
+    def handle_startendtag(self, tag, attrs):
+        self.node.children.append(Element(tag, attrs, self.node))
+
+    def handle_endtag(self, tag):
+        node = self.node
+        while node is not None and node.tag != tag:
+            node = node.parent
+        if node is not None and node.parent is not None:
+            self.node = node.parent
+
+    def handle_data(self, data):
+        self.node.children.append(data)
+
+    def all(self, tag=None, cls=None):
+        return [e for e in self.root.iter() if (tag is None or e.tag == tag) and (cls is None or cls in e.classes())]
+
+    def by_id(self) -> dict[str, Element]:
+        found = {}
+        for element in self.root.iter():
+            if "id" in element.attrs:
+                assert element.attrs["id"] not in found, f"duplicate id {element.attrs['id']}"
+                found[element.attrs["id"]] = element
+        return found
+
+
+def matrix(rows: int, columns: int, peak: bool = True) -> str:
+    header = "          " + "".join(f"{j + 1:>6}" for j in range(columns))
+    lines = [header]
+    for i in range(rows):
+        values = [0.75 if peak and j == columns - 1 - i else 0.02 for j in range(columns)]
+        lines.append(f"输出 {i + 1:<3}  " + "".join(f"{v:6.2f}" for v in values))
+    return "\n".join(lines)
+
+
+LESSON = """\
+# 小讲义
+
+## 一、数字
+
+正文说准确率是 0.9300，另一个数 1.2345；原书是 0.25。一位数 7 和 10 位不用核对。
+
+| 做法 | 原书 | 本仓库实测 |
+|---|---|---|
+| 甲 | 0.25 | 0.9300 |
+
+打错的数字 0.9301 不会被链接。
+
+## 二、公式
+
+行内公式 $x_1 + y$ 和 GitHub 写法 $`\\frac{{a}}{{b}}`$，还有带反斜杠的 $h_t\\, W$。
+
+$$\\alpha = \\mathrm{{softmax}}\\!\\left(\\frac{{K q}}{{\\sqrt{{d}}}}\\right)$$
+
+```math
+\\sum_i \\alpha_i V_i
+```
+
+## 三、程序
+
+```python {{file=generated/p.py}}
+import sys
+<<打印 结果>>
+```
+
+```python {{#打印 结果}}
+print("acc 0.9300 x 1.2345")
+<<打印 矩阵>>
+```
+
+```python {{#打印 矩阵}}
+print(MATRIX)
+```
+
+```python {{#打印 结果}}
+print("more")
+```
+
+```text {{transcript}}
+acc 0.9300 x 1.2345
+{big}
+
+{small}
+图例：深的大
+more
+```
+"""
+
+
+def lesson(folder: Path) -> Path:
+    md = folder / "lesson.md"
+    md.write_text(LESSON.format(big=matrix(10, 10), small=matrix(3, 3)))
+    (folder / "book_figures.txt").write_text("0.25\n")
+    return md
+
+
+def build(capsys, md: Path, *extra) -> tuple[int, str, str, Path]:
+    out = md.parent / "build" / "page.html"
+    code = weave.main([str(md), "-o", str(out), *extra])
+    stdout, stderr = capsys.readouterr()
+    return code, stdout, stderr, out
+
+
+@pytest.fixture
+def small(tmp_path, capsys):
+    md = lesson(tmp_path)
+    code, stdout, stderr, out = build(capsys, md)
+    assert code == 0, stderr
+    return md, Tree(out.read_text()), out.read_text(), stdout, stderr
+
+
+# ---------------------------------------------------------------- chunks
+
+
+def test_every_chunk_has_a_captioned_anchor(small):
+    _, tree, _, _, _ = small
+    ids = tree.by_id()
+    for anchor in ("chunk-打印_结果", "chunk-打印_结果-2", "chunk-打印_矩阵", "file-generated/p.py"):
+        assert ids[anchor].tag == "figure", anchor
+        caption = next(e for e in ids[anchor].iter() if e.tag == "figcaption")
+        name = next(e for e in caption.iter() if "name" in e.classes())
+        assert name.attrs["href"] == f"#{anchor}"
+    assert "<<打印 结果>>" in ids["chunk-打印_结果"].text()
+    assert "第 2 段，共 2 段" in ids["chunk-打印_结果-2"].text()
+
+
+def test_references_link_to_their_chunk_and_chunks_say_where_they_are_used(small):
+    _, tree, _, _, _ = small
+    ids = tree.by_id()
+    refs = tree.all("a", "ref")
+    assert {ref.attrs["href"] for ref in refs} == {"#chunk-打印_结果", "#chunk-打印_矩阵"}
+    for ref in refs:
+        assert ref.attrs["href"][1:] in ids
+        line = ref.parent  # the code line holding <<name>>, anchored by its line in the Markdown
+        assert "l" in line.classes() and re.fullmatch(r"L\d+", line.attrs["id"])
+    used = [e for e in tree.all("p", "used")]
+    assert len(used) == 2  # one for each chunk, under its last piece
+    for paragraph in used:
+        assert paragraph.text().startswith("用在 →")
+        for link in (e for e in paragraph.iter() if e.tag == "a"):
+            target = ids[link.attrs["href"][1:]]
+            assert "<<" in target.text()  # the line that includes the chunk
+
+
+def test_root_lists_its_parts_in_order_nested(small):
+    _, tree, _, _, _ = small
+    parts = tree.all("div", "parts")[0]
+    names = [e.text() for e in parts.iter() if e.tag == "a" and e.attrs["href"].startswith("#chunk-")]
+    assert names == ["<<打印 结果>>", "<<打印 矩阵>>"]
+
+
+def test_code_is_highlighted_and_plain_without_pygments(tmp_path, capsys, monkeypatch):
+    md = lesson(tmp_path)
+    _, _, _, out = build(capsys, md)
+    assert '<span class="nb">print</span>' in out.read_text()
+    monkeypatch.setattr(weave, "get_lexer_by_name", None)
+    _, _, _, out = build(capsys, md)
+    page = out.read_text()
+    assert '<span class="nb">' not in page and 'print(&quot;acc' not in page and 'print("acc 0.9300' in page
+
+
+# ---------------------------------------------------------------- numbers
+
+
+def test_each_verified_number_links_to_a_transcript_line_that_prints_it(small):
+    _, tree, _, _, _ = small
+    ids = tree.by_id()
+    links = tree.all("a", "num")
+    assert [link.text() for link in links] == ["0.9300", "1.2345", "0.9300"]
+    for link in links:
+        target = ids[link.attrs["href"][1:]]
+        assert "l" in target.classes() and any("transcript" in a.classes() for a in target.ancestors())
+        assert link.text() in target.text()
+        assert "出自 generated/p.py" in link.attrs["title"]
+
+
+def test_the_books_figures_are_marked_and_unverified_numbers_are_not_links(small):
+    _, tree, _, _, stderr = small
+    book = [e for e in tree.all("span", "book") if "num" in e.classes() and e.text() == "0.25"]
+    assert len(book) == 2 and all("原书" in e.attrs["title"] for e in book)  # in the sentence and in the column
+    unverified = tree.all("span", "unverified")
+    assert [e.text() for e in unverified if e.text() != "1 个没有对上"] == ["0.9301"]
+    assert "1 prose number is not printed" in stderr and "make check" in stderr
+
+
+def test_the_top_of_the_page_counts_the_numbers(small):
+    md, tree, _, _, _ = small
+    summary = tree.by_id()["verified"].text()
+    assert "要核对的数字有 6 个" in summary
+    assert "3 个核对过" in summary and "3 个对上了 generated/p.py 的实跑输出" in summary
+    assert "2 个标成原书的" in summary and "1 个没有对上" in summary
+    # the same counts as the check itself
+    _, sources = tangle.prose_number_sources(tangle.load(md, str(md)))
+    assert len(sources) == 6 and sum(number.book for number, _ in sources) == 2
+
+
+# ---------------------------------------------------------------- formulas, heatmaps, contents
+
+
+def test_formulas_become_mathml_in_both_spellings(small):
+    _, tree, page, _, _ = small
+    maths = tree.all("math")
+    assert len(maths) == 5
+    assert [m.attrs["display"] for m in maths] == ["inline", "inline", "inline", "block", "block"]
+    assert len(tree.all("mfrac")) == 2 and tree.all("msqrt") and tree.all("munder")
+    body = tree.all("main")[0].text()
+    assert "$" not in body and "\\frac" not in body and "\\sum" not in body
+    # a backslash escape in the Markdown (\\,) reaches latex2mathml unchanged: a space, not a comma
+    formula = maths[2]
+    assert "," not in formula.text()
+    assert any(e.tag == "mspace" for e in formula.iter())
+
+
+def test_each_printed_matrix_becomes_a_heatmap_with_one_cell_per_weight(small):
+    _, tree, _, stdout, _ = small
+    maps = tree.all("svg", "heatmap")
+    assert [(m.attrs["data-rows"], m.attrs["data-columns"]) for m in maps] == [("10", "10"), ("3", "3")]
+    cells = [[e for e in m.iter() if e.tag == "rect"] for m in maps]
+    assert [len(c) for c in cells] == [100, 9]
+    titles = [next(e for e in cell.iter() if e.tag == "title").text() for cell in cells[0]]
+    assert titles[9] == "输出 1，输入 10：0.75" and titles[0] == "输出 1，输入 1：0.02"
+    assert {"输入 →", "输出 →"} <= {e.text() for e in maps[0].iter() if e.tag == "text"}
+    assert cells[0][9].attrs["fill"] != cells[0][0].attrs["fill"]
+    # beside the transcript lines they were read from, which keep their anchors
+    group = maps[0].parent.parent
+    assert "matrix" in group.classes() and "输出 10" in group.text()
+    assert "2 heatmaps" in stdout
+
+
+def test_contents_list_the_sections(small):
+    _, tree, _, _, _ = small
+    ids = tree.by_id()
+    links = [e for e in ids["contents"].iter() if e.tag == "a"]
+    assert [link.text() for link in links] == ["一、数字", "二、公式", "三、程序"]
+    assert all(ids[link.attrs["href"][1:]].tag == "h2" for link in links)
+
+
+def test_the_page_is_self_contained(small):
+    _, tree, page, _, _ = small
+    assert "<script" not in page and "@import" not in page
+    assert not re.search(r"""(?:src|href)=["']?(?:https?:)?//""", page)
+    assert not re.search(r"url\((?!data:)", page.replace('local("', ""))
+    assert tree.all("style") and page.startswith("<!DOCTYPE html>")
+
+
+# ---------------------------------------------------------------- the lesson itself
+
+
+def test_the_lessons_page(tmp_path, capsys):
+    out = tmp_path / "attention.html"
+    code = weave.main([str(ROOT / "attention.md"), "-o", str(out)])
+    stdout, stderr = capsys.readouterr()
+    assert code == 0, stderr
+    tree = Tree(out.read_text())
+    ids = tree.by_id()
+    doc = tangle.load(ROOT / "attention.md", "attention.md")
+    for name in doc.chunks:
+        assert weave.chunk_id(name) in ids, name
+    for target in doc.roots:
+        assert weave.root_id(target) in ids
+    for link in tree.all("a"):
+        href = link.attrs.get("href", "")
+        assert href.startswith("#") and href[1:] in ids, href
+    links = tree.all("a", "num")
+    for link in links:
+        assert link.text() in ids[link.attrs["href"][1:]].text()
+    maps = tree.all("svg", "heatmap")
+    assert len(maps) >= 3
+    for heatmap in maps:
+        if heatmap.attrs["data-rows"] == heatmap.attrs["data-columns"] == "10":
+            assert len([e for e in heatmap.iter() if e.tag == "rect"]) == 100
+    assert tree.all("math")
+    _, sources = tangle.prose_number_sources(doc)
+    verified = sum(1 for number, lines in sources if lines)
+    assert len(links) == verified
+    assert f"{verified} 个核对过" in ids["verified"].text()
+    assert f"{verified} numbers linked" in stdout
+
+
+# ---------------------------------------------------------------- command line
+
+
+def test_help_and_bad_input(tmp_path, capsys):
+    assert weave.main(["--help"]) == 0
+    assert "usage: weave.py" in capsys.readouterr().out
+    assert weave.main([str(tmp_path / "missing.md")]) == 2
+    assert "missing.md: error: no such file" in capsys.readouterr().err
+    assert weave.main(["--bogus"]) == 2
+
+
+def test_a_formula_it_cannot_place_is_an_error_with_its_line(tmp_path, capsys):
+    md = lesson(tmp_path)
+    md.write_text(md.read_text().replace("行内公式 $x_1 + y$", "行内公式 $x *1* y$"))
+    code, _, stderr, out = build(capsys, md)
+    line = next(i for i, text in enumerate(md.read_text().split("\n"), 1) if "$x *1* y$" in text)
+    assert code == 2 and f"lesson.md:{line}: error: cannot find the formulas" in stderr
+    assert not out.exists()
+
+
+def test_writes_only_when_the_page_changes(tmp_path, capsys):
+    md = lesson(tmp_path)
+    _, _, _, out = build(capsys, md)
+    before = out.stat().st_mtime_ns
+    out.touch()
+    touched = out.stat().st_mtime_ns
+    build(capsys, md)
+    assert out.stat().st_mtime_ns == touched
+    md.write_text(md.read_text().replace("## 二、公式", "## 二、公式们"))
+    build(capsys, md)
+    assert "二、公式们" in out.read_text() and before <= out.stat().st_mtime_ns
+
+
+def test_default_output_is_beside_the_lesson(tmp_path, capsys):
+    md = lesson(tmp_path)
+    assert weave.main([str(md)]) == 0
+    capsys.readouterr()
+    assert (tmp_path / "build" / "lesson.html").is_file()
+
+
+@pytest.mark.parametrize("line,label,values", [
+    ("输出 1    0.10  0.20", "输出 1", [0.1, 0.2]),
+    ("输出 10   0.45  0.08", "输出 10", [0.45, 0.08]),
+])
+def test_matrix_rows_are_read_as_printed(line, label, values):
+    lines = ["             1     2", line]
+    [(start, end, columns, rows)] = weave.parse_matrices(lines)
+    assert (start, end, columns) == (0, 2, ["1", "2"])
+    assert rows == [(label, values, [f"{v:.2f}" for v in values])]
+
+
+def test_text_that_only_looks_like_a_matrix_is_left_alone():
+    assert weave.parse_matrices(["种子    不用注意力", "0       1.0000 / 1.0000"]) == []
+    assert weave.parse_matrices(["   1  2  3", "输出 1  0.1 0.2"]) == []  # one number short
+
+
+def test_headings_never_take_an_anchor_of_the_page(tmp_path, capsys):
+    md = lesson(tmp_path)
+    md.write_text(md.read_text().replace("## 二、公式", "## L12").replace("## 三、程序", "## 一、数字"))
+    _, _, _, out = build(capsys, md)
+    ids = Tree(out.read_text()).by_id()  # asserts that no id is used twice
+    assert ids["section-L12"].tag == "h2" and ids["一、数字-2"].tag == "h2"
+
+
+def test_tangle_tells_where_each_number_stands_and_which_lines_print_it(tmp_path):
+    md = lesson(tmp_path)
+    doc = tangle.load(md, str(md))
+    errors, sources = tangle.prose_number_sources(doc)
+    assert len(errors) == 1 and "0.9301 is not printed" in errors[0]
+    first = doc.transcripts["generated/p.py"].first_line
+    for number, lines in sources:
+        text, _ = tangle.flatten_inline(number.token)
+        assert text[number.offset : number.offset + len(number.text)] == number.text
+        if number.text in ("0.9300", "1.2345"):
+            assert lines == [first]  # "acc 0.9300 x 1.2345", the transcript's first line
+        else:
+            assert lines == []  # the book's 0.25, and 0.9301 which no line prints

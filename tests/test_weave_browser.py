@@ -1,0 +1,213 @@
+"""The page in a real browser: Debian's headless chromium loads build output of weave.py and checks what a
+reader gets. A copy of the page with a script added measures it and writes the results into the page,
+which --dump-dom prints; --screenshot takes the whole page, decoded below with zlib (no imaging library).
+
+Without chromium these tests are skipped (apt-get install chromium fonts-noto-cjk); under CI (CI set)
+they fail instead, so that CI never passes without having run them.
+"""
+
+import json
+import os
+import re
+import shutil
+import struct
+import subprocess
+import zlib
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("latex2mathml", reason="weave.py needs latex2mathml: make test installs requirements-html.txt")
+
+import weave  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+WIDTH = 1280  # CSS pixels
+
+if CHROMIUM is None:
+    if os.environ.get("CI"):
+        pytest.fail("chromium is not installed, and CI must run the browser tests: .ci/run installs it "
+                    "(apt-get install chromium fonts-noto-cjk)", pytrace=False)
+    pytest.skip("chromium is not installed: apt-get install chromium fonts-noto-cjk to run the browser tests",
+                allow_module_level=True)
+
+# Runs once the page has loaded; its results go into <pre id="weave-result"> for --dump-dom.
+PROBE = r"""
+<script>
+window.addEventListener("load", () => {
+  const r = {links: 0, missing: [], hidden: [], numbers: 0, numberMismatch: [], landing: [],
+             maths: 0, mathEmpty: [], mathNotLaidOut: [], fractions: 0, fractionsWrong: 0, heatmaps: [],
+             columns: {}, height: 0};
+  const visible = el => {
+    if (!el || (el.checkVisibility && !el.checkVisibility())) return false;
+    const box = el.getBoundingClientRect();
+    return box.width > 0 && box.height > 0;
+  };
+  const target = a => document.getElementById(decodeURIComponent(a.getAttribute("href").slice(1)));
+  for (const a of document.querySelectorAll('a[href^="#"]')) {
+    r.links++;
+    const t = target(a);
+    if (!t) r.missing.push(a.getAttribute("href"));
+    else if (!visible(t)) r.hidden.push(a.getAttribute("href"));
+  }
+  const highlight = getComputedStyle(document.body).getPropertyValue("--mark").trim();
+  for (const a of document.querySelectorAll("a.num")) {
+    r.numbers++;
+    const t = target(a);
+    if (!t || !t.textContent.includes(a.textContent)) { r.numberMismatch.push(a.textContent + " " + a.getAttribute("href")); continue; }
+    location.hash = a.getAttribute("href");  // what a click does
+    const arrived = document.querySelector(":target"), box = t.getBoundingClientRect();
+    const colour = getComputedStyle(t).backgroundColor;
+    if (arrived !== t || box.top < 0 || box.bottom > innerHeight || colour === "rgba(0, 0, 0, 0)")
+      r.landing.push([a.textContent, a.getAttribute("href"), arrived && arrived.id, Math.round(box.top), colour]);
+  }
+  r.highlight = highlight;
+  for (const m of document.querySelectorAll("math")) {
+    r.maths++;
+    if (!visible(m) && !m.closest("details:not([open])")) r.mathEmpty.push(m.outerHTML.slice(0, 120));
+    const display = getComputedStyle(m).display;
+    if (!/math/.test(display)) r.mathNotLaidOut.push(display);
+  }
+  for (const f of document.querySelectorAll("mfrac")) {  // laid out as a fraction: numerator above denominator
+    r.fractions++;
+    const [top, bottom] = [...f.children].map(c => c.getBoundingClientRect());
+    if (!(top.bottom <= bottom.top + 1 && top.height > 0 && bottom.height > 0)) r.fractionsWrong++;
+  }
+  for (const svg of document.querySelectorAll("svg.heatmap")) {
+    const cells = [...svg.querySelectorAll("rect.cell")];
+    r.heatmaps.push({rows: +svg.dataset.rows, columns: +svg.dataset.columns, cells: cells.length,
+                     drawn: cells.filter(c => { const b = c.getBoundingClientRect(); return b.width > 5 && b.height > 5; }).length,
+                     titled: cells.filter(c => /：[0-9.]+$/.test(c.querySelector("title").textContent)).length,
+                     width: Math.round(svg.getBoundingClientRect().width), visible: visible(svg)});
+  }
+  // the transcripts' columns: Chinese twice as wide as Latin, and the shade characters one column wide
+  const pre = document.querySelector("pre.output"), width = text => {
+    const s = document.createElement("span"); s.textContent = text; pre.append(s);
+    const w = s.getBoundingClientRect().width; s.remove(); return w;
+  };
+  r.columns = {latin: width("abcdefghij"), chinese: width("输出输出输出输出输出"), shades: width("··░░▒▒▓▓██")};
+  r.overflow = [...document.querySelectorAll("main > *")].filter(e => e.getBoundingClientRect().right > innerWidth + 1).map(e => e.tagName);
+  r.height = document.documentElement.scrollHeight;
+  const out = document.createElement("pre"); out.id = "weave-result"; out.textContent = JSON.stringify(r);
+  document.body.append(out);
+});
+</script>
+"""
+
+
+def chromium(tmp: Path, *args: str, timeout: float = 180) -> subprocess.CompletedProcess:
+    command = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run", "--disable-dev-shm-usage",
+               "--mute-audio", f"--user-data-dir={tmp / 'profile'}", *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+
+
+@pytest.fixture(scope="module")
+def page(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("browser")
+    out = tmp / "attention.html"
+    assert weave.main([str(ROOT / "attention.md"), "-o", str(out)]) == 0
+    probe = tmp / "probe.html"
+    probe.write_text(out.read_text().replace("</body>", PROBE + "</body>"))
+    run = chromium(tmp, "--dump-dom", "--virtual-time-budget=10000", f"--window-size={WIDTH},900", probe.as_uri())
+    match = re.search(r'<pre id="weave-result">(.*?)</pre>', run.stdout, re.S)
+    assert match, f"chromium printed no result; stderr:\n{run.stderr[-3000:]}"
+    results = json.loads(match[1].replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", '"').replace("&amp;", "&"))
+    return tmp, out, results
+
+
+def test_every_in_page_link_reaches_a_visible_element(page):
+    _, _, r = page
+    assert r["links"] > 300
+    assert r["missing"] == [] and r["hidden"] == []
+
+
+def test_each_number_lands_on_a_highlighted_transcript_line_that_prints_it(page):
+    _, out, r = page
+    assert r["numbers"] == len(re.findall(r'<a class="num"', out.read_text())) > 100
+    assert r["numberMismatch"] == []
+    assert r["landing"] == [], "links that did not scroll to a highlighted line: " + repr(r["landing"][:5])
+
+
+def test_formulas_are_laid_out_as_mathml(page):
+    _, out, r = page
+    assert r["maths"] == out.read_text().count("<math ") > 0
+    assert r["mathEmpty"] == [] and r["mathNotLaidOut"] == []
+    assert r["fractions"] > 0 and r["fractionsWrong"] == 0
+
+
+def test_each_heatmap_draws_one_titled_cell_per_weight(page):
+    _, _, r = page
+    assert len(r["heatmaps"]) >= 3
+    for heatmap in r["heatmaps"]:
+        n = heatmap["rows"] * heatmap["columns"]
+        assert heatmap["cells"] == heatmap["drawn"] == heatmap["titled"] == n and heatmap["visible"], heatmap
+        if heatmap["rows"] == heatmap["columns"] == 10:
+            assert n == 100
+        assert 150 < heatmap["width"] < 400
+
+
+def test_transcript_columns_line_up_and_nothing_overflows_the_page(page):
+    _, _, r = page
+    columns = r["columns"]
+    assert abs(columns["chinese"] - 2 * columns["latin"]) < 1, ("no CJK monospace font (fonts-noto-cjk)?", columns)
+    assert abs(columns["shades"] - columns["latin"]) < 1, columns
+    assert r["overflow"] == []
+
+
+def png_rows(data: bytes) -> tuple[int, int, int, list[bytes]]:
+    """A small PNG decoder (8-bit RGB or RGBA, not interlaced): width, height, bytes a pixel, rows."""
+    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
+    position, idat = 8, []
+    while position < len(data):
+        (length,) = struct.unpack(">I", data[position : position + 4])
+        kind, body = data[position + 4 : position + 8], data[position + 8 : position + 8 + length]
+        position += 12 + length
+        if kind == b"IHDR":
+            width, height, depth, colour_type, _, _, interlace = struct.unpack(">IIBBBBB", body)
+            assert depth == 8 and colour_type in (2, 6) and interlace == 0, (depth, colour_type, interlace)
+        elif kind == b"IDAT":
+            idat.append(body)
+    bpp = 3 if colour_type == 2 else 4
+    raw, stride = zlib.decompress(b"".join(idat)), width * bpp
+    previous, rows = bytearray(stride), []
+    for y in range(height):
+        kind, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1 : (y + 1) * (stride + 1)])
+        if kind == 1:
+            for i in range(bpp, stride):
+                line[i] = (line[i] + line[i - bpp]) & 255
+        elif kind == 2:
+            line = bytearray((a + b) & 255 for a, b in zip(line, previous, strict=True))
+        elif kind == 3:
+            for i in range(stride):
+                line[i] = (line[i] + ((line[i - bpp] if i >= bpp else 0) + previous[i]) // 2) & 255
+        elif kind == 4:
+            for i in range(stride):
+                a, b, c = (line[i - bpp], previous[i], previous[i - bpp]) if i >= bpp else (0, previous[i], 0)
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append(bytes(line))
+        previous = line
+    return width, height, bpp, rows
+
+
+def test_a_full_page_screenshot_is_not_blank(page):
+    tmp, out, r = page
+    shot = tmp / "page.png"
+    # the whole page at half scale (a 640-pixel-wide image), so that decoding it here takes seconds
+    chromium(tmp, f"--screenshot={shot}", "--force-device-scale-factor=0.5", f"--window-size={WIDTH},{r['height']}",
+             out.as_uri())
+    width, height, bpp, rows = png_rows(shot.read_bytes())
+    assert width == WIDTH // 2 and abs(height - r["height"] / 2) <= 1, (width, height, r["height"])
+    colours = set()
+    for row in rows[::7]:
+        colours.update(row[i : i + 3] for i in range(0, len(row), bpp * 3))
+    assert len(colours) > 200, f"only {len(colours)} colours: a blank page?"
+    assert any(blue > red + 40 and blue > green + 20 for red, green, blue in colours), "no blue: no links or heatmaps"
+    # every tenth of the page holds something: rows that are not one flat colour
+    tenth = height // 10
+    for part in range(10):
+        band = rows[part * tenth : (part + 1) * tenth]
+        varied = sum(1 for row in band[::3] if row.count(row[:bpp]) * bpp != len(row))
+        assert varied > len(band[::3]) // 10, f"tenth {part + 1} of the page is nearly blank"
