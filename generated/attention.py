@@ -1,6 +1,6 @@
 # Generated from attention.md by tangle.py — do not edit; edit attention.md and run make tangle.
-# sha256 of the lines below: fa88d42cb925d8d7f7ddf26a42d8cfcc66878fa7849a019703ba163b4c884e59
-# attention.md:581 (generated/attention.py)
+# sha256 of the lines below: 05df4d3579ff78a2450104dad79ea6157dbf17bff2bec9c71d10e2c0e7087b93
+# attention.md:572 (generated/attention.py)
 """注意力：每次解码时自己回头挑重点。
 
 由 attention.md 用 tangle.py 生成，请改 attention.md，不要改这个文件。
@@ -12,7 +12,7 @@ from decimal import Decimal, localcontext
 
 import numpy as np
 
-# attention.md:1610 (精确的矩阵乘法、exp 与 tanh)
+# attention.md:1649 (精确的矩阵乘法、exp 与 tanh)
 def mm(a, b):
     """a @ b，形状规则同 np.matmul；但每个结果都按 k = 0, 1, 2, … 的顺序一项项加出来。"""
     if b.ndim == 2:                                   # 右边是一个矩阵：左边所有的行摞成一摞来乘
@@ -218,15 +218,12 @@ def uses_attention(params):
 # attention.md:190 (编码器与解码器)
 def rnn(x_rows, Wh, h):
     """tanh RNN，每一步 h = tanh(x_t + h @ Wh)。x_rows (B, T, H) 是每一步已经查好的 Wx 行加偏置；
-    h (B, H) 是初始状态。返回每一步的隐状态 (B, T, H)。"""
-    x_steps = x_rows.transpose(1, 2, 0).copy()    # 循环里转置着存 (T, H, B)：批量在最里层，乘得最快
-    hs = np.empty_like(x_steps)
-    times_Wh = right_multiplier(Wh, len(h))
-    hT = h.T
-    for t in range(len(x_steps)):
-        hT = tanh(x_steps[t] + times_Wh(hT))      # 转置着写的 h = tanh(x_t + h @ Wh)
-        hs[t] = hT
-    return hs.transpose(2, 0, 1)                  # 转回 (B, T, H)：每一步的隐状态都留着
+    h (B, H) 是初始状态。返回每一步的隐状态 (B, T, H)：每一步都留着，注意力要用。"""
+    hs = np.empty_like(x_rows)
+    for t in range(x_rows.shape[1]):
+        h = tanh(x_rows[:, t] + mm(h, Wh))
+        hs[:, t] = h
+    return hs
 
 
 def encoder(params, src):
@@ -237,7 +234,7 @@ def encoder(params, src):
 def decoder(params, dec_in, h0):
     return rnn(params["dec_Wx"][dec_in] + params["dec_b"], params["dec_Wh"], h0)
 
-# attention.md:215 (放进解码器)
+# attention.md:212 (放进解码器)
 def decoder_output(params, ht, hs_enc, query=None, uniform=False):
     """第 t 步：拿当前隐状态 ht 当查询，看编码器每一步 hs_enc (B, T, H)，再交给输出层。
 
@@ -252,7 +249,7 @@ def decoder_output(params, ht, hs_enc, query=None, uniform=False):
     logits = mm(features, params["Wo"]) + params["bo"]
     return logits, features, weights
 
-# attention.md:237 (反向传播)
+# attention.md:234 (反向传播)
 def one_hot(tokens, n=VOCAB):
     return (tokens[..., None] == np.arange(n)).astype(float)
 
@@ -263,7 +260,8 @@ def rows(x):
 
 
 def attend_backward(dctx, Q, K, weights, uniform=False):
-    """attend(Q, K) 的反向，K 同时当 key 和 value。返回 (dQ, dK)。"""
+    """attend(Q, K) 的反向，K 同时当 key 和 value。返回 (dQ, dK)。
+    softmax 的反向：∂α_i/∂s_j = α_i (δ_ij − α_j)，所以 ds = α ⊙ (dα − ⟨α, dα⟩)。"""
     dK = mm(np.swapaxes(weights, -1, -2), dctx)                      # value 那一路
     if uniform:                                                       # 权重是常数：梯度只走 value 那一路
         return np.zeros_like(Q), dK
@@ -276,29 +274,22 @@ def attend_backward(dctx, Q, K, weights, uniform=False):
 
 
 def rnn_backward(dhs, hs, h0, Wh):
-    """dhs (B, T, H) 是损失对每一步隐状态的梯度（来自上层）。返回 (dz, dWh, dh0)。"""
-    dhs_steps, hs_steps = dhs.transpose(1, 2, 0), hs.transpose(1, 2, 0)   # 和 rnn 一样转置着算
-    dtanh = 1 - hs_steps * hs_steps
-    dz = np.empty(dtanh.shape)
-    dhT = np.zeros(dz.shape[1:])                   # 从后一步流回来的梯度
-    times_WhT = right_multiplier(Wh.T, dz.shape[2])
-    for t in reversed(range(len(dz))):
-        dz[t] = (dhs_steps[t] + dhT) * dtanh[t]
-        dhT = times_WhT(dz[t])                     # 转置着写的 dh = dz_t @ Wh.T
-    dz = np.ascontiguousarray(dz.transpose(2, 0, 1))   # 转回 (B, T, H)，连续存放：摞行时不必再复制
-    h_prev = np.concatenate([h0[:, None], hs[:, :-1]], axis=1)
-    return dz, mm(rows(h_prev).T, rows(dz)), dhT.T
+    """dhs (B, T, H) 是损失对每一步隐状态的梯度（来自上层）。返回 (dz, dWh, dh0)，
+    dz 是损失对每一步 tanh 之前那个量 z_t = x_t + h_{t-1} @ Wh 的梯度。"""
+    dz = np.empty_like(hs)
+    dh = np.zeros_like(h0)                         # 从后一步流回来的梯度
+    for t in reversed(range(hs.shape[1])):
+        dz[:, t] = (dhs[:, t] + dh) * (1 - hs[:, t] * hs[:, t])   # tanh 的导数是 1 − h²
+        dh = mm(dz[:, t], Wh.T)                    # 流回上一步的隐状态
+    h_prev = np.concatenate([h0[:, None], hs[:, :-1]], axis=1)   # 每一步乘 Wh 的那个 h_{t-1}
+    return dz, mm(rows(h_prev).T, rows(dz)), dh
 
 
 def input_grads(dz, tokens):
-    """Wx 的梯度只落在用到的那几行上：第 i 行的 dz 加到 dWx 的第 tokens[i] 行。
-    bincount 按 i 的顺序一格格加，和 mm(one_hot(tokens).T, dz) 按 k 的顺序加出来的数一模一样，
-    只是省掉了乘那一大堆 0。偏置的梯度是所有步、所有样本之和。"""
+    """x_t 是 one_hot(tokens) @ Wx，所以 Wx 的梯度是 one_hot(tokens)ᵀ @ dz：每一步的 dz
+    加到它读进的那个记号的那一行上。偏置的梯度是所有步、所有样本之和。"""
     dz = rows(dz)
-    H = dz.shape[1]
-    cells = (tokens.reshape(-1, 1) * H + np.arange(H)).ravel()   # dz 的每个数该加到 dWx 的哪一格
-    dWx = np.bincount(cells, weights=dz.ravel(), minlength=VOCAB * H).reshape(VOCAB, H)
-    return dWx, dz.sum(axis=0)
+    return mm(one_hot(tokens.reshape(-1)).T, dz), dz.sum(axis=0)
 
 
 def loss_and_grads(params, src, tgt, query="after", uniform=False):
@@ -339,7 +330,46 @@ def loss_and_grads(params, src, tgt, query="after", uniform=False):
     grads["enc_Wx"], grads["enc_b"] = input_grads(dz, src)
     return loss, {name: grads[name] for name in params}
 
-# attention.md:329 (训练：Adam 与梯度裁剪)
+# attention.md:1592 (附录：快一些的 rnn、rnn_backward 和 input_grads)
+plain_rnn, plain_rnn_backward, plain_input_grads = rnn, rnn_backward, input_grads   # 第四节的写法，留作对照
+
+
+def rnn(x_rows, Wh, h):
+    """和第四节的 rnn 一样，只是循环里转置着存 (T, H, B)：批量在最里层，乘得最快。"""
+    x_steps = x_rows.transpose(1, 2, 0).copy()
+    hs = np.empty_like(x_steps)
+    times_Wh = right_multiplier(Wh, len(h))
+    hT = h.T
+    for t in range(len(x_steps)):
+        hT = tanh(x_steps[t] + times_Wh(hT))      # 转置着写的 h = tanh(x_t + h @ Wh)
+        hs[t] = hT
+    return hs.transpose(2, 0, 1)                  # 转回 (B, T, H)
+
+
+def rnn_backward(dhs, hs, h0, Wh):
+    """和第四节的 rnn_backward 一样，也转置着算。"""
+    dhs_steps, hs_steps = dhs.transpose(1, 2, 0), hs.transpose(1, 2, 0)
+    dtanh = 1 - hs_steps * hs_steps
+    dz = np.empty(dtanh.shape)
+    dhT = np.zeros(dz.shape[1:])
+    times_WhT = right_multiplier(Wh.T, dz.shape[2])
+    for t in reversed(range(len(dz))):
+        dz[t] = (dhs_steps[t] + dhT) * dtanh[t]
+        dhT = times_WhT(dz[t])                     # 转置着写的 dh = dz_t @ Wh.T
+    dz = np.ascontiguousarray(dz.transpose(2, 0, 1))   # 转回 (B, T, H)，连续存放：摞行时不必再复制
+    h_prev = np.concatenate([h0[:, None], hs[:, :-1]], axis=1)
+    return dz, mm(rows(h_prev).T, rows(dz)), dhT.T
+
+
+def input_grads(dz, tokens):
+    """和第四节的 input_grads 一样：第 i 行的 dz 按 i 的顺序加到 dWx 的第 tokens[i] 行。"""
+    dz = rows(dz)
+    H = dz.shape[1]
+    cells = (tokens.reshape(-1, 1) * H + np.arange(H)).ravel()   # dz 的每个数该加到 dWx 的哪一格
+    dWx = np.bincount(cells, weights=dz.ravel(), minlength=VOCAB * H).reshape(VOCAB, H)
+    return dWx, dz.sum(axis=0)
+
+# attention.md:320 (训练：Adam 与梯度裁剪)
 LR, CLIP = 0.003, 1.0
 BETA1, BETA2, EPS = 0.9, 0.999, 1e-8
 
@@ -382,7 +412,7 @@ def train(length, attention, rounds, test, seeds=(SEED_INIT, SEED_BATCH), query=
             after_round(n, params)
     return params
 
-# attention.md:375 (贪心解码与评估)
+# attention.md:366 (贪心解码与评估)
 def predict(params, src, query="after", uniform=False):
     """贪心解码。返回记号 (B, T)，和注意力权重 (B, T, T)（不用注意力时是 None）。"""
     B, T = src.shape
@@ -407,7 +437,7 @@ def evaluate(params, test, query="after", uniform=False):
     correct = tokens == test[:, ::-1]
     return correct.all(axis=1).mean(), correct.mean(), correct.mean(axis=0), weights
 
-# attention.md:403 (对比：不用注意力和用注意力)
+# attention.md:394 (对比：不用注意力和用注意力)
 def verdict(plain, attn):
     """比较 (整串全对, 逐位正确)，说出数字支持的那句话。"""
     if attn < plain:
@@ -435,7 +465,7 @@ def untouched(params, attention):
     count = sum(int(s.sum()) for s in same.values())
     return count, bool(same["enc_Wx"][START].all() and count == same["enc_Wx"][START].size)
 
-# attention.md:440 (十位序列上的注意力)
+# attention.md:431 (十位序列上的注意力)
 def train_and_evaluate(length, rounds, attention=True, seeds=(SEED_INIT, SEED_BATCH), query="after",
                        lr=LR, uniform=False):
     """从头训练一个模型，在测试集上评估。返回 (整串全对, 逐位正确, 按位置的正确率, 平均权重)；
@@ -542,7 +572,7 @@ def sample_heatmap(seq, weights):
     print("输入 " + " ".join(letters(seq)) + "，倒过来应该输出 " + " ".join(wanted))
     heatmap(weights, letters(seq), ["输出 %s  " % c for c in wanted])     # 第 r 行 = 输出第 r 位
 
-# attention.md:627 (打印实跑输出)
+# attention.md:620 (打印实跑输出)
 RULE = "-" * 68
 
 

@@ -177,37 +177,36 @@ def test_right_multiplier_gives_mms_bits_in_the_transposed_layout():
     assert np.array_equal(A.right_multiplier(W.T, 32)(x.T), A.mm(x, W.T).T)
 
 
-def naive_rnn(x_rows, Wh, h):
-    """The recurrence as the book writes it, (B, H) at every step, with the same mm and tanh."""
-    hs = []
-    for t in range(x_rows.shape[1]):
-        h = A.tanh(x_rows[:, t] + A.mm(h, Wh))
-        hs.append(h)
-    return np.stack(hs, axis=1)
-
-
-def test_rnn_and_its_backward_give_the_untransposed_loops_bits():
-    rng = np.random.RandomState(6)
-    x_rows, Wh, h0, dhs = rng.randn(32, 7, 16), rng.randn(16, 16) / 4, rng.randn(32, 16), rng.randn(32, 7, 16)
+@pytest.mark.parametrize("B, T", [(32, 5), (32, 10), (100, 5), (100, 10), (3, 4)])
+def test_the_fast_rnn_and_its_backward_give_the_plain_loops_bits(B, T):
+    """The appendix's rnn/rnn_backward (transposed layout, right_multiplier) replace section 四's
+    plain loops: same bits on every shape the lesson uses (batch 32 in training, 100 in evaluation)."""
+    rng = np.random.RandomState(B + T)
+    x_rows, Wh, h0, dhs = rng.randn(B, T, 16), rng.randn(16, 16) / 4, rng.randn(B, 16), rng.randn(B, T, 16)
     hs = A.rnn(x_rows, Wh, h0)
-    assert hs.shape == (32, 7, 16) and np.array_equal(hs, naive_rnn(x_rows, Wh, h0))
-    dz, dWh, dh0 = A.rnn_backward(dhs, hs, h0, Wh)
-    dh, ref_dz = np.zeros((32, 16)), np.empty_like(hs)
-    for t in reversed(range(7)):
-        ref_dz[:, t] = (dhs[:, t] + dh) * (1 - hs[:, t] * hs[:, t])
-        dh = A.mm(ref_dz[:, t], Wh.T)
-    h_prev = np.concatenate([h0[:, None], hs[:, :-1]], axis=1).reshape(-1, 16)
-    assert np.array_equal(dz, ref_dz) and np.array_equal(dh0, dh)
-    assert np.array_equal(dWh, A.mm(h_prev.T, ref_dz.reshape(-1, 16)))
+    assert A.rnn is not A.plain_rnn
+    assert hs.shape == (B, T, 16) and np.array_equal(hs, A.plain_rnn(x_rows, Wh, h0))
+    fast, plain = A.rnn_backward(dhs, hs, h0, Wh), A.plain_rnn_backward(dhs, hs, h0, Wh)
+    assert all(np.array_equal(f, p) for f, p in zip(fast, plain))
 
 
-def test_input_grads_equal_the_one_hot_product():
-    rng = np.random.RandomState(7)
-    tokens, dz = rng.randint(0, A.VOCAB, size=(32, 10)), rng.randn(32, 10, 16)
-    dWx, db = A.input_grads(dz, tokens)
-    rows_dz = dz.reshape(-1, 16)
-    assert np.array_equal(dWx, A.mm(A.one_hot(tokens).reshape(-1, A.VOCAB).T, rows_dz))
-    assert np.array_equal(db, rows_dz.sum(axis=0))
+def test_the_plain_rnn_is_the_recurrence_written_out():
+    """Section 四's rnn against the formula, one step at a time with NumPy (to rounding)."""
+    rng = np.random.RandomState(3)
+    x_rows, Wh, h0 = rng.randn(4, 6, 16), rng.randn(16, 16) / 4, rng.randn(4, 16)
+    h, hs = h0, A.plain_rnn(x_rows, Wh, h0)
+    for t in range(6):
+        h = np.tanh(x_rows[:, t] + h @ Wh)
+        np.testing.assert_allclose(hs[:, t], h, rtol=1e-13, atol=1e-15)
+
+
+@pytest.mark.parametrize("B, T", [(32, 5), (32, 10), (3, 4)])
+def test_the_fast_input_grads_give_the_one_hot_products_bits(B, T):
+    rng = np.random.RandomState(7 + T)
+    tokens, dz = rng.randint(0, A.VOCAB, size=(B, T)), rng.randn(B, T, 16)
+    fast, plain = A.input_grads(dz, tokens), A.plain_input_grads(dz, tokens)
+    assert all(np.array_equal(f, p) for f, p in zip(fast, plain))
+    np.testing.assert_allclose(plain[0], A.one_hot(tokens).reshape(-1, A.VOCAB).T @ dz.reshape(-1, 16), rtol=1e-12)
 
 
 def test_exp_and_tanh_agree_with_the_c_library_to_a_few_ulp():
