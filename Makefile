@@ -27,14 +27,15 @@ check: | .venv/stamp ## verify generated/ is in sync, the lesson's transcript an
 test: | .venv/stamp ## run all tests (tangle.py, the program, the portability harness)
 	$(VENV_PY) -m pytest -q tests/
 
+# The programs write their progress to stderr when ATTENTION_PROGRESS=1; --progress shows it as it comes.
 update: generated/attention.py | .venv/stamp ## tangle, rerun the program and rewrite the transcript in attention.md
-	$(VENV_PY) tangle.py update --only generated/attention.py
+	ATTENTION_PROGRESS=1 $(VENV_PY) tangle.py update --only generated/attention.py --progress
 
 experiments: | .venv/stamp ## run the 30-second experiments (minutes) and verify their transcript
-	$(VENV_PY) tangle.py check --only generated/experiments.py --timeout 3600
+	ATTENTION_PROGRESS=1 $(VENV_PY) tangle.py check --only generated/experiments.py --timeout 3600 --progress
 
 update-experiments: generated/attention.py | .venv/stamp ## rerun the experiments and rewrite their transcript
-	$(VENV_PY) tangle.py update --only generated/experiments.py --timeout 3600
+	ATTENTION_PROGRESS=1 $(VENV_PY) tangle.py update --only generated/experiments.py --timeout 3600 --progress
 
 portability: | .venv/stamp ## compare the program's output across numpy builds and CPU kernels
 	$(VENV_PY) tools/portability.py
