@@ -36,14 +36,15 @@ build/attention.html: attention.md tangle.py weave.py book_figures.txt | .venv/h
 test: | .venv/stamp .venv/html-stamp ## run all tests (tangle.py, weave.py and the page in chromium, the program, the portability harness)
 	$(VENV_PY) -m pytest -q tests/
 
+# The programs write their progress to stderr when ATTENTION_PROGRESS=1; --progress shows it as it comes.
 update: generated/attention.py | .venv/stamp ## tangle, rerun the program and rewrite the transcript in attention.md
-	$(VENV_PY) tangle.py update --only generated/attention.py
+	ATTENTION_PROGRESS=1 $(VENV_PY) tangle.py update --only generated/attention.py --progress
 
 experiments: | .venv/stamp ## run the 30-second experiments (minutes) and verify their transcript
-	$(VENV_PY) tangle.py check --only generated/experiments.py --timeout 3600
+	ATTENTION_PROGRESS=1 $(VENV_PY) tangle.py check --only generated/experiments.py --timeout 3600 --progress
 
 update-experiments: generated/attention.py | .venv/stamp ## rerun the experiments and rewrite their transcript
-	$(VENV_PY) tangle.py update --only generated/experiments.py --timeout 3600
+	ATTENTION_PROGRESS=1 $(VENV_PY) tangle.py update --only generated/experiments.py --timeout 3600 --progress
 
 portability: | .venv/stamp ## compare the program's output across numpy builds and CPU kernels
 	$(VENV_PY) tools/portability.py

@@ -16,9 +16,14 @@ usage: python tangle.py {tangle,check,update} [MD] [options]     (MD: ./attentio
            against the transcript each one cites.
            Prints a summary line; exit 0 if all agree, 1 otherwise.
   update   run each program twice; if both runs print the same, rewrite its
-           transcript in MD in place (every other byte untouched) and re-tangle
-           (code below a transcript moves); then list every prose number that
-           the transcript it cites does not print (exit 1 if any).
+           transcript in MD in place (every other byte untouched; a transcript in
+           parts part by part, see below) and re-tangle (code below a transcript
+           moves); then list every prose number that the transcript it cites does
+           not print (exit 1 if any).
+  --progress (check, update) show what the program writes to stderr while it runs,
+           each line prefixed with its path, up to a traceback; its stdout (the
+           transcript) is untouched. make update/experiments set ATTENTION_PROGRESS=1,
+           which makes the lesson's programs report each training there.
 
   Nothing is lost: update writes MD only if it still holds the bytes it read (an
   edit saved meanwhile is kept; exit 1, run it again), through symlinks, keeping
@@ -35,6 +40,7 @@ examples:
   python tangle.py check docs/lesson.md    # verify another lesson
   python tangle.py update                  # record the program's new output
   python tangle.py check --only generated/attention.py   # run one program only
+  ATTENTION_PROGRESS=1 python tangle.py check --only generated/experiments.py --progress
 
 Chunks (Entangled-style; the language word comes first so GitHub renders it):
   ```python {file=generated/attention.py}   root chunk, written to that path, relative
@@ -48,7 +54,22 @@ Chunks (Entangled-style; the language word comes first so GitHub renders it):
                                             re-indented, recursively.
   ```text {transcript}                      the documented stdout of the only .py root;
   ```text {transcript=generated/b.py}       ... or of the root named, when there are
-                                            several. At most one per program.
+                                            several. One per program, or:
+  ```text {transcript=generated/b.py part=1}
+  ```text {transcript=generated/b.py part=2}  ... the output in parts, shown where the
+                                            text discusses them: numbered 1, 2, ... in
+                                            document order, the output is their
+                                            concatenation. check compares the whole and
+                                            reports each part that differs at its own
+                                            lines. update cuts the new output where each
+                                            part N >= 2 begins: at the one line equal to
+                                            the part's present first line. So a part
+                                            never starts empty nor with a line the output
+                                            prints twice (an input error, exit 2); if the
+                                            new output no longer prints that line once,
+                                            in order, update writes nothing (exit 1):
+                                            begin the part with a line that does not
+                                            change (a heading the program prints).
   A fence takes either #name, file= or transcript. Roots must be files that take
   # comments (.py .sh .toml .yaml .yml .cfg .ini); only .py roots are run.
   Fences without braces are illustrations, except that a python fence without
@@ -58,6 +79,30 @@ Chunks (Entangled-style; the language word comes first so GitHub renders it):
   (how tangle spots hand edits); each piece is preceded by `# MD:LINE (chunk)`.
   A transcript fence holds exactly the program's stdout, which must therefore end
   with a newline; update lengthens the fence when the output contains one.
+  A ```math fence (and any other language) is an illustration; $`...`$ in text is a
+  code span: neither is read for prose numbers. A $$...$$ or $...$ formula in text
+  gets a warning (GitHub's Markdown eats the backslash of \\, and \\! and reads _ as
+  emphasis there).
+
+Captions (optional; once MD has one, every chunk, root and transcript fence needs
+its own, and each link to a caption must lead to one). A caption is the paragraph
+just above the fence (a blank line between is fine):
+  <a name="chunk-训练_循环"></a>**〈训练 循环〉**              {#训练 循环} (its 2nd
+                                            fence: chunk-训练_循环-2, 〈训练 循环〉（续）)
+  <a name="file-generated/a.py"></a>**〈generated/a.py〉**，由这些代码块依次拼成：
+      [〈训练 循环〉](#chunk-训练_循环)、[〈打印〉](#chunk-打印)
+                                            {file=generated/a.py}: code that includes
+                                            chunks links to each, in the order of its
+                                            <<references>> (one paragraph, one line)
+  <a name="output-generated/a.py-2"></a>**〈generated/a.py〉的实跑输出（第 2 段）**
+                                            {transcript=generated/a.py part=2}; a whole
+                                            transcript: output-generated/a.py, ...的实跑输出
+  The anchor is chunk-/file-/output- and the name with blanks as _; GitHub keeps
+  <a name> (as user-content-...) and follows #links to it, and so do browsers.
+  A missing caption, one whose anchor or **bold name** is not the fence's (a renamed
+  chunk), a link list that differs from the references, a caption above no fence
+  and a link to no caption are input errors (exit 2) that spell out the caption to
+  write. Captions are names, not prose: their numbers are not checked.
 
 Prose numbers (part of check and update):
   Prose is the inline text of paragraphs, list items, quotes and table cells:
@@ -72,10 +117,10 @@ Prose numbers (part of check and update):
   0.2500); another transcript printing it does not count. Which one it cites:
     by default, by section: a section starts at line 1 and at every # or ##
     heading (### and deeper stay in their section); it cites the program whose
-    transcript it holds (the first, if it holds several), or, holding none, the
-    main program: the one whose transcript comes first in MD. (In attention.md
-    all sections cite generated/attention.py except 「## 30 秒实验」, which holds the
-    transcript of generated/experiments.py.)
+    transcript (or a part of it) it holds (the first, if it holds several), or,
+    holding none, the main program: the one whose transcript comes first in MD.
+    (In attention.md all sections cite generated/attention.py except 「## 30 秒实验」,
+    which holds the transcript of generated/experiments.py.)
     <!-- 数字出自 generated/experiments.py -->
                   alone on its line before a paragraph, list, quote or table
                   (a blank line between is fine): that whole block cites it.
@@ -111,6 +156,7 @@ import contextlib
 import difflib
 import errno
 import hashlib
+import html
 import itertools
 import os
 import posixpath
@@ -125,6 +171,7 @@ import threading
 import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from urllib.parse import unquote
 
 if sys.version_info < (3, 10):
     print(f"tangle.py: error: needs Python 3.10 or newer, this is {sys.version.split()[0]}; "
@@ -228,14 +275,45 @@ class Piece:
 
 @dataclass
 class Transcript:
+    """A program's documented stdout. In doc.transcripts, one per program: content is the whole output,
+    and parts its fences in document order (a single fence, or {transcript=PATH part=1}, part=2, ...),
+    each a Transcript of its own with part set; fence_line, closing_line and markup are the first part's."""
+
     fence_line: int  # 1-based line of the opening fence
     closing_line: int  # 1-based line of the closing fence
     content: str
     markup: str
+    part: int | None = None  # N of part=N; None: the fence holds the whole output
+    parts: list[Transcript] = field(default_factory=list)
 
     @property
     def first_line(self) -> int:
         return self.fence_line + 1
+
+    def pieces(self) -> list[Transcript]:
+        """The fences that hold this output, in document order (itself, for a single fence)."""
+        return self.parts or [self]
+
+    def md_line(self, index: int) -> int:
+        """The Markdown line of output line index (0-based); past the end: the last part's closing fence."""
+        for piece in self.pieces():
+            count = len(output_lines(piece.content))
+            if index < count:
+                return piece.first_line + index
+            index -= count
+        return self.pieces()[-1].closing_line
+
+
+@dataclass(frozen=True)
+class Caption:
+    """The paragraph just above a fence that names it: <a name="ANCHOR"></a>**〈TITLE〉**, then, for code that
+    includes chunks, links to them in order (see the module docstring)."""
+
+    line: int  # 1-based line of the caption paragraph
+    anchor: str  # the value of its <a name="...">
+    title: str  # its bold text, blanks collapsed
+    links: tuple[str, ...]  # the anchors its #links point at, in order (percent-decoded, without #)
+    fence_line: int | None  # the fence just below it; None: no fence follows
 
 
 @dataclass
@@ -245,6 +323,7 @@ class Document:
     roots: dict[str, list[Piece]] = field(default_factory=dict)
     chunks: dict[str, list[Piece]] = field(default_factory=dict)
     transcripts: dict[str, Transcript] = field(default_factory=dict)
+    captions: dict[int, Caption] = field(default_factory=dict)  # fence line -> the caption just above it
     tokens: list = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     raw: bytes = b""  # the file as load() read it: update writes only if it still is
@@ -400,7 +479,7 @@ def parse_document(path: Path, shown: str, text: str) -> Document:
             problems.append((line, f"unterminated code fence: no closing {token.markup} before the end of {where}"))
             continue
         try:
-            lang, name, target, transcript = parse_info(token.info)
+            lang, name, target, transcript, part = fence_attributes(token.info)
         except ValueError as error:
             problems.append((line, str(error)))
             continue
@@ -415,13 +494,15 @@ def parse_document(path: Path, shown: str, text: str) -> Document:
                 target = posixpath.normpath(target)
                 doc.roots.setdefault(target, []).append(Piece(line, target, code))
         elif transcript is not None:
-            loose_transcripts.append((transcript, Transcript(line, token.map[1], token.content, token.markup)))
+            loose_transcripts.append((transcript, Transcript(line, token.map[1], token.content, token.markup, part)))
         elif lang in PYTHON_LANGUAGES:
             problems.append((line, f"{lang} fence with neither {{#name}} nor {{file=...}}: the reader would "
                              + "see code that never runs; name it, or use ```text for an illustration"))
     problems += nested_root_problems(doc)
     problems += assign_transcripts(doc, loose_transcripts)
     problems += reference_problems(doc)
+    problems += caption_problems(doc)
+    doc.warnings += math_warnings(doc)
     if problems:
         raise UserError(*(f"{doc.where(line)}: error: {what}" for line, what in sorted(problems)))
     if not doc.roots:
@@ -521,9 +602,14 @@ def fence_runs(marker: str, text: str) -> list[str]:
 def parse_info(info: str) -> tuple[str, str | None, str | None, str | None]:
     """`python {#name}` / `python {file=PATH}` / `text {transcript[=PATH]}` ->
     (language, name, file, transcript); transcript is "" for a bare {transcript}."""
+    return fence_attributes(info)[:4]
+
+
+def fence_attributes(info: str) -> tuple[str, str | None, str | None, str | None, int | None]:
+    """parse_info, and the N of a transcript's part=N (None without one)."""
     info = info.strip()
     if "{" not in info:
-        return (info.split() or [""])[0], None, None, None
+        return (info.split() or [""])[0], None, None, None, None
     brace = info.index("{")
     lang = (info[:brace].split() or [""])[0]
     if not info.endswith("}"):
@@ -535,20 +621,26 @@ def parse_info(info: str) -> tuple[str, str | None, str | None, str | None]:
             raise ValueError("empty chunk name after #")
         if re.search(r"(?:^|\s)(?:file|transcript)=", name):
             raise ValueError("a fence is either a named chunk {#name} or a root {file=...}, not both")
-        return lang, name, None, None
-    target = transcript = None
+        return lang, name, None, None, None
+    target = transcript = part = None
     for word in filter(None, re.split(r"[ \t]+", inner)):  # ASCII blanks: a U+2028 in a path is reported as such
         key, equals, value = word.partition("=")
         if key == "file" and equals and target is None:
             target = value.strip('"')
         elif key == "transcript" and transcript is None:
             transcript = value.strip('"')
+        elif key == "part" and equals and part is None:
+            if not re.fullmatch(r"[1-9][0-9]{0,3}", value):
+                raise ValueError(f"cannot read {word!r}: a part is numbered 1, 2, 3, ... (part=1 on the first)")
+            part = int(value)
         else:
             raise ValueError(f"cannot read attribute {word!r}: expected {{#name}}, "
-                             "{file=PATH} or {transcript}, once each (#name must come first)")
+                             "{file=PATH} or {transcript} (with part=N), once each (#name must come first)")
     if target is not None and transcript is not None:
         raise ValueError("a fence is either a root {file=...} or a {transcript}, not both")
-    return lang, None, target, transcript
+    if part is not None and transcript is None:
+        raise ValueError("part=N numbers the fences of one {transcript}; this fence is no transcript")
+    return lang, None, target, transcript, part
 
 
 def target_problem(doc: Document, target: str) -> str | None:
@@ -574,9 +666,11 @@ def nested_root_problems(doc: Document) -> list[tuple[int, str]]:
 
 
 def assign_transcripts(doc: Document, found: list[tuple[str | None, Transcript]]) -> list[tuple[int, str]]:
-    """Attach each {transcript} fence to its program; returns the problems."""
+    """Attach each {transcript} fence to its program; a program's fences numbered part=1, part=2, ... in
+    document order are the parts of one output. Returns the problems."""
     programs = [target for target in doc.roots if target.endswith(".py")]
     problems = []
+    fences: dict[str, list[Transcript]] = {}
     for target, transcript in found:
         line = transcript.fence_line
         if target:
@@ -592,12 +686,56 @@ def assign_transcripts(doc: Document, found: list[tuple[str | None, Transcript]]
             continue
         else:
             target = programs[0]
-        if target in doc.transcripts:
-            first = doc.transcripts[target].fence_line
-            problems.append((line, f"second transcript of {target} (the first is at line {first})"))
+        fences.setdefault(target, []).append(transcript)
+    for target, parts in fences.items():
+        first = parts[0]
+        if len(parts) == 1 and first.part is None:
+            doc.transcripts[target] = first
             continue
-        doc.transcripts[target] = transcript
+        numbered = [part for part in parts if part.part is not None]
+        if not numbered:
+            problems.append((parts[1].fence_line, f"second transcript of {target} (the first is at line "
+                             f"{first.fence_line}); to show its output in several places, number the fences "
+                             f"{{transcript={target} part=1}}, part=2, ... in document order"))
+            continue
+        bad = next(((part, number) for number, part in enumerate(parts, 1) if part.part != number), None)
+        if bad:
+            part, number = bad
+            problems.append((part.fence_line, f"transcript of {target} numbered "
+                             + (f"part={part.part}" if part.part else "without part=")
+                             + f"; it is part {number} of {target} in document order: write part={number} "
+                             "(every fence of a program's output is numbered, 1, 2, ... in document order)"))
+            continue
+        problems += split_problems(target, parts)
+        doc.transcripts[target] = Transcript(first.fence_line, first.closing_line,
+                                             "".join(part.content for part in parts), first.markup, parts=parts)
     return problems
+
+
+def split_problems(target: str, parts: list[Transcript]) -> list[tuple[int, str]]:
+    """update finds where part N (N >= 2) begins in new output by its first line, so that line must be
+    in the output exactly once: a part must not be empty, nor begin with a line printed twice."""
+    problems = []
+    lines = [line for part in parts for line in output_lines(part.content)]
+    for part in parts[1:]:
+        own = output_lines(part.content)
+        if not own:
+            problems.append((part.fence_line, f"part={part.part} of {target} is empty: a part holds at least one "
+                             "line, its first, by which make update finds where it begins; move lines into it "
+                             "or delete the fence"))
+            continue
+        count = lines.count(own[0])
+        if count > 1:
+            problems.append((part.fence_line, f"part={part.part} of {target} begins with {shown_line(own[0])}, "
+                             f"which the output prints {count} times: make update finds where a part begins by "
+                             "its first line, so a part must begin with a line printed once (a heading the "
+                             "program prints); move the split"))
+    return problems
+
+
+def shown_line(line: str, width: int = 60) -> str:
+    """An output line as it is quoted in a message: «…», shortened."""
+    return "«" + (line if len(line) <= width else line[: width - 1] + "…") + "»"
 
 
 def references(pieces: list[Piece]):
@@ -719,6 +857,183 @@ def shorten_chain(chain: list[str]) -> str:
     if len(chain) > 9:
         chain = [*chain[:4], f"… {len(chain) - 8} more …", *chain[-4:]]
     return " → ".join(chain)
+
+
+# ---------------------------------------------------------------- captions and math
+
+
+CAPTION_ANCHOR = re.compile(r'<a\s+name="((?:chunk|file|output)-[^"]*)"\s*>', re.I)
+OWN_LINK = re.compile(r"#((?:chunk|file|output)-.*)", re.S)  # a link to a caption's anchor
+DOLLAR_MATH = re.compile(r"\$\$|\$(?![\s\ufffc$])[^$\ufffc\n]*?[\\^{}][^$\ufffc\n]*?(?<!\s)\$")
+
+
+def anchor_text(text: str) -> str:
+    """A name as it stands in an anchor: runs of blanks become one _ (GitHub keeps every other character)."""
+    return re.sub(r"\s+", "_", text.strip())
+
+
+def chunk_anchor(name: str, index: int = 1) -> str:
+    """The anchor of the caption of a named chunk's index-th fence (1: the first)."""
+    return f"chunk-{anchor_text(name)}" + (f"-{index}" if index > 1 else "")
+
+
+def root_anchor(target: str, index: int = 1) -> str:
+    return f"file-{anchor_text(target)}" + (f"-{index}" if index > 1 else "")
+
+
+def output_anchor(target: str, part: int | None = None) -> str:
+    return f"output-{anchor_text(target)}" + (f"-{part}" if part else "")
+
+
+def caption_of(token) -> tuple[str, str, tuple[str, ...]] | None:
+    """(anchor, title, links) of an inline token that opens with <a name="chunk-|file-|output-...">; else None.
+    The title is the text of its first **bold**; links are the anchors of its links to captions, in order."""
+    children = token.children or []
+    first = next((child for child in children if not (child.type == "text" and not child.content)), None)
+    if first is None or first.type != "html_inline":
+        return None
+    match = CAPTION_ANCHOR.fullmatch(first.content.strip())
+    if not match:
+        return None
+    title: list[str] = []
+    bold = None  # None: before the first bold, True: inside it, False: after it
+    links = []
+    for child in children:
+        if child.type == "strong_open" and bold is None:
+            bold = True
+        elif child.type == "strong_close" and bold:
+            bold = False
+        elif bold and child.type in ("text", "code_inline", "softbreak"):
+            title.append(child.content or " ")
+        if child.type == "link_open":
+            target = OWN_LINK.fullmatch(unquote(child.attrs.get("href", "")))
+            if target:
+                links.append(target[1])
+    return html.unescape(match[1]), " ".join("".join(title).split()), tuple(links)
+
+
+def find_captions(doc: Document) -> list[Caption]:
+    """Every caption paragraph, with the fence just below it (at the same level, a blank line between is fine)."""
+    captions = []
+    tokens = doc.tokens
+    for index, token in enumerate(tokens):
+        if token.type != "inline" or not index or tokens[index - 1].type != "paragraph_open":
+            continue
+        found = caption_of(token)
+        if found is None:
+            continue
+        opening = tokens[index - 1]
+        after = tokens[index + 2] if index + 2 < len(tokens) else None
+        below = (after.map[0] + 1 if after is not None and after.type == "fence" and after.map
+                 and after.level == opening.level else None)
+        captions.append(Caption(opening.map[0] + 1, *found, below))
+    return captions
+
+
+def own_links(doc: Document) -> list[tuple[int, str]]:
+    """(md line, anchor) of every link to a caption's anchor (#chunk-..., #file-..., #output-...)."""
+    found = []
+    for token in doc.tokens:
+        if token.type != "inline" or not token.map:
+            continue
+        line = token.map[0] + 1
+        for child in token.children or []:
+            if child.type in ("softbreak", "hardbreak"):
+                line += 1
+            elif child.type == "link_open":
+                target = OWN_LINK.fullmatch(unquote(child.attrs.get("href", "")))
+                if target:
+                    found.append((line, target[1]))
+            else:
+                line += child.content.count("\n") if child.type != "text" else 0
+    return found
+
+
+def caption_markdown(anchor: str, title: str, includes: list[str] | None) -> str:
+    """The caption a fence should have, as Markdown (what the messages tell the writer to put there)."""
+    text = f'<a name="{html.escape(anchor)}"></a>**{title}**'
+    if includes:
+        text += "，由这些代码块依次拼成：" + "、".join(f"[〈{name}〉](#{chunk_anchor(name)})" for name in includes)
+    return text
+
+
+def expected_captions(doc: Document) -> dict[int, tuple[str, str, str, list[str] | None]]:
+    """fence line -> (the fence as written, anchor, title, the chunks it includes in order or None) for every
+    fence that tangle reads: pieces of chunks and roots, and transcripts (or their parts)."""
+    expected = {}
+    for table, label, anchor in ((doc.chunks, "{{#{}}}", chunk_anchor), (doc.roots, "{{file={}}}", root_anchor)):
+        for name, pieces in table.items():
+            for index, piece in enumerate(pieces, 1):
+                title = f"〈{name}〉" + ("（续）" if index > 1 else "")
+                includes = [included for _, included in references([piece])]
+                expected[piece.fence_line] = (label.format(name), anchor(name, index), title, includes)
+    for target, transcript in doc.transcripts.items():
+        for piece in transcript.pieces():
+            label = f"{{transcript={target}" + (f" part={piece.part}" if piece.part else "") + "}"
+            title = f"〈{target}〉的实跑输出" + (f"（第 {piece.part} 段）" if piece.part else "")
+            expected[piece.fence_line] = (label, output_anchor(target, piece.part), title, None)
+    return expected
+
+
+def caption_problems(doc: Document) -> list[tuple[int, str]]:
+    """Captions that do not name the fence below them. A document that has no caption needs none; one that
+    has any needs one above every chunk, root and transcript fence, and its links must lead somewhere."""
+    captions = find_captions(doc)
+    doc.captions = {caption.fence_line: caption for caption in captions if caption.fence_line is not None}
+    if not captions:
+        return []
+    problems = []
+    expected = expected_captions(doc)
+    for caption in captions:
+        if caption.fence_line is None:
+            problems.append((caption.line, f'caption <a name="{caption.anchor}"> stands above no code fence; a '
+                             "caption goes on the line just above the fence it names (its fence gone? delete it)"))
+        elif caption.fence_line not in expected:
+            problems.append((caption.line, f'caption <a name="{caption.anchor}"> stands above a fence that is no '
+                             "chunk, root or transcript (only those take captions); delete it"))
+    for line, (label, anchor, title, includes) in sorted(expected.items()):
+        caption = doc.captions.get(line)
+        wanted = caption_markdown(anchor, title, includes)
+        if caption is None:
+            problems.append((line, f"{label} has no caption (the other fences of {doc.path.name} have one); put "
+                             f"this line just above the fence: {wanted}"))
+        elif (caption.anchor, caption.title) != (anchor, " ".join(title.split())):
+            said = (f'<a name="{caption.anchor}"> and **{caption.title}**' if caption.title else
+                    f'<a name="{caption.anchor}"> and no **bold** name (a ** right after 〉 ends the bold only '
+                    "before a blank or punctuation: write **〈…〉** alone, or follow it with ，)")
+            problems.append((caption.line, f"the caption says {said}, but the fence below it is {label} (renamed "
+                             f"it? rename the caption too); write: {wanted}"))
+        elif includes is not None:
+            linked = [link for link in caption.links if link.startswith("chunk-")]
+            if linked != [chunk_anchor(name) for name in includes]:
+                now = "、".join(f"#{link}" for link in linked) or "nothing"
+                should = "、".join(f"〈{name}〉" for name in includes) or "nothing"
+                problems.append((caption.line, f"the caption of {label} links {now}, but the fence includes "
+                                 f"{should}, in this order; write: {wanted}"))
+    anchors = {caption.anchor for caption in captions}
+    for line, anchor in own_links(doc):
+        if anchor not in anchors:
+            near = difflib.get_close_matches(anchor, sorted(anchors), n=1)
+            problems.append((line, f"the link to #{anchor} leads nowhere: no caption has <a name=\"{anchor}\">"
+                             + (f"; did you mean #{near[0]}?" if near else "")))
+    return problems
+
+
+def math_warnings(doc: Document) -> list[str]:
+    """Formulas that GitHub would mangle: $$...$$ and $...$ in text go through Markdown, which eats \\, and \\!
+    and reads _ as emphasis. A ```math fence and $`...`$ reach the formula renderer untouched."""
+    warnings: dict[str, None] = {}  # one a line and kind
+    for token in doc.tokens:
+        if token.type != "inline" or not token.map:
+            continue
+        text, _ = flatten_inline(token)
+        for match in DOLLAR_MATH.finditer(text):
+            line = token.map[0] + 1 + text.count("\n", 0, match.start())
+            what, fix = (("$$...$$", "a ```math fence") if match[0] == "$$"
+                         else ("$...$", "$`...`$ (a code span between the dollars)"))
+            warnings[f"{doc.where(line)}: warning: a formula in {what}: Markdown escapes mangle it on GitHub; "
+                     f"write it as {fix}"] = None
+    return list(warnings)
 
 
 # ---------------------------------------------------------------- tangling
@@ -967,9 +1282,10 @@ def require_transcripts(doc: Document) -> None:
                         "(it may start empty) where the program's output is documented, then run make update")
 
 
-def run_program(doc: Document, target: str, timeout: float, copies: int = 1) -> list[Run]:
+def run_program(doc: Document, target: str, timeout: float, copies: int = 1, progress: bool = False) -> list[Run]:
     """Run a generated program (several copies side by side) in a controlled environment, each copy in
-    its own process group, so that the timeout, Ctrl-C or any error ends it and all it started."""
+    its own process group, so that the timeout, Ctrl-C or any error ends it and all it started.
+    progress: also copy the first copy's stderr lines to ours as they come (up to a traceback)."""
     env = {**os.environ, **RUN_ENV}
     command = [sys.executable, os.path.realpath(doc.folder / target)]
     processes: list[subprocess.Popen] = []
@@ -978,7 +1294,8 @@ def run_program(doc: Document, target: str, timeout: float, copies: int = 1) -> 
             processes.append(subprocess.Popen(command, cwd=doc.folder, env=env, stdin=subprocess.DEVNULL,
                                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                               start_new_session=POSIX))
-        return collect(processes, timeout) if POSIX else collect_plainly(processes, timeout)
+        echo = Echo(f"{doc.target_shown(target)}: ") if progress else None
+        return collect(processes, timeout, echo) if POSIX else collect_plainly(processes, timeout)
     except OSError as error:
         raise UserError(f"{doc.target_shown(target)}: error: cannot run it: {describe(error)}") from None
     finally:
@@ -988,10 +1305,34 @@ def run_program(doc: Document, target: str, timeout: float, copies: int = 1) -> 
                 stream.close()
 
 
-def collect(processes: list[subprocess.Popen], timeout: float) -> list[Run]:
+class Echo:
+    """Copies a program's stderr to ours a line at a time, each line prefixed, until a traceback begins
+    (report_failed_run prints that, pointed at the Markdown). (A class only to keep the partial line.)"""
+
+    def __init__(self, prefix: str):
+        self.prefix, self.pending, self.done = prefix, b"", False
+
+    def feed(self, data: bytes) -> None:
+        *lines, self.pending = (self.pending + data).split(b"\n")
+        for line in lines:
+            self.write(line)
+
+    def close(self) -> None:
+        if self.pending:
+            self.write(self.pending)
+        self.pending = b""
+
+    def write(self, line: bytes) -> None:
+        self.done = self.done or line.startswith(b"Traceback (most recent call last)")
+        if not self.done:
+            print(self.prefix + line.decode("utf-8", "replace").rstrip("\r"), file=sys.stderr, flush=True)
+
+
+def collect(processes: list[subprocess.Popen], timeout: float, echo: Echo | None = None) -> list[Run]:
     """Read every process's stdout and stderr until they close, at most timeout seconds in all and
     MAX_OUTPUT_BYTES a stream. A process still holding a pipe at the end (itself, or something it
-    started: a pipe stays open while anyone holds it) is killed with its group."""
+    started: a pipe stays open while anyone holds it) is killed with its group. echo: where the first
+    process's stderr is copied as it arrives."""
     deadline = time.monotonic() + timeout
     output = {stream: bytearray() for process in processes for stream in (process.stdout, process.stderr)}
     why: dict[subprocess.Popen, str] = {}
@@ -1003,6 +1344,11 @@ def collect(processes: list[subprocess.Popen], timeout: float) -> list[Run]:
             for key, _ in selector.select(remaining):
                 data = os.read(key.fd, 1 << 16)
                 output[key.fileobj] += data
+                if echo is not None and key.fileobj is processes[0].stderr:
+                    if data:
+                        echo.feed(data)
+                    else:
+                        echo.close()
                 if not data:
                     selector.unregister(key.fileobj)
                 elif len(output[key.fileobj]) > MAX_OUTPUT_BYTES:
@@ -1093,7 +1439,9 @@ def map_traceback(doc: Document, target: str, stderr: str) -> tuple[str, int | N
     return "\n".join(lines), line
 
 
-def report_failed_run(doc: Document, target: str, run: Run, timeout: float) -> None:
+def report_failed_run(doc: Document, target: str, run: Run, timeout: float, echoed: bool = False) -> None:
+    """Say why a run failed: the traceback with its frames pointed at the Markdown, or the reason tangle.py
+    stopped it. echoed: its stderr up to the traceback was shown already (--progress)."""
     shown = doc.target_shown(target)
     if run.why == "held":
         print(f"{shown}: error: exited, but a process it started still held its output open after {timeout:g} s; "
@@ -1106,8 +1454,13 @@ def report_failed_run(doc: Document, target: str, run: Run, timeout: float) -> N
         print(f"{shown}: error: did not finish within {timeout:g} s; stopped it and all it started "
               "(more time: --timeout SECONDS)", file=sys.stderr)
         return
-    traceback, line = map_traceback(doc, target, run.stderr.decode("utf-8", "replace"))
-    print(traceback, file=sys.stderr)
+    stderr = run.stderr.decode("utf-8", "replace")
+    if echoed:
+        start = re.search(r"(?m)^Traceback \(most recent call last\)", stderr)
+        stderr = stderr[start.start():] if start else ""
+    traceback, line = map_traceback(doc, target, stderr)
+    if traceback:
+        print(traceback, file=sys.stderr)
     where = doc.where(line) if line else shown
     if run.returncode < 0 and POSIX:
         with contextlib.suppress(ValueError):
@@ -1152,15 +1505,24 @@ def classify_change(old: str, new: str) -> str:
 def transcript_diff(doc: Document, transcript: Transcript, new: str, new_label: str, color: bool) -> list[str]:
     """A unified diff of the transcript against new output, numbered by the Markdown's lines."""
     old_lines, new_lines = output_lines(transcript.content), output_lines(new)
-    first, last = transcript.first_line, transcript.first_line + len(old_lines) - 1
-    span = f"lines {first}-{last}" if old_lines else f"empty, after line {transcript.fence_line}"
-    offset = transcript.fence_line
+    spans = []
+    for piece in transcript.pieces():  # one, or the parts of a transcript in parts
+        count = len(output_lines(piece.content))
+        spans.append(f"lines {piece.first_line}-{piece.first_line + count - 1}" if count
+                     else f"empty, after line {piece.fence_line}")
+    span = spans[0] if len(spans) == 1 else f"{len(spans)} parts: " + ", ".join(spans)
+
+    def numbered(match: re.Match) -> str:
+        """The hunk's output line numbers as Markdown lines: the old side where that line is, the new side
+        shifted as much (a hunk of an empty transcript starts at line 0: after the opening fence)."""
+        start = int(match[1])
+        shift = (transcript.md_line(start - 1) - start) if start else transcript.fence_line
+        return f"@@ -{start + shift}{match[2] or ''} +{int(match[3]) + shift}{match[4] or ''} @@"
+
     lines = []
     for text in difflib.unified_diff(old_lines, new_lines, f"{doc.shown} (transcript, {span})", new_label,
                                      lineterm=""):
-        text = re.sub(r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@",
-                      lambda m: f"@@ -{int(m[1]) + offset}{m[2] or ''} +{int(m[3]) + offset}{m[4] or ''} @@", text)
-        lines.append(paint(text, color))
+        lines.append(paint(re.sub(r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@", numbered, text), color))
     if new and not new.endswith("\n"):
         lines.append("\\ the output does not end with a newline (a transcript holds whole lines)")
     return lines
@@ -1208,7 +1570,8 @@ def prose_numbers(doc: Document) -> list[ProseNumber]:
             column, row_line = 0, token.map[0] + 1
         elif token.type in ("th_close", "td_close"):
             column += 1
-        elif token.type == "inline" and previous.type in ("paragraph_open", "th_open", "td_open"):
+        elif (token.type == "inline" and previous.type in ("paragraph_open", "th_open", "td_open")
+              and not (previous.type == "paragraph_open" and caption_of(token))):  # a caption is a name, no claim
             if previous.type == "th_open" and BOOK_WORD in token.content:
                 book_columns.add(column)
             whole_book = previous.type == "td_open" and column in book_columns
@@ -1237,7 +1600,8 @@ def section_sources(doc: Document) -> list[tuple[int, str]]:
     main program, the one whose transcript comes first in MD."""
     starts = [1] + [token.map[0] + 1 for token in doc.tokens
                     if token.type == "heading_open" and token.tag in ("h1", "h2") and token.map[0] > 0]
-    by_line = sorted((transcript.fence_line, target) for target, transcript in doc.transcripts.items())
+    by_line = sorted((piece.fence_line, target) for target, transcript in doc.transcripts.items()
+                     for piece in transcript.pieces())
     main = by_line[0][1] if by_line else ""
     sections = []
     for start, end in itertools.pairwise([*starts, float("inf")]):
@@ -1458,17 +1822,12 @@ def command_check(args) -> int:
     outcomes = []
     for target in targets:
         transcript = doc.transcripts[target]
-        run = run_program(doc, target, args.timeout)[0]
+        run = run_program(doc, target, args.timeout, progress=args.progress)[0]
         if run.returncode != 0:
-            report_failed_run(doc, target, run, args.timeout)
+            report_failed_run(doc, target, run, args.timeout, echoed=args.progress)
             outcomes.append(f"{doc.target_shown(target)} failed")
         elif run.stdout != transcript.content.encode():
-            actual = run.stdout.decode("utf-8", "replace")
-            print(f"{doc.where(transcript.first_line)}: error: the output of {doc.target_shown(target)} "
-                  f"differs from its transcript; if the new output is right, record it: {update_command(doc, target)}",
-                  file=sys.stderr)
-            print(classify_change(transcript.content, actual))
-            print(*transcript_diff(doc, transcript, actual, "actual output", use_color()), sep="\n")
+            report_difference(doc, target, run.stdout.decode("utf-8", "replace"))
             outcomes.append("transcript differs")
     if errors:
         print(*errors, sep="\n", file=sys.stderr)
@@ -1479,13 +1838,68 @@ def command_check(args) -> int:
     return DIFFERENT if outcomes else OK
 
 
-def deterministic_output(doc: Document, target: str, timeout: float) -> str | None:
+def report_difference(doc: Document, target: str, actual: str) -> None:
+    """An output that differs from its transcript: for a transcript in parts, each part that differs, with
+    its own lines (or, when the output cannot be cut into the parts, the whole, from the first difference)."""
+    transcript = doc.transcripts[target]
+    shown, color = doc.target_shown(target), use_color()
+    fix = f"if the new output is right, record it: {update_command(doc, target)}"
+    pieces = transcript.pieces()
+    if len(pieces) == 1:
+        print(f"{doc.where(transcript.first_line)}: error: the output of {shown} differs from its transcript; {fix}",
+              file=sys.stderr)
+        print(classify_change(transcript.content, actual))
+        print(*transcript_diff(doc, transcript, actual, "actual output", color), sep="\n")
+        return
+    parts, why, _ = split_output(transcript, actual)
+    if parts is None:
+        old, new = output_lines(transcript.content), output_lines(actual)
+        index = next((i for i, (a, b) in enumerate(zip(old, new)) if a != b), min(len(old), len(new)))
+        print(f"{doc.where(transcript.md_line(index))}: error: the output of {shown} differs from its transcript, "
+              f"and cannot be cut into its {len(pieces)} parts ({why}); {fix}, once each part begins with a line "
+              "the program prints exactly once", file=sys.stderr)
+        print(classify_change(transcript.content, actual))
+        print(*transcript_diff(doc, transcript, actual, "actual output", color), sep="\n")
+        return
+    print(classify_change(transcript.content, actual))
+    for piece, new in zip(pieces, parts):
+        if new != piece.content:
+            print(f"{doc.where(piece.first_line)}: error: the output of {shown} differs from part {piece.part} of its "
+                  f"transcript; {fix}", file=sys.stderr)
+            print(*transcript_diff(doc, piece, new, f"actual output, part {piece.part}", color), sep="\n")
+
+
+def split_output(transcript: Transcript, output: str) -> tuple[list[str] | None, str, Transcript | None]:
+    """Cut output into the transcript's parts: part N (N >= 2) begins at the one line of the output that
+    equals the first line of its present text. Returns (the parts' texts, "", None), or (None, why, the
+    part) when that line is no longer printed, is printed more than once, or comes too early."""
+    pieces = transcript.pieces()
+    if len(pieces) == 1:
+        return [output], "", None
+    chunks = re.findall(r"[^\n]*\n|[^\n]+\Z", output)
+    texts = [chunk.rstrip("\n") for chunk in chunks]
+    starts = [0]
+    for piece in pieces[1:]:
+        first = output_lines(piece.content)[0]  # split_problems: a part after the first is never empty
+        at = [index for index, text in enumerate(texts) if text == first]
+        if len(at) != 1:
+            where = ("no longer prints it" if not at else f"prints it {len(at)} times (output lines "
+                     + ", ".join(str(index + 1) for index in at[:5]) + (", ..." if len(at) > 5 else "") + ")")
+            return None, f"part {piece.part} began with {shown_line(first)}; the output {where}", piece
+        if at[0] <= starts[-1] and len(starts) > 1:
+            return None, (f"part {piece.part} begins with {shown_line(first)}, which the output now prints "
+                          f"before the first line of part {piece.part - 1}"), piece
+        starts.append(at[0])
+    return ["".join(chunks[a:b]) for a, b in zip(starts, [*starts[1:], len(chunks)])], "", None
+
+
+def deterministic_output(doc: Document, target: str, timeout: float, progress: bool = False) -> str | None:
     """The program's stdout if two runs agree and it is usable as a transcript; else report, None."""
     shown = doc.target_shown(target)
-    first, second = run_program(doc, target, timeout, copies=2)
-    for run in (first, second):
+    first, second = run_program(doc, target, timeout, copies=2, progress=progress)
+    for copy, run in enumerate((first, second)):
         if run.returncode != 0:
-            report_failed_run(doc, target, run, timeout)
+            report_failed_run(doc, target, run, timeout, echoed=progress and copy == 0)
             return None
     if first.stdout != second.stdout:
         a_lines, b_lines = (run.stdout.decode("utf-8", "replace").split("\n") for run in (first, second))
@@ -1530,10 +1944,16 @@ def update_command(doc: Document, target: str) -> str:
 
 
 def rewrite_transcripts(doc: Document, text: str, new: dict[str, str]) -> str:
-    """The Markdown text (original line endings) with these transcripts' contents replaced."""
+    """The Markdown text (original line endings) with these transcripts' contents replaced; a transcript in
+    parts gets each part's slice of the new output (split_output), in place."""
     lines = LINE_WITH_END.findall(text)
-    for target in sorted(new, key=lambda t: -doc.transcripts[t].fence_line):
-        transcript = doc.transcripts[target]
+    replacements: list[tuple[Transcript, str]] = []
+    for target, output in new.items():
+        parts, why, _ = split_output(doc.transcripts[target], output)
+        if parts is None:
+            raise UserError(f"{doc.target_shown(target)}: error: cannot cut its output into parts: {why}")
+        replacements += zip(doc.transcripts[target].pieces(), parts)
+    for transcript, content in sorted(replacements, key=lambda pair: -pair[0].fence_line):
         start, end = transcript.fence_line - 1, transcript.closing_line - 1
         opening, closing = lines[start], lines[end]
         eol = re.search(r"\r\n|\r|\n", opening)
@@ -1541,11 +1961,11 @@ def rewrite_transcripts(doc: Document, text: str, new: dict[str, str]) -> str:
         closing_body = closing.rstrip("\r\n")
         prefix = closing_body[: len(closing_body) - len(closing_body.lstrip(" \t>"))]
         marker = transcript.markup
-        longest = max(map(len, fence_runs(marker[0], new[target])), default=0)
+        longest = max(map(len, fence_runs(marker[0], content)), default=0)
         if longest >= len(marker):
             opening = opening.replace(marker, marker[0] * (longest + 1), 1)
             closing = prefix + marker[0] * (longest + 1) + closing[len(closing_body):]
-        body = [(prefix + line if line else prefix.rstrip()) + eol for line in output_lines(new[target])]
+        body = [(prefix + line if line else prefix.rstrip()) + eol for line in output_lines(content)]
         lines[start : end + 1] = [opening, *body, closing]
     return "".join(lines)
 
@@ -1561,11 +1981,20 @@ def command_update(args) -> int:
     stale_numbers(doc)  # a mistake in the prose's markup (exit 2) stops before the runs, MD untouched
     new = {}
     for target in targets:
-        output = deterministic_output(doc, target, args.timeout)
+        output = deterministic_output(doc, target, args.timeout, args.progress)
         if output is None:
             return DIFFERENT
         new[target] = output
     changed = {target: output for target, output in new.items() if output != doc.transcripts[target].content}
+    for target, output in changed.items():
+        parts, why, piece = split_output(doc.transcripts[target], output)
+        if parts is None:
+            print(f"{doc.where(piece.fence_line)}: error: cannot cut the new output of {doc.target_shown(target)} "
+                  f"into the {len(doc.transcripts[target].pieces())} parts of its transcript: {why}; nothing "
+                  f"written. A part begins with a line the program prints exactly once (a heading it prints): "
+                  f"move part {piece.part} to begin with such a line, or join it to the part before",
+                  file=sys.stderr)
+            return DIFFERENT
     if not changed:
         print("transcript unchanged")
         updated = doc
@@ -1600,7 +2029,11 @@ def write_transcripts(doc: Document, changed: dict[str, str]) -> Document:
                             + ("; move its fence out of the list item or quote" if nested else ""))
         transcript = doc.transcripts[target]
         print(classify_change(transcript.content, output))
-        print(*transcript_diff(doc, transcript, output, "new output", use_color()), sep="\n")
+        parts, _, _ = split_output(transcript, output)
+        for piece, content in zip(transcript.pieces(), parts):
+            if content != piece.content or len(parts) == 1:
+                label = "new output" + (f", part {piece.part}" if piece.part else "")
+                print(*transcript_diff(doc, piece, content, label, use_color()), sep="\n")
     data = ("\ufeff" if bom else "").encode() + rewritten.encode()
     links = 1
     try:
@@ -1653,6 +2086,8 @@ def parser() -> argparse.ArgumentParser:
             command.add_argument("--timeout", type=seconds, default=600, help="seconds a run may take (600)")
             command.add_argument("--only", metavar="PATH", help="run only the program written to PATH, e.g. "
                                  "generated/attention.py (the prose check still reads every transcript)")
+            command.add_argument("--progress", action="store_true", help="show what the program writes to "
+                                 "stderr (its progress) while it runs, each line prefixed with its path")
         command.set_defaults(function=function)
     return top
 

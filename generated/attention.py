@@ -1,18 +1,20 @@
 # Generated from attention.md by tangle.py — do not edit; edit attention.md and run make tangle.
-# sha256 of the lines below: 05df4d3579ff78a2450104dad79ea6157dbf17bff2bec9c71d10e2c0e7087b93
-# attention.md:572 (generated/attention.py)
+# sha256 of the lines below: 8b381b0749e6523f7bda9e6880bd90f05c2b137224433dc7f9868d46e08a902e
+# attention.md:750 (generated/attention.py)
 """注意力：每次解码时自己回头挑重点。
 
 由 attention.md 用 tangle.py 生成，请改 attention.md，不要改这个文件。
 运行：python generated/attention.py
 """
+import os
 import sys
+import time
 from concurrent.futures import Future, ProcessPoolExecutor
 from decimal import Decimal, localcontext
 
 import numpy as np
 
-# attention.md:1649 (精确的矩阵乘法、exp 与 tanh)
+# attention.md:1738 (精确的矩阵乘法、exp 与 tanh)
 def mm(a, b):
     """a @ b，形状规则同 np.matmul；但每个结果都按 k = 0, 1, 2, … 的顺序一项项加出来。"""
     if b.ndim == 2:                                   # 右边是一个矩阵：左边所有的行摞成一摞来乘
@@ -105,7 +107,7 @@ def tanh(x):
     tanh_a = TANH_TABLE[j.astype(np.intp)]
     return np.copysign((tanh_a + tanh_b) / (1 + tanh_a * tanh_b), x)
 
-# attention.md:30 (三步：softmax 与 attend)
+# attention.md:33 (三步：softmax 与 attend)
 def softmax(x, axis=-1):
     """沿 axis 做 softmax。先减去最大值：结果不变，只是 exp 不会溢出。"""
     z = exp(x - x.max(axis=axis, keepdims=True))
@@ -133,7 +135,7 @@ def attend(q, K, V=None, uniform=False):
         return context[..., 0, :], weights[..., 0, :]
     return context, weights
 
-# attention.md:67 (手算一遍)
+# attention.md:71 (手算一遍)
 def hand_example():
     """三、手算一遍：一个查询对四个 key。"""
     q = np.array([1.0, 0.0, 1.0])
@@ -148,7 +150,7 @@ def hand_example():
     assert all(map(np.array_equal, (context, weights), attend(q, K))), "attend 必须和手算一致"
     return q, K, dots, scaled, weights, context
 
-# attention.md:115 (反转任务的数据)
+# attention.md:141 (反转任务的数据)
 SEED_TEST, SEED_INIT, SEED_BATCH = 1, 2, 3   # 三路独立的随机流，事先定好，不挑
 LETTERS = 5                                  # 字母 a–e 编号 0–4
 START = 5                                    # 解码器的起始符
@@ -187,7 +189,7 @@ def sample_batch(rng, length, test_codes, size=32):
         clash = in_sorted(seq_codes(src), test_codes)
     return src
 
-# attention.md:159 (模型参数)
+# attention.md:186 (模型参数)
 HIDDEN = 16
 
 
@@ -215,7 +217,7 @@ def count_params(params):
 def uses_attention(params):
     return params["Wo"].shape[0] == 2 * params["dec_Wh"].shape[0]
 
-# attention.md:190 (编码器与解码器)
+# attention.md:218 (编码器与解码器)
 def rnn(x_rows, Wh, h):
     """tanh RNN，每一步 h = tanh(x_t + h @ Wh)。x_rows (B, T, H) 是每一步已经查好的 Wx 行加偏置；
     h (B, H) 是初始状态。返回每一步的隐状态 (B, T, H)：每一步都留着，注意力要用。"""
@@ -234,7 +236,7 @@ def encoder(params, src):
 def decoder(params, dec_in, h0):
     return rnn(params["dec_Wx"][dec_in] + params["dec_b"], params["dec_Wh"], h0)
 
-# attention.md:212 (放进解码器)
+# attention.md:241 (放进解码器)
 def decoder_output(params, ht, hs_enc, query=None, uniform=False):
     """第 t 步：拿当前隐状态 ht 当查询，看编码器每一步 hs_enc (B, T, H)，再交给输出层。
 
@@ -249,7 +251,7 @@ def decoder_output(params, ht, hs_enc, query=None, uniform=False):
     logits = mm(features, params["Wo"]) + params["bo"]
     return logits, features, weights
 
-# attention.md:234 (反向传播)
+# attention.md:264 (反向传播)
 def one_hot(tokens, n=VOCAB):
     return (tokens[..., None] == np.arange(n)).astype(float)
 
@@ -330,7 +332,7 @@ def loss_and_grads(params, src, tgt, query="after", uniform=False):
     grads["enc_Wx"], grads["enc_b"] = input_grads(dz, src)
     return loss, {name: grads[name] for name in params}
 
-# attention.md:1592 (附录：快一些的 rnn、rnn_backward 和 input_grads)
+# attention.md:1680 (附录：快一些的 rnn、rnn_backward 和 input_grads)
 plain_rnn, plain_rnn_backward, plain_input_grads = rnn, rnn_backward, input_grads   # 第四节的写法，留作对照
 
 
@@ -369,7 +371,7 @@ def input_grads(dz, tokens):
     dWx = np.bincount(cells, weights=dz.ravel(), minlength=VOCAB * H).reshape(VOCAB, H)
     return dWx, dz.sum(axis=0)
 
-# attention.md:320 (训练：Adam 与梯度裁剪)
+# attention.md:351 (训练：Adam 与梯度裁剪)
 LR, CLIP = 0.003, 1.0
 BETA1, BETA2, EPS = 0.9, 0.999, 1e-8
 
@@ -389,11 +391,24 @@ def clip_by_norm(g, limit):
     return g * (limit / norm) if norm > limit else g
 
 
+def progress(message):
+    """训练要好几秒：进度写到标准错误，只在终端上（或者设了 ATTENTION_PROGRESS=1）才写。
+    标准输出就是实跑输出，多一个字节都不行。"""
+    if os.environ.get("ATTENTION_PROGRESS") == "1" or (sys.stderr is not None and sys.stderr.isatty()):
+        sys.stderr.write(message + "\n")      # 一次写完：几个进程同时写，行也不会交错
+        sys.stderr.flush()
+
+
 def train(length, attention, rounds, test, seeds=(SEED_INIT, SEED_BATCH), query="after",
           lr=LR, uniform=False, after_round=None):
     """从固定的种子（初始权重、训练批次）出发训练 rounds 轮，返回参数字典。
     after_round(n, params)：每一轮之后调用一次（n 从 1 数起），实验用它记下中途的样子。"""
     seed_init, seed_batch = seeds
+    what = "%d 位，%s，学习率 %g，种子 %d/%d，%d 轮" % (
+        length, ("权重均匀" if uniform else "用注意力，查询取更新%s的状态" % ("之后" if query == "after" else "之前")) if attention else "不用注意力",
+        lr, seed_init, seed_batch, rounds)
+    progress("开始训练：" + what)
+    started = time.monotonic()
     theta, params = as_vector(init_params(np.random.RandomState(seed_init), attention))
     batches = np.random.RandomState(seed_batch)
     test_codes = np.sort(seq_codes(test))
@@ -410,9 +425,10 @@ def train(length, attention, rounds, test, seeds=(SEED_INIT, SEED_BATCH), query=
         theta -= lr * (m / (1 - beta1_t)) / (np.sqrt(v / (1 - beta2_t)) + EPS)
         if after_round is not None:
             after_round(n, params)
+    progress("训练完：%s（%.0f 秒）" % (what, time.monotonic() - started))
     return params
 
-# attention.md:366 (贪心解码与评估)
+# attention.md:412 (贪心解码与评估)
 def predict(params, src, query="after", uniform=False):
     """贪心解码。返回记号 (B, T)，和注意力权重 (B, T, T)（不用注意力时是 None）。"""
     B, T = src.shape
@@ -437,7 +453,7 @@ def evaluate(params, test, query="after", uniform=False):
     correct = tokens == test[:, ::-1]
     return correct.all(axis=1).mean(), correct.mean(), correct.mean(axis=0), weights
 
-# attention.md:394 (对比：不用注意力和用注意力)
+# attention.md:441 (对比：不用注意力和用注意力)
 def verdict(plain, attn):
     """比较 (整串全对, 逐位正确)，说出数字支持的那句话。"""
     if attn < plain:
@@ -465,7 +481,7 @@ def untouched(params, attention):
     count = sum(int(s.sum()) for s in same.values())
     return count, bool(same["enc_Wx"][START].all() and count == same["enc_Wx"][START].size)
 
-# attention.md:431 (十位序列上的注意力)
+# attention.md:495 (十位序列上的注意力)
 def train_and_evaluate(length, rounds, attention=True, seeds=(SEED_INIT, SEED_BATCH), query="after",
                        lr=LR, uniform=False):
     """从头训练一个模型，在测试集上评估。返回 (整串全对, 逐位正确, 按位置的正确率, 平均权重)；
@@ -545,21 +561,22 @@ def print_matrix(matrix):
         print("输出 %-3d" % (i + 1) + "".join("%6.2f" % w for w in matrix[i]))
 
 
-SHADES = "·░▒▓█"
+SHADES = (" ", "·", "░", "▓", "█")        # 由浅到深；相邻两级一眼分得开（▒ 和 ░ 在网页上太像，不用）
 SHADE_LEVELS = (1.0, 1.05, 1.25, 2.0)     # 以均匀的 1/T 为单位的分界
 
 
 def heatmap(matrix, column_labels=None, row_labels=None):
     """每个权重画成两个字符宽的一格，按它是均匀的几倍来涂深浅：反对角线一眼就看得见。
-    缺省时列标输入第几位、行标输出第几位；单条序列可以换成字母。"""
+    每一行用竖线框起来，空白的格子也看得出在哪。缺省时列标输入第几位、行标输出第几位；
+    单条序列可以换成字母。"""
     T = len(matrix)
     column_labels = column_labels or [str(j + 1) for j in range(T)]
     row_labels = row_labels or ["输出 %-3d" % (i + 1) for i in range(T)]
-    print("        " + "".join("%-2s" % label for label in column_labels).rstrip())
+    print("         " + "".join("%-2s" % label for label in column_labels).rstrip())
     for label, row in zip(row_labels, matrix):
         shades = np.searchsorted(SHADE_LEVELS, row * T, side="right")
-        print(label + "".join(SHADES[s] * 2 for s in shades))
-    print("图例（是均匀的几倍）：·· 不到 1，░░ 1–1.05，▒▒ 1.05–1.25，▓▓ 1.25–2，██ 2 倍以上")
+        print(label + "|" + "".join(SHADES[s] * 2 for s in shades) + "|")
+    print("图例（是均匀的几倍）：空白 不到 1，·· 1–1.05，░░ 1.05–1.25，▓▓ 1.25–2，██ 2 倍以上")
 
 
 def letters(seq):
@@ -572,7 +589,7 @@ def sample_heatmap(seq, weights):
     print("输入 " + " ".join(letters(seq)) + "，倒过来应该输出 " + " ".join(wanted))
     heatmap(weights, letters(seq), ["输出 %s  " % c for c in wanted])     # 第 r 行 = 输出第 r 位
 
-# attention.md:620 (打印实跑输出)
+# attention.md:801 (打印实跑输出)
 RULE = "-" * 68
 
 

@@ -1,13 +1,13 @@
 # Generated from attention.md by tangle.py — do not edit; edit attention.md and run make tangle.
-# sha256 of the lines below: d4237c529f944aebe99c5095624fccc6b70e19ed23d6460c338f5ff9cffecf9e
-# attention.md:1203 (generated/experiments.py)
+# sha256 of the lines below: 0a219c443b3bcd09aed7c549b8f517e906eac9bdaebbbb93bb7c031bf0921660
+# attention.md:1554 (generated/experiments.py)
 """「30 秒实验」的答案。运行：python generated/experiments.py（要几分钟）。
 
 由 attention.md 用 tangle.py 生成，请改 attention.md，不要改这个文件。
 """
 from attention import *        # 正文的全部代码：同一个文件夹里的 generated/attention.py
 
-# attention.md:884 (实验一：除以根号 d，还是除以 d)
+# attention.md:934 (实验一：除以根号 d，还是除以 d)
 SEED_EXPERIMENT = 4           # 实验一用的随机流
 
 
@@ -75,7 +75,7 @@ def scaling_experiment(dims=(3, 300), n=2000, T=10):
             print("%-6d %-12s %10.3f   %8.3f  %7.3f   %8.4f  %8.4f"
                   % (d, label, var, top, entropy, grad_scores, grad_q))
 
-# attention.md:959 (实验二：只保留最大的那个)
+# attention.md:1026 (实验二：只保留最大的那个)
 def hard_max(scores):
     """「只保留最大的那个」：最大的分数拿权重 1，其余拿 0。"""
     return (scores == scores.max()).astype(float)
@@ -104,7 +104,7 @@ def hard_attention_experiment():
     print("硬选择的梯度处处是 0：%s；softmax 的梯度里非零的有 %d 个（共 %d 个）。"
           % ("是" if not hard_grad.any() else "否", np.count_nonzero(soft_grad), soft_grad.size))
 
-# attention.md:995 (实验三：多个种子)
+# attention.md:1078 (实验三：多个种子)
 EXPERIMENT_SEEDS = [(s, 100 + s) for s in range(10)]   # 种子 s：RandomState(s) 初始化，RandomState(100 + s) 抽批次
 
 
@@ -129,15 +129,23 @@ def picking_run(length, rounds, lr, seeds, query):
 def selection_sweep(pool, length, rounds, rates, queries):
     """每个学习率：两种对照、每种查询，各 10 个种子，全部从头训练。返回
     {学习率: {"none": [...], "uniform": [...], "after": [...], "before": [...]}}，列表按种子排。
-    这些训练互不相干，交给进程池同时跑；pool.map 按提交的顺序交回结果，所以输出和先后无关。"""
+    这些训练互不相干，交给进程池同时跑；结果按提交的顺序取回，所以输出和谁先算完无关。"""
     controls = [(lr, name, attention) for lr in rates for name, attention in (("none", False), ("uniform", True))]
     picks = [(lr, query) for lr in rates for query in queries]
     n = len(EXPERIMENT_SEEDS)
     jobs = [(length, rounds, lr, seeds, query) for lr, query in picks for seeds in EXPERIMENT_SEEDS]
-    picked = pool.map(picking_run, *zip(*jobs))              # 先交出去：它们比对照慢
+    picked = [pool.submit(picking_run, *job) for job in jobs]          # 先交出去：它们比对照慢
     jobs = [(length, rounds, lr, seeds, attention) for lr, _, attention in controls for seeds in EXPERIMENT_SEEDS]
-    controlled = list(pool.map(control_run, *zip(*jobs)))
-    picked = list(picked)
+    controlled = [pool.submit(control_run, *job) for job in jobs]
+    finished = []
+
+    def tick(_):                                                       # 进度，只写到标准错误
+        finished.append(1)
+        progress("扫描 %d 位：%d/%d 个模型训练完" % (length, len(finished), len(picked) + len(controlled)))
+
+    for future in picked + controlled:
+        future.add_done_callback(tick)
+    picked, controlled = [f.result() for f in picked], [f.result() for f in controlled]
     sweep = {lr: {} for lr in rates}
     for i, (lr, name, _) in enumerate(controls):
         sweep[lr][name] = controlled[i * n:(i + 1) * n]
@@ -197,7 +205,7 @@ def print_cell_summary(lr, cell):
             "%.4f" % np.mean(other) if other else "—",
             np.mean([pick["drop"] for pick in picks]), np.mean([pick["diagonal"] for pick in picks])))
 
-# attention.md:1097 (实验四：注意力什么时候真的在挑)
+# attention.md:1213 (实验四：注意力什么时候真的在挑)
 SWEEP_RATES = (0.003, 0.01, 0.02)          # 学习率：从第四节的 0.003 到大它六倍多的 0.02
 SWEEP_QUERIES = ("after", "before")        # 查询：这一步更新之后的状态，或更新之前的状态
 
@@ -227,7 +235,7 @@ def print_picture(title, choice):
     print_matrix(run["sample"][1])
     sample_heatmap(*run["sample"])
 
-# attention.md:1141 (实验五：训练得更久)
+# attention.md:1432 (实验五：训练得更久)
 LONG_ROUNDS = 30000
 LONG_CHECKPOINTS = (3000, 10000)
 
@@ -259,7 +267,7 @@ def print_long_training(run):
           + "，第 %d 轮 %.2f；左边一列 %.2f 倍。" % (LONG_ROUNDS, diagonal_weight(run["matrix"]) * 10,
                                                     diagonal_weight(run["matrix"], -1) * 10))
 
-# attention.md:1181 (实验六：峰值落在哪一列)
+# attention.md:1514 (实验六：峰值落在哪一列)
 def print_peak_offsets(sweep):
     n, T = len(EXPERIMENT_SEEDS), 10
     print("严格倒序：输出第 r 位对输入第 %d − r 位。训练时解码器在这一步读进的是上一位的答案，" % (T + 1))

@@ -5,7 +5,6 @@ functions, exact integer arithmetic, central finite differences, or the transcri
 """
 import importlib.util
 import multiprocessing
-import re
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -25,12 +24,18 @@ def load_program():
 A = load_program()
 
 
-def transcript_lines():
-    """The documented stdout: the body of the main program's transcript fence in attention.md."""
+def lesson():
+    """attention.md as tangle.py reads it (transcripts joined from their parts)."""
+    import tangle
     text = (ROOT / "attention.md").read_text(encoding="utf-8")
-    body = re.search(r"^```text \{transcript=generated/attention.py\}\n(.*?)^```$", text, re.S | re.M)
-    assert body, "attention.md has no transcript fence"
-    return body.group(1).splitlines()
+    return tangle.parse_document(ROOT / "attention.md", "attention.md", text)
+
+
+def transcript_lines(program="generated/attention.py"):
+    """The documented stdout of a program: its transcript's parts in attention.md, joined."""
+    transcript = lesson().transcripts.get(program)
+    assert transcript, "attention.md has no transcript of " + program
+    return transcript.content.splitlines()
 
 
 # ---------------------------------------------------------------- the hand example
@@ -436,8 +441,61 @@ def display_width(line):
 
 @pytest.mark.parametrize("program", ["generated/attention.py", "generated/experiments.py"])
 def test_every_transcript_line_fits_in_100_columns(program):
-    text = (ROOT / "attention.md").read_text(encoding="utf-8")
-    body = re.search(r"^```text \{transcript=%s\}\n(.*?)^```$" % re.escape(program), text, re.S | re.M)
-    assert body, "no transcript for " + program
-    wide = [(display_width(line), line) for line in body.group(1).splitlines() if display_width(line) > 100]
+    wide = [(display_width(line), line) for line in transcript_lines(program) if display_width(line) > 100]
     assert not wide, wide[:3]
+
+
+# ---------------------------------------------------------------- what the reader sees
+
+def test_the_heatmap_glyphs_are_five_distinct_levels_and_the_legend_shows_each(capsys):
+    assert len(set(A.SHADES)) == len(A.SHADE_LEVELS) + 1 == 5
+    assert "▒" not in A.SHADES                      # too close to ░ on a web page's grey background
+    matrix = np.full((10, 10), 0.1)
+    matrix[0] = [0.05, 0.102, 0.11, 0.15, 0.583, 0.001, 0.001, 0.001, 0.001, 0.001]
+    A.heatmap(matrix)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "         1 2 3 4 5 6 7 8 9 10"
+    assert lines[1] == "输出 1  |  ··░░▓▓██          |"
+    assert all(line.endswith("|") and not line.endswith(" ") for line in lines[1:-1])
+    assert all(glyph * 2 in lines[-1] for glyph in A.SHADES[1:]) and "空白" in lines[-1]
+
+
+def test_progress_goes_to_stderr_only_when_asked(capsys, monkeypatch):
+    test = A.make_test_set(5)
+    monkeypatch.delenv("ATTENTION_PROGRESS", raising=False)
+    A.train(5, True, 3, test)
+    assert capsys.readouterr() == ("", "")          # pytest's stderr is no terminal
+    monkeypatch.setenv("ATTENTION_PROGRESS", "1")
+    quiet = A.train(5, True, 3, test)
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.splitlines()[0].startswith("开始训练：5 位，用注意力") and "3 轮" in err
+    assert err.splitlines()[1].startswith("训练完：")
+    monkeypatch.delenv("ATTENTION_PROGRESS")
+    loud = A.train(5, True, 3, test)
+    assert all(np.array_equal(quiet[name], loud[name]) for name in quiet)
+
+
+def test_sections_show_their_own_checked_output():
+    """三, 四 and 五 hold the main program's parts; each experiment its own; 七 holds none."""
+    doc = lesson()
+
+    def heading_of(line, tag):
+        return [doc.tokens[i + 1].content for i, token in enumerate(doc.tokens)
+                if token.type == "heading_open" and token.tag == tag and token.map[0] < line][-1]
+
+    main = doc.transcripts["generated/attention.py"].parts
+    assert [heading_of(part.fence_line, "h2")[:2] for part in main] == ["三、", "四、", "五、", "五、", "五、"]
+    assert main[0].content.splitlines()[-3].startswith("第 3 个 key 和查询最像")
+    assert main[1].content.startswith("把注意力加到 6.5 节那个反转任务上")
+    experiments = doc.transcripts["generated/experiments.py"].parts
+    assert [heading_of(part.fence_line, "h3")[:3] for part in experiments] == [
+        "实验一", "实验二", "实验三", "实验四", "实验五", "实验六"]
+
+
+def test_every_fence_of_the_lesson_has_its_caption():
+    """attention.md uses captions, so tangle.py holds every chunk, root and transcript fence to one."""
+    doc = lesson()
+    fences = [piece.fence_line for table in (doc.chunks, doc.roots) for pieces in table.values() for piece in pieces]
+    fences += [part.fence_line for transcript in doc.transcripts.values() for part in transcript.pieces()]
+    assert sorted(doc.captions) == sorted(fences)

@@ -889,3 +889,376 @@ def test_no_markdown_makes_tangle_raise_and_a_clean_tangle_is_idempotent(text):
             assert tangle.main(["tangle", str(md)]) == 0
             assert tangle.sync_problems(tangle.load(md, "attention.md")) == []
             assert tangle.main(["check", str(md), "--timeout", "10"]) in (0, 1, 2)
+
+
+# ---------------------------------------------------------------- captions
+
+CAPTIONED = """\
+# 注意力
+
+<a name="file-generated/attention.py"></a>**〈generated/attention.py〉**，由这些代码块依次拼成：[〈打印 结果〉](#chunk-打印_结果)、[〈收尾〉](#chunk-收尾)
+```python {file=generated/attention.py}
+<<打印 结果>>
+<<收尾>>
+```
+
+<a name="chunk-打印_结果"></a>**〈打印 结果〉**
+```python {#打印 结果}
+print("acc 0.9300")
+```
+
+<a name="chunk-收尾"></a>**〈收尾〉**
+
+```python {#收尾}
+print("done")
+```
+
+<a name="output-generated/attention.py"></a>**〈generated/attention.py〉的实跑输出**
+```text {transcript}
+acc 0.9300
+done
+```
+
+见 [〈打印 结果〉](#chunk-打印_结果) 和 [实跑输出](#output-generated/attention.py)。
+"""
+
+
+def test_a_captioned_lesson_tangles_checks_and_records_its_captions(tmp_path, capsys):
+    md = write(tmp_path, CAPTIONED)
+    assert run(capsys, "tangle", md)[0] == 0
+    code, out, err = run(capsys, "check", md)
+    assert (code, err) == (0, "")
+    assert out.startswith("checked 0 prose numbers")          # a caption is a name, not a claim
+    doc = tangle.load(md, str(md))
+    assert {line: caption.anchor for line, caption in doc.captions.items()} == {
+        4: "file-generated/attention.py", 10: "chunk-打印_结果", 16: "chunk-收尾", 21: "output-generated/attention.py"}
+    assert doc.captions[4].links == ("chunk-打印_结果", "chunk-收尾") and doc.captions[10].title == "〈打印 结果〉"
+
+
+CAPTION_ERRORS = {
+    "missing caption": (
+        ("<a name=\"chunk-收尾\"></a>**〈收尾〉**\n\n```python {#收尾}", "```python {#收尾}"),
+        "attention.md:14: error: {#收尾} has no caption (the other fences of attention.md have one); put this "
+        "line just above the fence: <a name=\"chunk-收尾\"></a>**〈收尾〉**"),
+    "renamed chunk, stale caption": (
+        (("{#收尾}", "{#结束}"), ("<<收尾>>", "<<结束>>")), None),
+    "link list out of order": (
+        ("[〈打印 结果〉](#chunk-打印_结果)、[〈收尾〉](#chunk-收尾)", "[〈收尾〉](#chunk-收尾)、[〈打印 结果〉](#chunk-打印_结果)"),
+        "attention.md:3: error: the caption of {file=generated/attention.py} links #chunk-收尾、#chunk-打印_结果, but "
+        "the fence includes 〈打印 结果〉、〈收尾〉, in this order; write: <a name=\"file-generated/attention.py\"></a>"
+        "**〈generated/attention.py〉**，由这些代码块依次拼成：[〈打印 结果〉](#chunk-打印_结果)、[〈收尾〉](#chunk-收尾)"),
+    "link list missing a chunk": (
+        ("、[〈收尾〉](#chunk-收尾)", ""),
+        "attention.md:3: error: the caption of {file=generated/attention.py} links #chunk-打印_结果, but the fence "
+        "includes 〈打印 结果〉、〈收尾〉, in this order"),
+    "caption above no fence": (
+        ("\n```python {#收尾}", "\n一段话。\n\n```python {#收尾}"),
+        "attention.md:14: error: caption <a name=\"chunk-收尾\"> stands above no code fence"),
+    "caption name not bold": (
+        ("**〈收尾〉**", "〈收尾〉"),
+        "attention.md:14: error: the caption says <a name=\"chunk-收尾\"> and no **bold** name (a ** right after 〉 "
+        "ends the bold only before a blank or punctuation: write **〈…〉** alone, or follow it with ，), but the fence "
+        "below it is {#收尾}"),
+    "bold that Markdown does not close": (
+        ("**〈收尾〉**", "**〈收尾〉**之后"),
+        "attention.md:14: error: the caption says <a name=\"chunk-收尾\"> and no **bold** name"),
+    "transcript caption without its part": (
+        ("```text {transcript}", "```text {transcript part=1}"),
+        "attention.md:20: error: the caption says <a name=\"output-generated/attention.py\"> and "
+        "**〈generated/attention.py〉的实跑输出**, but the fence below it is {transcript=generated/attention.py part=1}"),
+    "a link that leads nowhere": (
+        ("](#chunk-打印_结果) 和", "](#chunk-打印结果) 和"),
+        "attention.md:26: error: the link to #chunk-打印结果 leads nowhere: no caption has <a name=\"chunk-打印结果\">; "
+        "did you mean #chunk-打印_结果?"),
+}
+
+
+@pytest.mark.parametrize("edits, message", CAPTION_ERRORS.values(), ids=CAPTION_ERRORS.keys())
+def test_captions_that_do_not_name_their_fence_are_input_errors(tmp_path, capsys, edits, message):
+    text = CAPTIONED
+    for old, new in [edits] if isinstance(edits[0], str) else edits:
+        assert old in text
+        text = text.replace(old, new)
+    md = write(tmp_path, text)
+    code, out, err = run(capsys, "tangle", md)
+    assert code == 2 and not (tmp_path / "generated").exists()
+    if message:
+        assert message in err
+    else:  # the renamed chunk: the caption still names the old one
+        assert ("attention.md:14: error: the caption says <a name=\"chunk-收尾\"> and **〈收尾〉**, but the fence "
+                "below it is {#结束} (renamed it? rename the caption too); write: <a name=\"chunk-结束\"></a>**〈结束〉**"
+                in err)
+        assert "attention.md:3: error: the caption of {file=generated/attention.py} links" in err
+
+
+def test_a_lesson_without_captions_needs_none_and_links_to_chunks_are_not_checked(tmp_path, capsys):
+    md = write(tmp_path, PROGRAM + "\n见 [训练](#chunk-别处)。\n")
+    assert run(capsys, "tangle", md)[0] == 0
+    assert tangle.load(md, str(md)).captions == {}
+
+
+def test_a_repeated_chunk_takes_a_continued_caption_with_its_own_anchor(tmp_path, capsys):
+    text = CAPTIONED.replace("<a name=\"output-", "<a name=\"chunk-收尾-2\"></a>**〈收尾〉（续）**\n"
+                             "```python {#收尾}\nprint(\"more\")\n```\n\n<a name=\"output-")
+    text = text.replace("acc 0.9300\ndone\n```", "acc 0.9300\ndone\nmore\n```")
+    md = write(tmp_path, text)
+    assert run(capsys, "tangle", md)[0] == 0
+    assert run(capsys, "check", md)[0] == 0
+
+
+# ---------------------------------------------------------------- math
+
+
+def test_math_fences_and_backtick_math_are_neither_code_nor_prose_numbers(tmp_path, capsys):
+    md = write(tmp_path, PROGRAM + """
+```math
+\\alpha = \\mathrm{softmax}\\!\\left(\\frac{K q}{\\sqrt{d}}\\right) \\cdot 0.1234
+```
+
+行内公式 $`\\sqrt{512} \\approx 22.627`$ 里的数字不用核对，正文 0.9300 仍然核对。
+""")
+    doc = tangle.load(md, str(md))
+    assert [number.text for number in tangle.prose_numbers(doc)] == ["0.9300"]
+    assert run(capsys, "tangle", md)[:3:2] == (0, "")
+    code, out, err = run(capsys, "check", md)
+    assert (code, err) == (0, "") and out.startswith("checked 1 prose numbers")
+
+
+def test_dollar_math_that_github_would_mangle_is_warned_about(tmp_path, capsys):
+    md = write(tmp_path, PROGRAM + "\n$$\\alpha = \\frac{1}{2}$$\n\n编码器 $h_t = \\tanh(x)$，价格 $5 和 $6 不是公式。\n")
+    code, _, err = run(capsys, "tangle", md)
+    assert code == 0
+    assert err.splitlines() == [
+        f"{md}:15: warning: a formula in $$...$$: Markdown escapes mangle it on GitHub; write it as a "
+        "```math fence",
+        f"{md}:17: warning: a formula in $...$: Markdown escapes mangle it on GitHub; write it as $`...`$ "
+        "(a code span between the dollars)"]
+
+
+# ---------------------------------------------------------------- transcripts in parts
+
+PARTS = """\
+# 注意力
+
+```python {file=generated/attention.py}
+print("一、开始")
+print("acc 0.9300")
+print()
+print("二、对比")
+print("loss 0.25")
+print()
+print("三、收尾")
+print("done")
+```
+
+第一段在这里，准确率 0.9300。
+
+```text {transcript part=1}
+一、开始
+acc 0.9300
+
+```
+
+## 第二节
+
+损失 0.25。
+
+```text {transcript part=2}
+二、对比
+loss 0.25
+
+```
+
+```text {transcript part=3}
+三、收尾
+done
+```
+"""
+
+
+def test_a_transcript_in_parts_is_checked_as_their_concatenation(tmp_path, capsys):
+    md = write(tmp_path, PARTS)
+    run(capsys, "tangle", md)
+    code, out, err = run(capsys, "check", md)
+    assert (code, err) == (0, "")
+    assert out == "checked 2 prose numbers (0 marked as the book's); transcript matches\n"
+    transcript = tangle.load(md, str(md)).transcripts["generated/attention.py"]
+    assert transcript.content == "一、开始\nacc 0.9300\n\n二、对比\nloss 0.25\n\n三、收尾\ndone\n"
+    assert [(part.part, part.fence_line) for part in transcript.parts] == [(1, 16), (2, 26), (3, 32)]
+    assert [transcript.md_line(i) for i in (0, 2, 3, 7, 8)] == [17, 19, 27, 34, 35]
+
+
+def test_a_change_in_one_part_is_reported_at_that_parts_lines(tmp_path, capsys):
+    md = write(tmp_path, PARTS.replace('print("loss 0.25")', 'print("loss 0.26")'))
+    run(capsys, "tangle", md)
+    code, out, err = run(capsys, "check", md)
+    assert code == 1
+    assert err.splitlines()[0] == (f"{md}:27: error: the output of {tmp_path}/generated/attention.py differs from "
+                                   "part 2 of its transcript; if the new output is right, record it: python "
+                                   f"tangle.py update {md} --only generated/attention.py")
+    assert "part 1" not in err and "part 3" not in err
+    assert out.splitlines()[:7] == [
+        "only numbers changed: 1 value, max |Δ| = 0.01, layout identical — looks like floating-point drift "
+        "(a platform difference); see README, 可移植性",
+        f"--- {md} (transcript, lines 27-29)",
+        "+++ actual output, part 2",
+        "@@ -27,3 +27,3 @@",
+        " 二、对比",
+        "-loss 0.25",
+        "+loss 0.26",
+    ]
+
+
+def test_output_that_cannot_be_cut_into_the_parts_is_diffed_whole_from_the_part_it_differs_in(tmp_path, capsys):
+    md = write(tmp_path, PARTS.replace('print("三、收尾")', 'print("三、结束")'))
+    run(capsys, "tangle", md)
+    code, out, err = run(capsys, "check", md)
+    assert code == 1
+    assert err.startswith(f"{md}:33: error: the output of {tmp_path}/generated/attention.py differs from its "
+                          "transcript, and cannot be cut into its 3 parts (part 3 began with «三、收尾»; the output "
+                          "no longer prints it)")
+    assert f"--- {md} (transcript, 3 parts: lines 17-19, lines 27-29, lines 33-34)" in out
+    assert "\n-三、收尾\n+三、结束\n" in out
+
+
+def test_update_rewrites_each_part_in_place(tmp_path, capsys):
+    md = write(tmp_path, PARTS)
+    run(capsys, "tangle", md)
+    program = PARTS.replace('print("acc 0.9300")', 'print("acc 0.9300")\nprint("more")').replace(
+        'print("done")', 'print("done!")')
+    md.write_text(program)
+    run(capsys, "tangle", md)
+    code, out, err = run(capsys, "update", md)
+    assert (code, err) == (0, "")
+    assert md.read_text() == program.replace("acc 0.9300\n\n```", "acc 0.9300\nmore\n\n```").replace(
+        "done\n```", "done!\n```")
+    assert "+++ new output, part 1" in out and "+++ new output, part 3" in out and "part 2" not in out
+    assert run(capsys, "check", md)[0] == 0
+
+
+@pytest.mark.parametrize("change, why", [
+    (('print("二、对比")', 'print("二、比较")'), "part 2 began with «二、对比»; the output no longer prints it"),
+    (('print("done")', 'print("done")\nprint("二、对比")'),
+     "part 2 began with «二、对比»; the output prints it 2 times (output lines 4, 9)"),
+    (('print("一、开始")', 'print("三、收尾")\nprint("一、开始")'),
+     "part 3 began with «三、收尾»; the output prints it 2 times (output lines 1, 8)"),
+])
+def test_update_refuses_output_it_cannot_cut_into_the_parts(tmp_path, capsys, change, why):
+    md = write(tmp_path, PARTS)
+    run(capsys, "tangle", md)
+    md.write_text(PARTS.replace(*change))
+    run(capsys, "tangle", md)
+    before = md.read_bytes()
+    code, _, err = run(capsys, "update", md)
+    assert code == 1 and md.read_bytes() == before
+    assert f"error: cannot cut the new output of {tmp_path}/generated/attention.py into the 3 parts of its " \
+           f"transcript: {why}; nothing written" in err
+
+
+def test_update_refuses_parts_whose_first_lines_swapped_order(tmp_path, capsys):
+    md = write(tmp_path, PARTS)
+    run(capsys, "tangle", md)
+    swapped = PARTS.replace('print("二、对比")\nprint("loss 0.25")\nprint()\n', "").replace(
+        'print("done")', 'print("done")\nprint("二、对比")\nprint("loss 0.25")')
+    md.write_text(swapped)
+    run(capsys, "tangle", md)
+    code, _, err = run(capsys, "update", md)
+    assert code == 1
+    assert "part 3 begins with «三、收尾», which the output now prints before the first line of part 2" in err
+
+
+PART_ERRORS = {
+    "two transcripts without parts": (
+        (("part=1}", "}"), ("part=2}", "}"), ("part=3}", "}")),
+        "attention.md:26: error: second transcript of generated/attention.py (the first is at line 16); to show "
+        "its output in several places, number the fences {transcript=generated/attention.py part=1}, part=2, ... "
+        "in document order"),
+    "parts out of order": (
+        (("part=2}", "part=9}"), ("part=3}", "part=2}"), ("part=9}", "part=3}")),
+        "attention.md:26: error: transcript of generated/attention.py numbered part=3; it is part 2 of "
+        "generated/attention.py in document order: write part=2"),
+    "one fence without a number": (
+        (("part=3}", "}"),),
+        "attention.md:32: error: transcript of generated/attention.py numbered without part=; it is part 3"),
+    "part zero": (
+        (("part=1}", "part=0}"),),
+        "attention.md:16: error: cannot read 'part=0': a part is numbered 1, 2, 3, ... (part=1 on the first)"),
+    "part on a code fence": (
+        (("{file=generated/attention.py}", "{file=generated/attention.py part=1}"),),
+        "attention.md:3: error: part=N numbers the fences of one {transcript}; this fence is no transcript"),
+    "a part that begins with a line printed twice": (
+        (('print("三、收尾")', 'print("一、开始")'), ("三、收尾\ndone", "一、开始\ndone")),
+        "attention.md:32: error: part=3 of generated/attention.py begins with «一、开始», which the output prints 2 "
+        "times: make update finds where a part begins by its first line"),
+    "an empty part": (
+        (("三、收尾\ndone\n```", "```"), ("\n\n```\n\n```text {transcript part=3}", "\n三、收尾\ndone\n\n```\n\n```text {transcript part=3}")),
+        "attention.md:34: error: part=3 of generated/attention.py is empty"),
+}
+
+
+@pytest.mark.parametrize("edits, message", PART_ERRORS.values(), ids=PART_ERRORS.keys())
+def test_badly_numbered_or_unsplittable_parts_are_input_errors(tmp_path, capsys, edits, message):
+    text = PARTS
+    for old, new in edits:
+        assert old in text, old
+        text = text.replace(old, new)
+    md = write(tmp_path, text)
+    for command in ("tangle", "check"):
+        code, _, err = run(capsys, command, md)
+        assert code == 2 and message in err, err
+
+
+def test_a_section_cites_the_program_whose_part_it_holds(tmp_path, capsys):
+    text = PARTS.replace("# 注意力\n", "# 注意力\n\n```python {file=generated/b.py}\nprint('b 0.77')\n```\n\n"
+                         "```text {transcript=generated/b.py}\nb 0.77\n```\n")
+    text = text.replace("{transcript part=", "{transcript=generated/attention.py part=")
+    text = text.replace("损失 0.25。", "损失 0.25；b 是 0.77。")
+    md = write(tmp_path, text)
+    errors, numbers = tangle.stale_numbers(tangle.load(md, str(md)))
+    assert [(number.text, number.program) for number in numbers] == [
+        ("0.9300", "generated/b.py"), ("0.25", "generated/attention.py"), ("0.77", "generated/attention.py")]
+    assert len(errors) == 2 and "0.9300 is not printed by generated/b.py" in errors[0]
+
+
+# ---------------------------------------------------------------- progress
+
+
+def test_progress_shows_the_programs_stderr_as_it_comes_and_keeps_the_transcript_clean(tmp_path, capsys):
+    md = write(tmp_path, """\
+        ```python {file=generated/attention.py}
+        import sys
+        print("开始训练", file=sys.stderr, flush=True)
+        print("acc 0.9300")
+        sys.stderr.write("训练完\\n没有换行")
+        ```
+
+        ```text {transcript}
+        acc 0.9300
+        ```
+        """)
+    run(capsys, "tangle", md)
+    code, out, err = run(capsys, "check", md, "--progress")
+    assert code == 0 and out.endswith("transcript matches\n")
+    shown = f"{tmp_path}/generated/attention.py: "
+    assert err.splitlines() == [shown + "开始训练", shown + "训练完", shown + "没有换行"]
+    assert run(capsys, "check", md) == (0, out, "")  # without --progress, stderr stays quiet
+    code, out, err = run(capsys, "update", md, "--progress")
+    assert code == 0 and err.splitlines() == [shown + "开始训练", shown + "训练完", shown + "没有换行"]
+
+
+def test_progress_stops_where_a_traceback_begins(tmp_path, capsys):
+    md = write(tmp_path, """\
+        ```python {file=generated/attention.py}
+        import sys
+        print("开始训练", file=sys.stderr, flush=True)
+        raise SystemExit(1 / 0)
+        ```
+
+        ```text {transcript}
+        ```
+        """)
+    run(capsys, "tangle", md)
+    code, _, err = run(capsys, "check", md, "--progress")
+    assert code == 1
+    assert err.count("Traceback (most recent call last)") == 1
+    assert err.startswith(f"{tmp_path}/generated/attention.py: 开始训练\nTraceback")
