@@ -1,5 +1,5 @@
 # Generated from attention.md by tangle.py — do not edit; edit attention.md and run make tangle.
-# sha256 of the lines below: 8b381b0749e6523f7bda9e6880bd90f05c2b137224433dc7f9868d46e08a902e
+# sha256 of the lines below: 43c410130e4830b916db6e3b13eebcc887efe0c2fc16c31cc2c9fc8094f1f535
 # attention.md:750 (generated/attention.py)
 """注意力：每次解码时自己回头挑重点。
 
@@ -14,7 +14,7 @@ from decimal import Decimal, localcontext
 
 import numpy as np
 
-# attention.md:1738 (精确的矩阵乘法、exp 与 tanh)
+# attention.md:1751 (精确的矩阵乘法、exp 与 tanh)
 def mm(a, b):
     """a @ b，形状规则同 np.matmul；但每个结果都按 k = 0, 1, 2, … 的顺序一项项加出来。"""
     if b.ndim == 2:                                   # 右边是一个矩阵：左边所有的行摞成一摞来乘
@@ -237,16 +237,16 @@ def decoder(params, dec_in, h0):
     return rnn(params["dec_Wx"][dec_in] + params["dec_b"], params["dec_Wh"], h0)
 
 # attention.md:241 (放进解码器)
-def decoder_output(params, ht, hs_enc, query=None, uniform=False):
+def decoder_output(params, ht, hs_enc, q=None, uniform=False):
     """第 t 步：拿当前隐状态 ht 当查询，看编码器每一步 hs_enc (B, T, H)，再交给输出层。
 
     ht 可以是一步 (B, H)（逐步解码时），也可以是所有步 (B, T, H)（训练时一次算完）。
-    query 缺省就是 ht；第五节还会换成更新之前的状态。uniform=True：权重全是 1/T（对照）。
+    查询向量 q 缺省就是 ht；第五节还会换成更新之前的状态。uniform=True：权重全是 1/T（对照）。
     """
     features, weights = ht, None
     if uses_attention(params):
-        query = ht if query is None else query
-        ctx, weights = attend(query, hs_enc, uniform=uniform)   # T 个权重和为 1；ctx 是凸组合，形状同 ht
+        q = ht if q is None else q
+        ctx, weights = attend(q, hs_enc, uniform=uniform)       # T 个权重和为 1；ctx 是凸组合，形状同 ht
         features = np.concatenate([ht, ctx], axis=-1)     # 16 维隐状态拼上 16 维上下文
     logits = mm(features, params["Wo"]) + params["bo"]
     return logits, features, weights
@@ -332,7 +332,7 @@ def loss_and_grads(params, src, tgt, query="after", uniform=False):
     grads["enc_Wx"], grads["enc_b"] = input_grads(dz, src)
     return loss, {name: grads[name] for name in params}
 
-# attention.md:1680 (附录：快一些的 rnn、rnn_backward 和 input_grads)
+# attention.md:1670 (附录：快一些的 rnn、rnn_backward 和 input_grads)
 plain_rnn, plain_rnn_backward, plain_input_grads = rnn, rnn_backward, input_grads   # 第四节的写法，留作对照
 
 
@@ -589,7 +589,7 @@ def sample_heatmap(seq, weights):
     print("输入 " + " ".join(letters(seq)) + "，倒过来应该输出 " + " ".join(wanted))
     heatmap(weights, letters(seq), ["输出 %s  " % c for c in wanted])     # 第 r 行 = 输出第 r 位
 
-# attention.md:801 (打印实跑输出)
+# attention.md:803 (打印实跑输出)
 RULE = "-" * 68
 
 
@@ -668,6 +668,25 @@ def print_sample(run):
     sample_heatmap(seq, weights)
 
 
+def main(train_long=attention_run):
+    """按顺序打印实跑输出。train_long(查询, 学习率) 训练第五节的 10 位模型；附录里把它换成同时跑的版本。"""
+    print(RULE)
+    print("Attention：每次解码时自己回头挑重点")
+    print(RULE)
+    print_hand_example()
+    print()
+    print_reversal(reversal_comparison())
+    book_run, picking_run = train_long(*BOOK_SETTING), train_long(*PICKING_SETTING)
+    print()
+    print_long_run(book_run)
+    print()
+    print("同一个模型、同一个种子，只换两个旋钮：查询换成更新之前的状态，学习率换成 %g。" % picking_run["lr"])
+    print()
+    print_long_run(picking_run)
+    print()
+    print_sample(picking_run)
+
+# attention.md:1713 (附录：同时训练)
 def in_background(pool, function, *args):
     """让另一个进程去算 function(*args)，返回一个之后取结果的 Future。进程之间按「模块名.函数名」
     传函数，所以这个模块要能按名字导入；不能的时候（比如被别的程序按文件路径执行），就当场算。"""
@@ -678,25 +697,13 @@ def in_background(pool, function, *args):
     return done
 
 
+plain_main = main                                  # 第七节的写法，留作对照
+
+
 def main():
-    # 两次 10 位的训练最久，又和前面的互不相干：交给另外两个进程同时跑。只为省时间，结果一模一样
     with ProcessPoolExecutor(max_workers=2) as pool:
-        long_runs = [in_background(pool, attention_run, *setting) for setting in (BOOK_SETTING, PICKING_SETTING)]
-        print(RULE)
-        print("Attention：每次解码时自己回头挑重点")
-        print(RULE)
-        print_hand_example()
-        print()
-        print_reversal(reversal_comparison())
-        book_run, picking_run = (future.result() for future in long_runs)
-        print()
-        print_long_run(book_run)
-        print()
-        print("同一个模型、同一个种子，只换两个旋钮：查询换成更新之前的状态，学习率换成 %g。" % picking_run["lr"])
-        print()
-        print_long_run(picking_run)
-        print()
-        print_sample(picking_run)
+        started = {setting: in_background(pool, attention_run, *setting) for setting in (BOOK_SETTING, PICKING_SETTING)}
+        plain_main(lambda *setting: started[setting].result())
 
 
 if __name__ == "__main__":

@@ -373,6 +373,20 @@ def test_main_prints_the_transcript_even_when_loaded_by_path(capsys, monkeypatch
     assert "每一行的峰值落在输入第几列：10 9 8 7 6 5 4 3 2 1" in out and "对齐形成了" in out
 
 
+def test_the_appendix_main_prints_what_section_sevens_main_prints(capsys, monkeypatch):
+    """The running main starts the two long trainings early in other processes; section 七's
+    plain_main trains them in order. Same bytes."""
+    monkeypatch.setattr(A, "attention_run", fake_run)
+    monkeypatch.setattr(A, "reversal_comparison",
+                        lambda: {False: (838, 1.0, 1.0), True: (934, 1.0, 1.0), "untouched": [(16, True), (16, True)]})
+    A.main()
+    parallel = capsys.readouterr().out
+    A.plain_main(fake_run)
+    plain = capsys.readouterr().out
+    assert A.main is not A.plain_main
+    assert parallel == plain and "对齐形成了" in plain and plain.count("10 位序列，用注意力") == 2
+
+
 def fake_run(query, lr):
     matrix = np.eye(10)[::-1] * 0.91 + 0.01                # a perfect reversal
     return {"query": query, "lr": lr, "whole": 0.5, "per_token": 0.75, "by_position": np.linspace(1, 0.1, 10),
