@@ -1760,11 +1760,12 @@ def transcript_lines_printing(doc: Document) -> dict[str, dict[str, list[int]]]:
     found: dict[str, dict[str, list[int]]] = {}
     for target, transcript in doc.transcripts.items():
         lines = found[target] = {}
-        for offset, text in enumerate(output_lines(transcript.content)):
-            for match in NUMBER.finditer(text):
-                where = lines.setdefault(match[0], [])
-                if not where or where[-1] != transcript.first_line + offset:
-                    where.append(transcript.first_line + offset)
+        for piece in transcript.pieces():  # each part at its own lines of MD
+            for offset, text in enumerate(output_lines(piece.content)):
+                for match in NUMBER.finditer(text):
+                    where = lines.setdefault(match[0], [])
+                    if not where or where[-1] != piece.first_line + offset:
+                        where.append(piece.first_line + offset)
     return found
 
 

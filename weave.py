@@ -15,18 +15,27 @@ parses it and knows no Markdown syntax of its own, beyond the formulas):
   - a contents list of the # and ## sections, ### nested under them;
   - formulas converted to MathML when the page is built (latex2mathml; no script):
     $$...$$ or a ```math fence on its own (display), $...$ or $`...`$ (inline);
-  - each code chunk under a caption with its name, an anchor (#chunk-NAME), a
-    "用在 →" link to each <<NAME>> that includes it, and each <<NAME>> inside code a
-    link to the chunk; a root chunk lists its parts in the order they are tangled;
+  - each code chunk, and each transcript (each of its parts, where it stands), under
+    its caption: the one written above the fence in MD (<a name="chunk-NAME"></a>
+    **〈NAME〉**..., which tangle.py checks), its bold name a link to the anchor it
+    gives (#chunk-NAME[-N], #file-PATH[-N], #output-PATH[-N], as on GitHub), with
+    its link list; a document without captions gets <<NAME>> ≡ and, for a root, the
+    list of its parts in the order they are tangled. Beside it: which of several
+    fences it is, links to the one before and after, and its line of MD. Under a
+    chunk's last fence a "用在 →" link to each <<NAME>> that includes it; each
+    <<NAME>> inside code a link to the chunk ("← MD:LINE", where it is defined);
     code is highlighted with Pygments when it is installed, plain otherwise;
-  - every transcript line has the anchor #L<line of MD>; every prose number that
-    make check verifies is a link to one transcript line that prints it (the one
-    whose words best match the sentence), highlighted when you arrive; the book's
+  - every transcript line has the anchor #L<its line of MD> (a transcript in parts:
+    each part's lines at their own lines); every prose number that make check
+    verifies is a link to one transcript line that prints it, in whichever part (the
+    one whose words best match the sentence), highlighted when you arrive; the book's
     figures are marked as the book's; the top of the page says how many numbers were
     verified, against which program's transcript;
   - each attention matrix printed in a transcript (a header of column numbers, then
     rows like `输出 1    0.10  0.10 ...`) also drawn as an SVG heatmap beside it, from
-    the printed numbers: the programs are never run.
+    the printed numbers (the programs are never run), grouped with the same matrix
+    drawn in characters below it (`输出 1  |    ██|`) up to its legend;
+  - links to a caption's anchor keep it as written (not percent-encoded).
   The page needs nothing from the network: CSS is inline, there is no script.
   A number that the check does not verify is shown unlinked, marked, and counted
   in a warning (make check lists and fails on them); the page is still written.
@@ -44,6 +53,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
+from urllib.parse import unquote
 
 import tangle
 
@@ -95,6 +105,8 @@ class Page:
     fences: dict[int, tuple[str, str, int]]  # fence line -> (chunk, root or transcript; label; piece index)
     blocks: dict[int, str]  # id(inline token) -> the text of its paragraph or table row
     used_in: dict[str, list[tuple[int, str]]]  # chunk name -> (MD line of <<name>>, label of the piece using it)
+    captions: dict[int, int] = field(default_factory=dict)  # token index of a caption's paragraph -> its fence line
+    caption_tokens: dict[int, object] = field(default_factory=dict)  # fence line -> its caption's inline token
     ids: set[str] = field(default_factory=set)
     headings: list[tuple[int, str, str]] = field(default_factory=list)  # (level, id, text)
     linked: list[tuple[tangle.ProseNumber, int]] = field(default_factory=list)  # number, transcript line
@@ -107,14 +119,25 @@ class Page:
 
 
 def fence_roles(doc: tangle.Document) -> dict[int, tuple[str, str, int]]:
+    """Each fence that tangle reads: a piece of a chunk or root, or a transcript's part (index 0, 1, ...
+    in document order; a transcript in one fence is its own only part)."""
     roles = {}
     for kind, table in (("chunk", doc.chunks), ("root", doc.roots)):
         for label, pieces in table.items():
             for index, piece in enumerate(pieces):
                 roles[piece.fence_line] = (kind, label, index)
     for target, transcript in doc.transcripts.items():
-        roles[transcript.fence_line] = ("transcript", target, 0)
+        for index, piece in enumerate(transcript.pieces()):
+            roles[piece.fence_line] = ("transcript", target, index)
     return roles
+
+
+def caption_paragraphs(doc: tangle.Document) -> dict[int, int]:
+    """token index of each caption's paragraph_open -> the line of the fence it names (tangle.py has checked
+    that the caption is that fence's: its anchor is the one weave gives the fence)."""
+    lines = {caption.line: fence for fence, caption in doc.captions.items()}
+    return {index: lines[token.map[0] + 1] for index, token in enumerate(doc.tokens)
+            if token.type == "paragraph_open" and token.map and token.map[0] + 1 in lines}
 
 
 def uses(doc: tangle.Document) -> dict[str, list[tuple[int, str]]]:
@@ -126,21 +149,25 @@ def uses(doc: tangle.Document) -> dict[str, list[tuple[int, str]]]:
     return {name: sorted(lines) for name, lines in found.items()}
 
 
+# The anchors are those of the captions in the Markdown (tangle.py's chunk-/file-/output-NAME[-N]), so that
+# a link written there (#chunk-...) leads to the same place on GitHub and on the page.
+
+
 def chunk_id(name: str) -> str:
-    return "chunk-" + re.sub(r"\s+", "_", name)
+    return tangle.chunk_anchor(name)
 
 
 def root_id(target: str) -> str:
-    return "file-" + re.sub(r"\s+", "_", target)
+    return tangle.root_anchor(target)
 
 
-def transcript_id(target: str) -> str:
-    return "transcript-" + re.sub(r"\s+", "_", target)
+def transcript_id(target: str, part: int | None = None) -> str:
+    """A transcript's anchor: output-TARGET for one fence, output-TARGET-N for its part N."""
+    return tangle.output_anchor(target, part)
 
 
 def piece_id(kind: str, label: str, index: int) -> str:
-    base = root_id(label) if kind == "root" else chunk_id(label)
-    return base if index == 0 else f"{base}-{index + 1}"
+    return (tangle.root_anchor if kind == "root" else tangle.chunk_anchor)(label, index + 1)
 
 
 def sentence_around(text: str, offset: int) -> str:
@@ -247,11 +274,23 @@ def render_inline(page: Page, token, renderer, options) -> str:
         elif child.type == "softbreak":
             out.append("\n")
         else:
-            out.append(renderer.renderInline([child], options, {}))
+            out.append(other_inline_html(child, renderer, options))
     if used != len(formulas):
         page.problems.append(f"{page.doc.where(line)}: error: cannot find the formulas of this paragraph in its "
                              "text (emphasis or a link inside $...$?); write them as $`...`$")
     return "".join(out)
+
+
+def other_inline_html(child, renderer, options) -> str:
+    """A child that is neither text nor a formula, as markdown-it renders it; but a link to a caption's anchor
+    (#chunk-, #file-, #output-) keeps its anchor as written, not percent-encoded, as the page's ids are."""
+    if child.type == "link_open":
+        own = tangle.OWN_LINK.fullmatch(unquote(child.attrs.get("href", "")))
+        if own:
+            title = child.attrs.get("title")
+            return (f'<a href="#{html.escape(own[1])}"'
+                    + (f' title="{html.escape(str(title))}"' if title else "") + ">")
+    return renderer.renderInline([child], options, {})
 
 
 def text_html(page: Page, token, content: str, github: tuple[bool, bool], numbers, formulas, used: int,
@@ -352,29 +391,63 @@ def code_html(page: Page, piece: tangle.Piece, language: str) -> str:
     return f'<pre class="code"><code>{"".join(out)}</code></pre>'
 
 
-def chunk_html(page: Page, token, kind: str, label: str, index: int) -> str:
+def caption_html(page: Page, line: int, anchor: str, renderer, options) -> str | None:
+    """The caption written above the fence at line, rendered as the prose is, without its <a name> (the
+    figure carries the anchor) and with its **bold name** a link to the anchor; None: the fence has none."""
+    token = page.caption_tokens.get(line)
+    if token is None:
+        return None
+    children = list(token.children or [])
+    anchor_tag = next((i for i, child in enumerate(children) if child.type == "html_inline"), None)
+    if anchor_tag is not None:
+        closing = next((i for i in range(anchor_tag + 1, len(children)) if children[i].type == "html_inline"
+                        and children[i].content.strip().lower() == "</a>"), None)
+        children = [child for i, child in enumerate(children) if i not in (anchor_tag, closing)]
+    text = render_inline(page, SimpleNamespace(children=children, content=token.content, map=token.map),
+                         renderer, options).strip()
+    if "<strong>" in text:
+        text = (text.replace("<strong>", f'<a class="name" href="#{html.escape(anchor)}"><strong>', 1)
+                .replace("</strong>", "</strong></a>", 1))
+    else:
+        text = f'<a class="name" href="#{html.escape(anchor)}">{text}</a>'
+    return text
+
+
+def sequence_links(count: int, index: int, anchor_of) -> list[str]:
+    """For one of several fences: which it is, and links to the one before and after."""
+    if count < 2:
+        return []
+    links = [f'<span class="part">第 {index + 1} 段，共 {count} 段</span>']
+    if index:
+        links.append(f'<a href="#{html.escape(anchor_of(index - 1))}">← 上一段</a>')
+    if index + 1 < count:
+        links.append(f'<a href="#{html.escape(anchor_of(index + 1))}">下一段 →</a>')
+    return links
+
+
+def chunk_html(page: Page, token, kind: str, label: str, index: int, renderer, options) -> str:
     doc = page.doc
     pieces = (doc.chunks if kind == "chunk" else doc.roots)[label]
     piece = pieces[index]
     anchor = piece_id(kind, label, index)
     page.ids.add(anchor)
     language = (token.info.split("{")[0].split() or [""])[0]
-    name = f"&lt;&lt;{html.escape(label)}&gt;&gt;" if kind == "chunk" else html.escape(label)
-    caption = [f'<a class="name" href="#{anchor}">{name}</a> {"+≡" if index else "≡"}']
-    if len(pieces) > 1:
-        caption.append(f'<span class="part">第 {index + 1} 段，共 {len(pieces)} 段</span>')
-        if index:
-            caption.append(f'<a href="#{piece_id(kind, label, index - 1)}">← 上一段</a>')
-        if index + 1 < len(pieces):
-            caption.append(f'<a href="#{piece_id(kind, label, index + 1)}">下一段 →</a>')
+    written = caption_html(page, piece.fence_line, anchor, renderer, options)
+    if written is None:
+        name = f"&lt;&lt;{html.escape(label)}&gt;&gt;" if kind == "chunk" else html.escape(label)
+        caption = [f'<a class="name" href="#{html.escape(anchor)}">{name}</a> {"+≡" if index else "≡"}']
+    else:
+        caption = [f'<span class="written">{written}</span>']
+    caption += sequence_links(len(pieces), index, lambda i: piece_id(kind, label, i))
     caption.append(f'<span class="where">{html.escape(doc.where(piece.fence_line))}</span>')
     foot = ""
     if kind == "chunk" and index == len(pieces) - 1:
         links = [f'<a href="#L{line}">{html.escape(user)}</a>' for line, user in page.used_in.get(label, [])]
         foot = f'<p class="used">用在 → {"，".join(links)}</p>'
-    elif kind == "root" and index == len(pieces) - 1:
+    elif kind == "root" and index == len(pieces) - 1 and not doc.captions:
+        # a captioned document lists the chunks of each piece in its caption already
         foot = f'<div class="parts">依次拼成 {html.escape(label)}：{parts_list(page, pieces)}</div>'
-    return (f'<figure class="chunk {kind}" id="{anchor}"><figcaption>{" ".join(caption)}</figcaption>'
+    return (f'<figure class="chunk {kind}" id="{html.escape(anchor)}"><figcaption>{" ".join(caption)}</figcaption>'
             f'{code_html(page, piece, language)}{foot}</figure>\n')
 
 
@@ -460,21 +533,25 @@ def colour(weight: float) -> str:
     return "#" + "".join(f"{round(a + (b - a) * t):02x}" for a, b in zip(light, dark, strict=True))
 
 
-def transcript_html(page: Page, target: str) -> str:
+def transcript_html(page: Page, target: str, index: int, renderer, options) -> str:
+    """One fence of a transcript (the whole output, or its part index + 1), where it stands in the document:
+    each output line anchored by its own line of MD, each printed matrix beside its heatmap."""
     transcript = page.doc.transcripts[target]
-    lines = tangle.output_lines(transcript.content)
-    anchor = transcript_id(target)
+    pieces = transcript.pieces()
+    piece = pieces[index]
+    lines = tangle.output_lines(piece.content)
+    anchor = transcript_id(target, piece.part)
     page.ids.add(anchor)
 
     def pre(first: int, end: int) -> str:
-        spans = "".join(f'<span class="l" id="L{transcript.first_line + k}">'
+        spans = "".join(f'<span class="l" id="L{piece.first_line + k}">'
                         f'{html.escape(lines[k], quote=False)}\n</span>' for k in range(first, end))
         return f'<pre class="output">{spans}</pre>' if spans else ""
 
     out, position = [], 0
     for start, end, columns, rows in parse_matrices(lines):
         out.append(pre(position, start))
-        caption = (f"{target} 的实跑输出里的矩阵（{page.doc.where(transcript.first_line + start)} 起），"
+        caption = (f"{target} 的实跑输出里的矩阵（{page.doc.where(piece.first_line + start)} 起），"
                    f"{len(rows)}×{len(columns)}，颜色越深权重越大")
         page.heatmaps += 1
         out.append(f'<div class="matrix">{pre(start, end)}<figure class="heatmap">'
@@ -484,8 +561,18 @@ def transcript_html(page: Page, target: str) -> str:
                    f'</figcaption></figure></div>')
         position = end
     out.append(pre(position, len(lines)))
-    return (f'<figure class="transcript" id="{anchor}"><figcaption>实跑输出：<code>{html.escape(target)}</code>'
-            f'（<code>make check</code> 重新运行程序，逐字节比对这一段）</figcaption>'
+    written = caption_html(page, piece.fence_line, anchor, renderer, options)
+    if written is None:
+        caption = [f'<a class="name" href="#{html.escape(anchor)}">实跑输出</a>：'
+                   f'<code>{html.escape(target)}</code>']
+    else:
+        caption = [f'<span class="written">{written}</span>']
+    around = sequence_links(len(pieces), index, lambda i: transcript_id(target, pieces[i].part))
+    caption += around[1:] if written else around  # a written caption says 第 N 段 itself
+    caption.append(f'<span class="where">{html.escape(page.doc.where(piece.fence_line))}</span>')
+    caption.append('<span class="how">程序的标准输出：<code>tangle.py check</code> 重新运行程序，'
+                   + ("和各段连起来" if len(pieces) > 1 else "和这一段") + "逐字节比对</span>")
+    return (f'<figure class="transcript" id="{html.escape(anchor)}"><figcaption>{" ".join(caption)}</figcaption>'
             f'<div class="printed">{"".join(out)}</div></figure>\n')
 
 
@@ -495,7 +582,7 @@ def transcript_html(page: Page, target: str) -> str:
 def heading_id(page: Page, text: str) -> str:
     """The heading's text, spaces as -, unless that looks like an anchor of the page's own."""
     base = re.sub(r"\s+", "-", text.strip()) or "section"
-    if re.fullmatch(r"L\d+|(?:chunk|file|transcript)-.*|contents|verified", base):
+    if re.fullmatch(r"L\d+|(?:chunk|file|output)-.*|contents|verified", base):
         base = "section-" + base
     anchor, count = base, 1
     while anchor in page.ids:
@@ -513,6 +600,9 @@ def body_html(page: Page) -> str:
     skip_until = -1
     for index, token in enumerate(tokens):
         if index <= skip_until:
+            continue
+        if index in page.captions:  # drawn as its fence's caption, there
+            skip_until = index + 2
             continue
         if token.type == "paragraph_open" and index + 1 < len(tokens) and tokens[index + 1].type == "inline":
             match = DISPLAY_MATH.fullmatch(tokens[index + 1].content)
@@ -542,9 +632,9 @@ def fence_html(page: Page, token, renderer, options, tokens, index) -> str:
     line = token.map[0] + 1
     role = page.fences.get(line)
     if role and role[0] == "transcript":
-        return transcript_html(page, role[1])
+        return transcript_html(page, role[1], role[2], renderer, options)
     if role:
-        return chunk_html(page, token, *role)
+        return chunk_html(page, token, *role, renderer, options)
     language = (token.info.split() or [""])[0]
     if language == "math":
         return f'<div class="math">{mathml(page, token.content, True, line)}</div>\n'
@@ -579,8 +669,10 @@ def summary_html(page: Page, sources) -> str:
     for number, _ in page.linked:
         by_program[number.program] = by_program.get(number.program, 0) + 1
     verified = len(counted) - book - failed
-    parts = "，".join(f'{count} 个对上了 <a href="#{transcript_id(program)}">'
-                     f"<code>{html.escape(program)}</code> 的实跑输出</a>" for program, count in by_program.items())
+    first = {target: transcript_id(target, transcript.pieces()[0].part)  # its first part
+             for target, transcript in doc.transcripts.items()}
+    parts = "，".join(f'{count} 个对上了 <a href="#{first[program]}"><code>{html.escape(program)}</code> '
+                     "的实跑输出</a>" for program, count in by_program.items())
     text = (f'<p id="verified">正文里要核对的数字有 {len(counted)} 个：<strong>{verified} 个核对过</strong>'
             f'（{parts}），{book} 个<span class="num book">标成原书的</span>（列在 <code>{tangle.BOOK_FIGURES}</code> 里）')
     if page.in_formulas:
@@ -597,10 +689,13 @@ def weave(doc: tangle.Document) -> tuple[str, Page, list[str]]:
     errors, sources = tangle.prose_number_sources(doc)
     transcript_text = {}
     for transcript in doc.transcripts.values():
-        for offset, text in enumerate(tangle.output_lines(transcript.content)):
-            transcript_text[transcript.first_line + offset] = text
+        for piece in transcript.pieces():
+            for offset, text in enumerate(tangle.output_lines(piece.content)):
+                transcript_text[piece.first_line + offset] = text
+    captions = caption_paragraphs(doc)
     page = Page(doc=doc, numbers=numbers_by_token(sources), transcript_text=transcript_text,
-                fences=fence_roles(doc), blocks=block_contexts(doc.tokens), used_in=uses(doc))
+                fences=fence_roles(doc), blocks=block_contexts(doc.tokens), used_in=uses(doc), captions=captions,
+                caption_tokens={line: doc.tokens[index + 1] for index, line in captions.items()})
     body = body_html(page)
     if page.problems:
         raise tangle.UserError(*page.problems)
@@ -646,7 +741,8 @@ figure.chunk, figure.transcript {{ border: 1px solid var(--line); border-radius:
 figure.chunk > figcaption, figure.transcript > figcaption {{ font-size: .85rem; padding: .3rem .8rem; background: #eef2f6;
   border-bottom: 1px solid var(--line); }}
 figcaption .name {{ font-family: {MONO_FONTS}; font-weight: 600; text-decoration: none; }}
-figcaption .where, figcaption .part {{ color: var(--muted); margin-left: .6rem; }}
+figcaption .where, figcaption .part, figcaption .how {{ color: var(--muted); margin-left: .6rem; }}
+figcaption .how code {{ font-size: 1em; background: none; padding: 0; }}
 figcaption a:not(.name) {{ margin-left: .6rem; }}
 .chunk .used, .chunk .parts {{ font-size: .85rem; margin: 0; padding: .3rem .8rem; border-top: 1px solid var(--line); }}
 .chunk .parts ol {{ margin: .2rem 0; padding-left: 1.6rem; columns: 2; }}

@@ -87,6 +87,16 @@ def matrix(rows: int, columns: int, peak: bool = True) -> str:
     return "\n".join(lines)
 
 
+def glyphs(size: int) -> str:
+    """The same matrix drawn in characters, as the lesson's programs print it: a frame of | around each row."""
+    lines = ["         " + " ".join(str(j + 1) for j in range(size))]
+    for i in range(size):
+        cells = ["██" if j == size - 1 - i else "  " for j in range(size)]
+        lines.append(f"输出 {i + 1:<2} |{''.join(cells)}|")
+    return "\n".join(lines)
+
+
+# As attention.md is written: a caption above each fence, the transcript in parts under the code that prints them.
 LESSON = """\
 # 小讲义
 
@@ -112,40 +122,63 @@ $$\\alpha = \\mathrm{{softmax}}\\!\\left(\\frac{{K q}}{{\\sqrt{{d}}}}\\right)$$
 
 ## 三、程序
 
+<a name="file-generated/p.py"></a>**〈generated/p.py〉**，由这些代码块依次拼成：[〈打印 结果〉](#chunk-打印_结果)
 ```python {{file=generated/p.py}}
 import sys
 <<打印 结果>>
 ```
 
+<a name="chunk-打印_结果"></a>**〈打印 结果〉**，由这些代码块依次拼成：[〈打印 矩阵〉](#chunk-打印_矩阵)
 ```python {{#打印 结果}}
 print("acc 0.9300 x 1.2345")
 <<打印 矩阵>>
 ```
 
+<a name="output-generated/p.py-1"></a>**〈generated/p.py〉的实跑输出（第 1 段）**
+```text {{transcript=generated/p.py part=1}}
+acc 0.9300 x 1.2345
+```
+
+<a name="chunk-打印_矩阵"></a>**〈打印 矩阵〉**
+
 ```python {{#打印 矩阵}}
 print(MATRIX)
 ```
 
+<a name="chunk-打印_结果-2"></a>**〈打印 结果〉（续）**
 ```python {{#打印 结果}}
-print("more")
+print("more 0.6180")
 ```
 
-```text {{transcript}}
-acc 0.9300 x 1.2345
+矩阵在[第 2 段](#output-generated/p.py-2)里，它的最后一行印的是 0.6180。
+
+<a name="output-generated/p.py-2"></a>**〈generated/p.py〉的实跑输出（第 2 段）**
+```text {{transcript=generated/p.py part=2}}
+权重：
 {big}
+{glyphs}
+图例：深的大
 
 {small}
-图例：深的大
-more
+more 0.6180
 ```
 """
 
 
-def lesson(folder: Path) -> Path:
+def lesson(folder: Path, captions: bool = True) -> Path:
     md = folder / "lesson.md"
-    md.write_text(LESSON.format(big=matrix(10, 10), small=matrix(3, 3)))
+    text = LESSON.format(big=matrix(10, 10), glyphs=glyphs(10), small=matrix(3, 3))
+    if not captions:  # a lesson may have none: the page names the fences itself
+        text = "".join(line for line in text.splitlines(keepends=True) if not line.startswith("<a name="))
+    md.write_text(text)
     (folder / "book_figures.txt").write_text("0.25\n")
     return md
+
+
+def md_line(md: Path, text: str) -> int:
+    """The line of the Markdown that is exactly text (the one line)."""
+    [line] = [i for i, line in enumerate(md.read_text().split("\n"), 1) if line == text]
+    return line
 
 
 def build(capsys, md: Path, *extra) -> tuple[int, str, str, Path]:
@@ -163,23 +196,74 @@ def small(tmp_path, capsys):
     return md, Tree(out.read_text()), out.read_text(), stdout, stderr
 
 
-# ---------------------------------------------------------------- chunks
+@pytest.fixture
+def plain(tmp_path, capsys):
+    md = lesson(tmp_path, captions=False)
+    code, stdout, stderr, out = build(capsys, md)
+    assert code == 0, stderr
+    return md, Tree(out.read_text()), out.read_text(), stdout, stderr
 
 
-def test_every_chunk_has_a_captioned_anchor(small):
-    _, tree, _, _, _ = small
+def caption_of(figure: Element) -> Element:
+    return next(e for e in figure.iter() if e.tag == "figcaption")
+
+
+def in_order(tree: Tree) -> list[str]:
+    """The ids of the page's figures (code and transcripts), in the order they stand."""
+    return [e.attrs["id"] for e in tree.root.iter() if e.tag == "figure" and e.classes() & {"chunk", "transcript"}]
+
+
+# ---------------------------------------------------------------- chunks and their captions
+
+
+def test_the_captions_written_above_the_fences_name_them_once(small):
+    md, tree, page, _, _ = small
     ids = tree.by_id()
-    for anchor in ("chunk-打印_结果", "chunk-打印_结果-2", "chunk-打印_矩阵", "file-generated/p.py"):
+    titles = {"file-generated/p.py": "〈generated/p.py〉", "chunk-打印_结果": "〈打印 结果〉",
+              "chunk-打印_矩阵": "〈打印 矩阵〉", "chunk-打印_结果-2": "〈打印 结果〉（续）",
+              "output-generated/p.py-1": "〈generated/p.py〉的实跑输出（第 1 段）",
+              "output-generated/p.py-2": "〈generated/p.py〉的实跑输出（第 2 段）"}
+    for anchor, title in titles.items():
+        figure = ids[anchor]
+        assert figure.tag == "figure", anchor
+        name = next(e for e in caption_of(figure).iter() if "name" in e.classes())
+        assert name.attrs["href"] == f"#{anchor}" and name.text() == title
+    # the caption's paragraph is not drawn a second time, nor its <a name>
+    body = tree.all("main")[0]
+    assert not [p for p in body.iter() if p.tag == "p" and p.text().startswith("〈")]
+    assert "<a name=" not in page and "**" not in body.text()
+    assert body.text().count("〈打印 结果〉（续）") == 1
+    assert "≡" not in body.text()  # the page's own names are for lessons without captions
+    # the caption's link list is the root's list of parts; the page adds none of its own
+    links = [e for e in caption_of(ids["file-generated/p.py"]).iter() if e.tag == "a" and "name" not in e.classes()]
+    assert [(e.attrs["href"], e.text()) for e in links] == [("#chunk-打印_结果", "〈打印 结果〉")]
+    assert not tree.all("div", "parts")
+    # which of the chunk's two fences, where it stands, and a way to the other
+    second = caption_of(ids["chunk-打印_结果-2"])
+    fences = [i for i, line in enumerate(md.read_text().split("\n"), 1) if line == "```python {#打印 结果}"]
+    assert "第 2 段，共 2 段" in second.text() and f"lesson.md:{fences[1]}" in second.text()
+    assert any(e.tag == "a" and e.attrs["href"] == "#chunk-打印_结果" for e in second.iter())
+
+
+def test_without_captions_the_page_names_each_fence(plain):
+    _, tree, _, _, _ = plain
+    ids = tree.by_id()
+    for anchor in ("chunk-打印_结果", "chunk-打印_结果-2", "chunk-打印_矩阵", "file-generated/p.py",
+                   "output-generated/p.py-1", "output-generated/p.py-2"):
         assert ids[anchor].tag == "figure", anchor
-        caption = next(e for e in ids[anchor].iter() if e.tag == "figcaption")
-        name = next(e for e in caption.iter() if "name" in e.classes())
+        name = next(e for e in caption_of(ids[anchor]).iter() if "name" in e.classes())
         assert name.attrs["href"] == f"#{anchor}"
-    assert "<<打印 结果>>" in ids["chunk-打印_结果"].text()
+    assert "<<打印 结果>> ≡" in caption_of(ids["chunk-打印_结果"]).text()
     assert "第 2 段，共 2 段" in ids["chunk-打印_结果-2"].text()
+    assert "第 2 段，共 2 段" in caption_of(ids["output-generated/p.py-2"]).text()
+    parts = tree.all("div", "parts")[0]  # the root lists its parts in order, nested
+    names = [e.text() for e in parts.iter() if e.tag == "a" and e.attrs["href"].startswith("#chunk-")]
+    assert names == ["<<打印 结果>>", "<<打印 矩阵>>"]
 
 
-def test_references_link_to_their_chunk_and_chunks_say_where_they_are_used(small):
-    _, tree, _, _, _ = small
+@pytest.mark.parametrize("variant", ["small", "plain"])
+def test_references_link_to_their_chunk_and_chunks_say_where_they_are_used(variant, request):
+    _, tree, _, _, _ = request.getfixturevalue(variant)
     ids = tree.by_id()
     refs = tree.all("a", "ref")
     assert {ref.attrs["href"] for ref in refs} == {"#chunk-打印_结果", "#chunk-打印_矩阵"}
@@ -187,6 +271,8 @@ def test_references_link_to_their_chunk_and_chunks_say_where_they_are_used(small
         assert ref.attrs["href"][1:] in ids
         line = ref.parent  # the code line holding <<name>>, anchored by its line in the Markdown
         assert "l" in line.classes() and re.fullmatch(r"L\d+", line.attrs["id"])
+        definition = ref.parent.children[ref.parent.children.index(ref) + 1]
+        assert "def" in definition.classes() and definition.text().startswith(" ← lesson.md:")
     used = [e for e in tree.all("p", "used")]
     assert len(used) == 2  # one for each chunk, under its last piece
     for paragraph in used:
@@ -194,13 +280,6 @@ def test_references_link_to_their_chunk_and_chunks_say_where_they_are_used(small
         for link in (e for e in paragraph.iter() if e.tag == "a"):
             target = ids[link.attrs["href"][1:]]
             assert "<<" in target.text()  # the line that includes the chunk
-
-
-def test_root_lists_its_parts_in_order_nested(small):
-    _, tree, _, _, _ = small
-    parts = tree.all("div", "parts")[0]
-    names = [e.text() for e in parts.iter() if e.tag == "a" and e.attrs["href"].startswith("#chunk-")]
-    assert names == ["<<打印 结果>>", "<<打印 矩阵>>"]
 
 
 def test_code_is_highlighted_and_plain_without_pygments(tmp_path, capsys, monkeypatch):
@@ -213,19 +292,53 @@ def test_code_is_highlighted_and_plain_without_pygments(tmp_path, capsys, monkey
     assert '<span class="nb">' not in page and 'print(&quot;acc' not in page and 'print("acc 0.9300' in page
 
 
+# ---------------------------------------------------------------- transcripts in parts
+
+
+@pytest.mark.parametrize("variant", ["small", "plain"])
+def test_each_part_of_a_transcript_stands_under_its_code_each_line_anchored_by_its_own_line(variant, request):
+    md, tree, _, _, _ = request.getfixturevalue(variant)
+    ids = tree.by_id()  # also: no id twice
+    assert in_order(tree) == ["file-generated/p.py", "chunk-打印_结果", "output-generated/p.py-1", "chunk-打印_矩阵",
+                              "chunk-打印_结果-2", "output-generated/p.py-2"]
+    doc = tangle.load(md, str(md))
+    transcript = doc.transcripts["generated/p.py"]
+    assert len(transcript.pieces()) == 2
+    source = md.read_text().split("\n")
+    for piece in transcript.pieces():
+        figure = ids[f"output-generated/p.py-{piece.part}"]
+        spans = [e for e in figure.iter() if e.tag == "span" and "l" in e.classes()]
+        assert [e.attrs["id"] for e in spans] == [f"L{piece.first_line + k}" for k in range(len(spans))]
+        assert [e.text().rstrip("\n") for e in spans] == tangle.output_lines(piece.content)
+        assert all(source[int(e.attrs["id"][1:]) - 1] == e.text().rstrip("\n") for e in spans)
+    # the whole output, once
+    lines = [e for e in tree.all("span", "l") if any("transcript" in a.classes() for a in e.ancestors())]
+    assert len(lines) == len(tangle.output_lines(transcript.content))
+
+
+def test_links_to_captions_keep_their_anchor_as_written(small):
+    _, tree, _, _, _ = small
+    ids = tree.by_id()
+    link = next(e for e in tree.all("a") if e.text() == "第 2 段")
+    assert link.attrs["href"] == "#output-generated/p.py-2" and ids["output-generated/p.py-2"].tag == "figure"
+
+
 # ---------------------------------------------------------------- numbers
 
 
-def test_each_verified_number_links_to_a_transcript_line_that_prints_it(small):
-    _, tree, _, _, _ = small
+@pytest.mark.parametrize("variant", ["small", "plain"])
+def test_each_verified_number_links_to_the_transcript_line_that_prints_it_in_its_part(variant, request):
+    md, tree, _, _, _ = request.getfixturevalue(variant)
     ids = tree.by_id()
     links = tree.all("a", "num")
-    assert [link.text() for link in links] == ["0.9300", "1.2345", "0.9300"]
-    for link in links:
+    assert [link.text() for link in links] == ["0.9300", "1.2345", "0.9300", "0.6180"]
+    first, last = md_line(md, "acc 0.9300 x 1.2345"), md_line(md, "more 0.6180")
+    assert [link.attrs["href"] for link in links] == [f"#L{first}"] * 3 + [f"#L{last}"]
+    for link, part in zip(links, [1, 1, 1, 2], strict=True):
         target = ids[link.attrs["href"][1:]]
-        assert "l" in target.classes() and any("transcript" in a.classes() for a in target.ancestors())
+        assert "l" in target.classes() and ids[f"output-generated/p.py-{part}"] in target.ancestors()
         assert link.text() in target.text()
-        assert "出自 generated/p.py" in link.attrs["title"]
+        assert "出自 generated/p.py" in link.attrs["title"] and f"第 {target.attrs['id'][1:]} 行" in link.attrs["title"]
 
 
 def test_the_books_figures_are_marked_and_unverified_numbers_are_not_links(small):
@@ -240,12 +353,14 @@ def test_the_books_figures_are_marked_and_unverified_numbers_are_not_links(small
 def test_the_top_of_the_page_counts_the_numbers(small):
     md, tree, _, _, _ = small
     summary = tree.by_id()["verified"].text()
-    assert "要核对的数字有 6 个" in summary
-    assert "3 个核对过" in summary and "3 个对上了 generated/p.py 的实跑输出" in summary
+    assert "要核对的数字有 7 个" in summary
+    assert "4 个核对过" in summary and "4 个对上了 generated/p.py 的实跑输出" in summary
     assert "2 个标成原书的" in summary and "1 个没有对上" in summary
     # the same counts as the check itself
     _, sources = tangle.prose_number_sources(tangle.load(md, str(md)))
-    assert len(sources) == 6 and sum(number.book for number, _ in sources) == 2
+    assert len(sources) == 7 and sum(number.book for number, _ in sources) == 2
+    link = next(e for e in tree.by_id()["verified"].iter() if e.tag == "a")
+    assert link.attrs["href"] == "#output-generated/p.py-1"  # the transcript's first part
 
 
 # ---------------------------------------------------------------- formulas, heatmaps, contents
@@ -275,9 +390,15 @@ def test_each_printed_matrix_becomes_a_heatmap_with_one_cell_per_weight(small):
     assert titles[9] == "输出 1，输入 10：0.75" and titles[0] == "输出 1，输入 1：0.02"
     assert {"输入 →", "输出 →"} <= {e.text() for e in maps[0].iter() if e.tag == "text"}
     assert cells[0][9].attrs["fill"] != cells[0][0].attrs["fill"]
-    # beside the transcript lines they were read from, which keep their anchors
+    # beside the transcript lines they were read from, which keep their anchors: the numbers, and the same
+    # matrix drawn in characters (rows framed by |) up to its legend
     group = maps[0].parent.parent
     assert "matrix" in group.classes() and "输出 10" in group.text()
+    printed = [e.text().rstrip("\n") for e in group.iter() if e.tag == "span" and "l" in e.classes()]
+    assert printed[0].split() == [str(j) for j in range(1, 11)] and printed[-1] == "输出 10 |██                  |"
+    assert len(printed) == 1 + 10 + 1 + 10 and not any(line.startswith("图例") for line in printed)
+    figure = next(e for e in group.ancestors() if e.tag == "figure")
+    assert figure.attrs["id"] == "output-generated/p.py-2"
     assert "2 heatmaps" in stdout
 
 
@@ -305,30 +426,60 @@ def test_the_lessons_page(tmp_path, capsys):
     code = weave.main([str(ROOT / "attention.md"), "-o", str(out)])
     stdout, stderr = capsys.readouterr()
     assert code == 0, stderr
-    tree = Tree(out.read_text())
-    ids = tree.by_id()
+    page = out.read_text()
+    tree = Tree(page)
+    ids = tree.by_id()  # no id twice
     doc = tangle.load(ROOT / "attention.md", "attention.md")
-    for name in doc.chunks:
+    source = (ROOT / "attention.md").read_text().split("\n")
+    # every fence that tangle reads is a figure under the caption written above it, and that caption only
+    assert doc.captions, "attention.md has captions"
+    for fence, caption in doc.captions.items():
+        figure = ids[caption.anchor]
+        assert figure.tag == "figure", caption.anchor
+        name = next(e for e in figure.iter() if e.tag == "a" and "name" in e.classes())
+        assert name.text() == caption.title and name.attrs["href"] == f"#{caption.anchor}"
+    for name, pieces in doc.chunks.items():
         assert weave.chunk_id(name) in ids, name
+        assert len([e for e in tree.all("figure", "chunk") if e.attrs["id"].startswith(weave.chunk_id(name))]) >= len(pieces)
     for target in doc.roots:
         assert weave.root_id(target) in ids
+    assert "<a name=" not in page
+    assert not [p for p in tree.all("p") if p.text().startswith("〈")]  # no caption drawn as a paragraph
     for link in tree.all("a"):
         href = link.attrs.get("href", "")
         assert href.startswith("#") and href[1:] in ids, href
+    # every part of every transcript where it stands, each output line anchored by its own line of the Markdown
+    heatmaps = 0
+    for target, transcript in doc.transcripts.items():
+        assert len(transcript.pieces()) > 1  # attention.md shows its output in parts
+        for piece in transcript.pieces():
+            figure = ids[weave.transcript_id(target, piece.part)]
+            lines = tangle.output_lines(piece.content)
+            for k, text in enumerate(lines):
+                line = ids[f"L{piece.first_line + k}"]
+                assert figure in line.ancestors() and line.text().rstrip("\n") == text == source[piece.first_line + k - 1]
+            matrices = [m for m in weave.parse_matrices(lines) if len(m[2]) == len(m[3]) == 10]
+            drawn = [m for m in figure.iter() if m.tag == "svg" and "heatmap" in m.classes()]
+            assert len(drawn) == len(matrices), (target, piece.part)
+            for heatmap in drawn:
+                assert len([e for e in heatmap.iter() if e.tag == "rect"]) == 100
+            heatmaps += len(drawn)
+    assert heatmaps >= 8 and f"{heatmaps} heatmaps" in stdout
+    # each number links to a line of the transcript it cites that prints it
+    _, sources = tangle.prose_number_sources(doc)
+    printing = tangle.transcript_lines_printing(doc)
     links = tree.all("a", "num")
     for link in links:
-        assert link.text() in ids[link.attrs["href"][1:]].text()
-    maps = tree.all("svg", "heatmap")
-    assert len(maps) >= 3
-    for heatmap in maps:
-        if heatmap.attrs["data-rows"] == heatmap.attrs["data-columns"] == "10":
-            assert len([e for e in heatmap.iter() if e.tag == "rect"]) == 100
-    assert tree.all("math")
-    _, sources = tangle.prose_number_sources(doc)
+        target = ids[link.attrs["href"][1:]]
+        program = link.attrs["title"].split()[1]  # 出自 PROGRAM 的实跑输出...
+        assert int(link.attrs["href"][2:]) in printing[program][link.text()], link.attrs
+        assert any(a.attrs.get("id", "").startswith(f"output-{program}") for a in target.ancestors()), link.attrs
+        assert link.text() in target.text()
     verified = sum(1 for number, lines in sources if lines)
     assert len(links) == verified
     assert f"{verified} 个核对过" in ids["verified"].text()
     assert f"{verified} numbers linked" in stdout
+    assert tree.all("math") and len(tree.all("math")) == page.count("<math ")
 
 
 # ---------------------------------------------------------------- command line
@@ -389,10 +540,12 @@ def test_text_that_only_looks_like_a_matrix_is_left_alone():
 
 def test_headings_never_take_an_anchor_of_the_page(tmp_path, capsys):
     md = lesson(tmp_path)
-    md.write_text(md.read_text().replace("## 二、公式", "## L12").replace("## 三、程序", "## 一、数字"))
+    md.write_text(md.read_text().replace("## 二、公式", "## L12").replace("## 三、程序", "## 一、数字")
+                  .replace("正文说", "### output-generated/p.py-2\n\n正文说"))
     _, _, _, out = build(capsys, md)
     ids = Tree(out.read_text()).by_id()  # asserts that no id is used twice
     assert ids["section-L12"].tag == "h2" and ids["一、数字-2"].tag == "h2"
+    assert ids["section-output-generated/p.py-2"].tag == "h3" and ids["output-generated/p.py-2"].tag == "figure"
 
 
 def test_tangle_tells_where_each_number_stands_and_which_lines_print_it(tmp_path):
@@ -405,6 +558,8 @@ def test_tangle_tells_where_each_number_stands_and_which_lines_print_it(tmp_path
         text, _ = tangle.flatten_inline(number.token)
         assert text[number.offset : number.offset + len(number.text)] == number.text
         if number.text in ("0.9300", "1.2345"):
-            assert lines == [first]  # "acc 0.9300 x 1.2345", the transcript's first line
+            assert lines == [first] == [md_line(md, "acc 0.9300 x 1.2345")]  # the transcript's first line
+        elif number.text == "0.6180":  # the last line of part 2, at its own line of the Markdown
+            assert lines == [md_line(md, "more 0.6180")]
         else:
             assert lines == []  # the book's 0.25, and 0.9301 which no line prints

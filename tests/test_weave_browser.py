@@ -87,6 +87,22 @@ window.addEventListener("load", () => {
     const w = s.getBoundingClientRect().width; s.remove(); return w;
   };
   r.columns = {latin: width("abcdefghij"), chinese: width("输出输出输出输出输出"), shades: width("··░░▒▒▓▓██")};
+  // the matrices drawn in characters: every row's closing | in the same place
+  r.frames = [];
+  for (const pre of document.querySelectorAll("pre.output")) {
+    const rows = [...pre.querySelectorAll("span.l")].filter(l => /^\S+ \S+ *\|.*\|\n?$/.test(l.textContent));
+    if (!rows.length) continue;
+    const ends = rows.map(l => { const range = document.createRange(); range.selectNodeContents(l.firstChild);
+                                  range.setEnd(l.firstChild, l.textContent.trimEnd().length);
+                                  return range.getBoundingClientRect().right; });
+    r.frames.push({rows: rows.length, spread: Math.max(...ends) - Math.min(...ends), first: rows[0].id});
+  }
+  // each fence under its caption: the name written in the Markdown, visible, linking to the figure
+  r.figures = [...document.querySelectorAll("figure.chunk, figure.transcript")].map(f => {
+    const name = f.querySelector(":scope > figcaption a.name");
+    return {id: f.id, name: name ? name.textContent : null, visible: visible(name),
+            self: !!name && decodeURIComponent(name.getAttribute("href")) === "#" + f.id};
+  });
   r.overflow = [...document.querySelectorAll("main > *")].filter(e => e.getBoundingClientRect().right > innerWidth + 1).map(e => e.tagName);
   r.height = document.documentElement.scrollHeight;
   const out = document.createElement("pre"); out.id = "weave-result"; out.textContent = JSON.stringify(r);
@@ -153,6 +169,20 @@ def test_transcript_columns_line_up_and_nothing_overflows_the_page(page):
     assert abs(columns["chinese"] - 2 * columns["latin"]) < 1, ("no CJK monospace font (fonts-noto-cjk)?", columns)
     assert abs(columns["shades"] - columns["latin"]) < 1, columns
     assert r["overflow"] == []
+    # the heatmaps drawn in characters: each a column of rows framed by |, the frames straight
+    assert len(r["frames"]) >= 8 and all(frame["rows"] >= 10 for frame in r["frames"]), r["frames"]
+    assert [frame for frame in r["frames"] if frame["spread"] > 1] == []
+
+
+def test_each_code_chunk_and_transcript_part_stands_under_its_written_caption(page):
+    _, out, r = page
+    text = out.read_text()
+    ids = [figure["id"] for figure in r["figures"]]
+    assert len(ids) == len(set(ids)) > 30
+    assert sum(1 for i in ids if i.startswith("output-")) >= 10  # the transcripts, in parts
+    assert [figure for figure in r["figures"] if not (figure["visible"] and figure["self"] and
+                                                      figure["name"].startswith("〈"))] == []
+    assert "<a name=" not in text
 
 
 def png_rows(data: bytes) -> tuple[int, int, int, list[bytes]]:
