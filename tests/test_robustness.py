@@ -104,7 +104,10 @@ def test_an_interrupted_update_stops_its_programs_and_leaves_nothing_behind(tmp_
         "import subprocess, sys", "import os, subprocess, sys") + "import time; time.sleep(60)\n"))
     subprocess.run([sys.executable, TANGLE, "tangle", md], check=True, capture_output=True)
     before = md.read_bytes()
-    update = subprocess.Popen([sys.executable, TANGLE, "update", md], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    # Started as a terminal starts a command: Ctrl-C not ignored. (A shell that runs a job in the
+    # background, as CI may, hands it SIGINT ignored, and tangle.py rightly keeps it ignored.)
+    update = subprocess.Popen([sys.executable, TANGLE, "update", md], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     pids = [int(pid) for pid in wait_for(tmp_path / "pids", 2).split()]  # two runs: a program and a child each
     assert len(pids) == 4
     update.send_signal(number)
