@@ -1,5 +1,5 @@
 # Generated from attention.md by tangle.py — do not edit; edit attention.md and run make tangle.
-# sha256 of the lines below: 43c410130e4830b916db6e3b13eebcc887efe0c2fc16c31cc2c9fc8094f1f535
+# sha256 of the lines below: 837eea5d9ebf39f7fbf36f97b8af746e6f7d233f45ea2eef14f851da7965ed7a
 # attention.md:750 (generated/attention.py)
 """注意力：每次解码时自己回头挑重点。
 
@@ -494,12 +494,12 @@ def train_and_evaluate(length, rounds, attention=True, seeds=(SEED_INIT, SEED_BA
 
 def with_uniform_weights(params, test, query):
     """拿掉「挑」：同一个训练好的模型，解码时把注意力权重换成均匀的 1/T，参数一个都不动。
-    模型要是真的靠挑选，准确率就会掉下来；掉多少，就是挑选值多少。"""
+    模型要是真的靠挑选，准确率就会掉下来；掉多少，说明这个模型的答案有多依赖它挑出来的东西。"""
     whole, per_token, _, _ = evaluate(params, test, query, uniform=True)
     return whole, per_token
 
 
-BOOK_SETTING = ("after", LR)        # 原书代码的读法（sc = hs_enc @ ht），学习率和第四节一样
+BOOK_SETTING = ("after", LR)        # 我们对原书示意代码 sc = hs_enc @ ht 的读法，学习率和第四节一样
 PICKING_SETTING = ("before", 0.02)  # 查询换成更新之前的状态，学习率大一些
 
 
