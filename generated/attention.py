@@ -1,6 +1,6 @@
 # Generated from attention.md by tangle.py — do not edit; edit attention.md and run make tangle.
-# sha256 of the lines below: 837eea5d9ebf39f7fbf36f97b8af746e6f7d233f45ea2eef14f851da7965ed7a
-# attention.md:750 (generated/attention.py)
+# sha256 of the lines below: fddfba43478cca286f1b3b62ab1ec30532377a78aa02619303fe0fbab9c1b2a8
+# attention.md:503 (generated/attention.py)
 """注意力：每次解码时自己回头挑重点。
 
 由 attention.md 用 tangle.py 生成，请改 attention.md，不要改这个文件。
@@ -14,9 +14,13 @@ from decimal import Decimal, localcontext
 
 import numpy as np
 
-# attention.md:1751 (精确的矩阵乘法、exp 与 tanh)
+# attention.md:1971 (精确的矩阵乘法、exp 与 tanh)
 def mm(a, b):
     """a @ b，形状规则同 np.matmul；但每个结果都按 k = 0, 1, 2, … 的顺序一项项加出来。"""
+    if a.ndim == 1:                                   # 左边是一个向量：当成一行来乘
+        return mm(a[None, :], b)[..., 0, :]
+    if b.ndim == 1:                                   # 右边是一个向量：当成一列来乘
+        return mm(a, b[:, None])[..., 0]
     if b.ndim == 2:                                   # 右边是一个矩阵：左边所有的行摞成一摞来乘
         out = matrix_product(a.reshape(-1, a.shape[-1]), b)
         return out.reshape(a.shape[:-1] + b.shape[1:])
@@ -107,19 +111,49 @@ def tanh(x):
     tanh_a = TANH_TABLE[j.astype(np.intp)]
     return np.copysign((tanh_a + tanh_b) / (1 + tanh_a * tanh_b), x)
 
-# attention.md:33 (三步：softmax 与 attend)
+
+with localcontext() as _ctx:
+    _ctx.prec = 40
+    LN2 = float(Decimal(2).ln())
+SQRT_HALF = np.sqrt(0.5)
+
+
+def log(x):
+    """自然对数：x = m·2^e，m 挪到 [√½, √2)，log m = 2·atanh((m-1)/(m+1)) 用级数。只用精确运算。"""
+    m, e = np.frexp(x)
+    low = m < SQRT_HALF
+    m = np.where(low, 2 * m, m)
+    e = np.where(low, e - 1, e)
+    s = (m - 1) / (m + 1)                          # |s| ≤ 0.172，级数到 s²¹ 已足够
+    s2 = s * s
+    series = 1 / 21
+    for k in range(19, 0, -2):
+        series = 1 / k + s2 * series
+    return e * LN2 + 2 * s * series
+
+# attention.md:33 (softmax 与一个查询的注意力)
 def softmax(x, axis=-1):
     """沿 axis 做 softmax。先减去最大值：结果不变，只是 exp 不会溢出。"""
     z = exp(x - x.max(axis=axis, keepdims=True))
     return z / z.sum(axis=axis, keepdims=True)
 
 
+def attend_one(q, K, uniform=False):
+    """一个查询 q (d,) 对 T 个键 K (T, d)，值就是键。返回 (上下文, 权重)。"""
+    T, d = K.shape
+    if uniform:                                    # 最朴素的：不打分，每个键都拿 1/T
+        weights = np.full(T, 1 / T)
+    else:
+        scores = mm(K, q) / np.sqrt(d)             # 第一步点积，第二步除以根号 d
+        weights = softmax(scores)                  # 第三步：非负、加起来是 1
+    return mm(weights, K), weights                 # 按权重对值加权求和
+
+# attention.md:566 (批量的注意力)
 def attend(q, K, V=None, uniform=False):
-    """缩放点积注意力，返回 (context, weights)。
+    """attend_one 的批量版，返回 (上下文, 权重)。
 
     q 是一个查询 (..., d)，对 K (..., T, d)；或者 q 是一串查询 (..., Tq, d)，对同样的 K。
-    V 缺省就是 K：这一节里 key 和 value 都是编码器的隐状态。
-    uniform=True 是对照：不打分，每个 key 都拿 1/T，上下文就是 value 的平均（第五节用到）。
+    V 缺省就是 K：这一节里键和值都是编码器的隐状态。uniform=True：每个键都拿 1/T。
     """
     V = K if V is None else V
     one_query = q.ndim < K.ndim
@@ -128,33 +162,34 @@ def attend(q, K, V=None, uniform=False):
         T = K.shape[-2]
         weights = np.full(Q.shape[:-1] + (T,), 1 / T)            # 谁都不挑
     else:
-        scores = mm(Q, np.swapaxes(K, -1, -2)) / np.sqrt(K.shape[-1])  # 第一步点积，第二步除根号 d
+        scores = mm(Q, np.swapaxes(K, -1, -2)) / np.sqrt(K.shape[-1])  # 第一步点积，第二步除以根号 d
         weights = softmax(scores)                                # 第三步：每一行非负、和为 1
-    context = mm(weights, V)                                     # 按权重对 value 加权求和
+    context = mm(weights, V)                                     # 按权重对值加权求和
     if one_query:
         return context[..., 0, :], weights[..., 0, :]
     return context, weights
 
-# attention.md:71 (手算一遍)
+# attention.md:58 (手算一遍)
 def hand_example():
-    """三、手算一遍：一个查询对四个 key。"""
+    """三、手算一遍：一个查询对四个键，三步一步步算；再算一次取平均作对照。"""
     q = np.array([1.0, 0.0, 1.0])
     K = np.array([[1.0, 0.0, 0.0],
                   [0.0, 1.0, 0.0],
                   [1.0, 0.0, 1.0],
                   [1.0, 1.0, 0.0]])
-    dots = mm(K, q[:, None])[:, 0]            # 第一步：点积
-    scaled = dots / np.sqrt(len(q))           # 第二步：除根号 d
-    weights = softmax(scaled)                 # 第三步：softmax 成权重……
-    context = mm(weights[None, :], K)[0]      # ……再加权求和（value 就是 key）
-    assert all(map(np.array_equal, (context, weights), attend(q, K))), "attend 必须和手算一致"
-    return q, K, dots, scaled, weights, context
+    dots = mm(K, q)                                # 第一步：点积
+    scaled = dots / np.sqrt(len(q))                # 第二步：除以根号 d
+    weights = softmax(scaled)                      # 第三步：softmax 成权重……
+    context = mm(weights, K)                       # ……再对值（就是键）加权求和
+    average, _ = attend_one(q, K, uniform=True)    # 不挑：每个键都拿 1/4
+    return q, K, dots, scaled, weights, context, average
 
-# attention.md:141 (反转任务的数据)
+# attention.md:593 (反转任务的数据)
 SEED_TEST, SEED_INIT, SEED_BATCH = 1, 2, 3   # 三路独立的随机流，事先定好，不挑
 LETTERS = 5                                  # 字母 a–e 编号 0–4
 START = 5                                    # 解码器的起始符
 VOCAB = 6                                    # 字母和起始符共用一张 6 个记号的表
+TEST_SIZE, BATCH = 100, 32                   # 测试集 100 条；训练每一轮抽一批 32 条
 
 
 def seq_codes(seqs):
@@ -162,7 +197,7 @@ def seq_codes(seqs):
     return seqs @ (LETTERS ** np.arange(seqs.shape[1], dtype=np.int64))
 
 
-def make_test_set(length, n=100, seed=SEED_TEST):
+def make_test_set(length, n=TEST_SIZE, seed=SEED_TEST):
     """n 条互不相同的随机序列，形状 (n, length)。"""
     rng = np.random.RandomState(seed)
     seqs = np.empty((0, length), dtype=np.int64)
@@ -180,7 +215,7 @@ def in_sorted(codes, sorted_codes):
     return sorted_codes[pos] == codes
 
 
-def sample_batch(rng, length, test_codes, size=32):
+def sample_batch(rng, length, test_codes, size=BATCH):
     """一批训练序列；撞上测试集的行重抽，保证测试集从没在训练里出现过。test_codes 已排序。"""
     src = rng.randint(0, LETTERS, size=(size, length), dtype=np.int64)
     clash = in_sorted(seq_codes(src), test_codes)
@@ -189,7 +224,7 @@ def sample_batch(rng, length, test_codes, size=32):
         clash = in_sorted(seq_codes(src), test_codes)
     return src
 
-# attention.md:186 (模型参数)
+# attention.md:641 (模型参数)
 HIDDEN = 16
 
 
@@ -217,7 +252,15 @@ def count_params(params):
 def uses_attention(params):
     return params["Wo"].shape[0] == 2 * params["dec_Wh"].shape[0]
 
-# attention.md:218 (编码器与解码器)
+
+def untouched(params, attention):
+    """训练完还和初始值一模一样的参数有几个；它们是不是正好是 enc_Wx 里起始符那一行。"""
+    init = init_params(np.random.RandomState(SEED_INIT), attention)
+    same = {name: params[name] == init[name] for name in params}
+    count = sum(int(s.sum()) for s in same.values())
+    return count, bool(same["enc_Wx"][START].all() and count == same["enc_Wx"][START].size)
+
+# attention.md:683 (编码器与解码器)
 def rnn(x_rows, Wh, h):
     """tanh RNN，每一步 h = tanh(x_t + h @ Wh)。x_rows (B, T, H) 是每一步已经查好的 Wx 行加偏置；
     h (B, H) 是初始状态。返回每一步的隐状态 (B, T, H)：每一步都留着，注意力要用。"""
@@ -236,22 +279,25 @@ def encoder(params, src):
 def decoder(params, dec_in, h0):
     return rnn(params["dec_Wx"][dec_in] + params["dec_b"], params["dec_Wh"], h0)
 
-# attention.md:241 (放进解码器)
-def decoder_output(params, ht, hs_enc, q=None, uniform=False):
-    """第 t 步：拿当前隐状态 ht 当查询，看编码器每一步 hs_enc (B, T, H)，再交给输出层。
+# attention.md:127 (解码一步)
+def decoder_output(params, ht, hs_enc, q, uniform=False):
+    """解码器的状态 ht 加上注意力，交给输出层。返回 (分数, 输出层的输入, 注意力权重)。
+    ht 和查询 q 可以是一步 (B, H)，也可以是所有步 (B, T, H)；hs_enc (B, T, H) 是编码器各步。"""
+    if not uses_attention(params):                       # 6.5 节的模型：输出层只看 ht
+        return mm(ht, params["Wo"]) + params["bo"], ht, None
+    ctx, weights = attend(q, hs_enc, uniform=uniform)     # 三步（attend 是 attend_one 的批量版）
+    features = np.concatenate([ht, ctx], axis=-1)         # 状态拼上上下文：16 + 16 维
+    return mm(features, params["Wo"]) + params["bo"], features, weights
 
-    ht 可以是一步 (B, H)（逐步解码时），也可以是所有步 (B, T, H)（训练时一次算完）。
-    查询向量 q 缺省就是 ht；第五节还会换成更新之前的状态。uniform=True：权重全是 1/T（对照）。
-    """
-    features, weights = ht, None
-    if uses_attention(params):
-        q = ht if q is None else q
-        ctx, weights = attend(q, hs_enc, uniform=uniform)       # T 个权重和为 1；ctx 是凸组合，形状同 ht
-        features = np.concatenate([ht, ctx], axis=-1)     # 16 维隐状态拼上 16 维上下文
-    logits = mm(features, params["Wo"]) + params["bo"]
-    return logits, features, weights
 
-# attention.md:264 (反向传播)
+def decode_step(params, h, token, hs_enc, query="after", uniform=False):
+    """解码一步：读进上一位 token，状态从 h 更新成 h_new；再回头看编码器各步。"""
+    h_new = tanh(params["dec_Wx"][token] + params["dec_b"] + mm(h, params["dec_Wh"]))
+    q = h_new if query == "after" else h                  # 谁来问：更新后的状态，还是更新前的
+    logits, _, weights = decoder_output(params, h_new, hs_enc, q, uniform)
+    return h_new, logits, weights
+
+# attention.md:708 (反向传播)
 def one_hot(tokens, n=VOCAB):
     return (tokens[..., None] == np.arange(n)).astype(float)
 
@@ -262,16 +308,16 @@ def rows(x):
 
 
 def attend_backward(dctx, Q, K, weights, uniform=False):
-    """attend(Q, K) 的反向，K 同时当 key 和 value。返回 (dQ, dK)。
+    """attend(Q, K) 的反向，K 同时当键和值。返回 (dQ, dK)。
     softmax 的反向：∂α_i/∂s_j = α_i (δ_ij − α_j)，所以 ds = α ⊙ (dα − ⟨α, dα⟩)。"""
-    dK = mm(np.swapaxes(weights, -1, -2), dctx)                      # value 那一路
-    if uniform:                                                       # 权重是常数：梯度只走 value 那一路
+    dK = mm(np.swapaxes(weights, -1, -2), dctx)                      # 值那一路
+    if uniform:                                                       # 权重是常数：梯度只走值那一路
         return np.zeros_like(Q), dK
     dweights = mm(dctx, np.swapaxes(K, -1, -2))
     dscores = weights * (dweights - (weights * dweights).sum(axis=-1, keepdims=True))
     dscores = dscores / np.sqrt(K.shape[-1])                          # softmax 和除根号 d 的反向
     dQ = mm(dscores, K)
-    dK = dK + mm(np.swapaxes(dscores, -1, -2), Q)                     # key 那一路
+    dK = dK + mm(np.swapaxes(dscores, -1, -2), Q)                     # 键那一路
     return dQ, dK
 
 
@@ -297,8 +343,8 @@ def input_grads(dz, tokens):
 def loss_and_grads(params, src, tgt, query="after", uniform=False):
     """平均每个输出记号的交叉熵，和它对每个参数的梯度。src、tgt 形状 (B, T)。
 
-    query="after"：第 t 步的查询是更新之后的状态；"before"：是更新之前（上一步）的状态。
-    uniform=True：注意力权重全是 1/T（对照）。
+    query="after"：第 t 步的查询是更新后的状态 h_t；"before"：是更新前的状态 h_{t-1}。
+    uniform=True：注意力权重全是 1/T（平均对照）。
     """
     B, T = src.shape
     H = params["dec_Wh"].shape[0]
@@ -312,7 +358,7 @@ def loss_and_grads(params, src, tgt, query="after", uniform=False):
     logits, features, weights = decoder_output(params, hs_dec, hs_enc, queries, uniform)
     p = softmax(logits)
     y = one_hot(tgt, p.shape[-1])
-    loss = -np.mean(np.log((p * y).sum(axis=-1)))  # 只供查看：训练只用梯度，程序也不打印它
+    loss = -np.mean(log((p * y).sum(axis=-1)))     # 训练只用梯度；损失留给梯度检查
 
     dlogits = (p - y) / (B * T)
     grads = {"Wo": mm(rows(features).T, rows(dlogits)), "bo": rows(dlogits).sum(axis=0)}
@@ -332,12 +378,12 @@ def loss_and_grads(params, src, tgt, query="after", uniform=False):
     grads["enc_Wx"], grads["enc_b"] = input_grads(dz, src)
     return loss, {name: grads[name] for name in params}
 
-# attention.md:1670 (附录：快一些的 rnn、rnn_backward 和 input_grads)
-plain_rnn, plain_rnn_backward, plain_input_grads = rnn, rnn_backward, input_grads   # 第四节的写法，留作对照
+# attention.md:1890 (附录：快一些的 rnn、rnn_backward 和 input_grads)
+plain_rnn, plain_rnn_backward, plain_input_grads = rnn, rnn_backward, input_grads   # 完整实现里照公式写的那三个，留作对照
 
 
 def rnn(x_rows, Wh, h):
-    """和第四节的 rnn 一样，只是循环里转置着存 (T, H, B)：批量在最里层，乘得最快。"""
+    """和完整实现里的 rnn 一样，只是循环里转置着存 (T, H, B)：批量在最里层，乘得最快。"""
     x_steps = x_rows.transpose(1, 2, 0).copy()
     hs = np.empty_like(x_steps)
     times_Wh = right_multiplier(Wh, len(h))
@@ -349,7 +395,7 @@ def rnn(x_rows, Wh, h):
 
 
 def rnn_backward(dhs, hs, h0, Wh):
-    """和第四节的 rnn_backward 一样，也转置着算。"""
+    """和完整实现里的 rnn_backward 一样，也转置着算。"""
     dhs_steps, hs_steps = dhs.transpose(1, 2, 0), hs.transpose(1, 2, 0)
     dtanh = 1 - hs_steps * hs_steps
     dz = np.empty(dtanh.shape)
@@ -364,14 +410,50 @@ def rnn_backward(dhs, hs, h0, Wh):
 
 
 def input_grads(dz, tokens):
-    """和第四节的 input_grads 一样：第 i 行的 dz 按 i 的顺序加到 dWx 的第 tokens[i] 行。"""
+    """和完整实现里的 input_grads 一样：第 i 行的 dz 按 i 的顺序加到 dWx 的第 tokens[i] 行。"""
     dz = rows(dz)
     H = dz.shape[1]
     cells = (tokens.reshape(-1, 1) * H + np.arange(H)).ravel()   # dz 的每个数该加到 dWx 的哪一格
     dWx = np.bincount(cells, weights=dz.ravel(), minlength=VOCAB * H).reshape(VOCAB, H)
     return dWx, dz.sum(axis=0)
 
-# attention.md:351 (训练：Adam 与梯度裁剪)
+# attention.md:795 (梯度检查)
+SEED_CHECK = 7                                     # 梯度检查用的随机流
+
+
+def gradient_check(attention, query="after", uniform=False, eps=1e-5, per_array=3):
+    """中心差分：每个参数数组随机抽 per_array 个元素，各挪 ±eps，(损失的变化) / 2eps
+    应该等于手写的梯度。返回两者之间最大的相对误差 |差| / (|手写| + |差分|)。"""
+    rng = np.random.RandomState(SEED_CHECK)
+    params = init_params(rng, attention)
+    src = rng.randint(0, LETTERS, size=(4, 5))       # 4 条 5 个字母的序列
+    loss = lambda: loss_and_grads(params, src, src[:, ::-1], query, uniform)[0]
+    _, grads = loss_and_grads(params, src, src[:, ::-1], query, uniform)
+    worst = 0.0
+    for name, p in params.items():
+        flat, grad = p.reshape(-1), grads[name].reshape(-1)     # flat 是 p 的视图：改它就是改参数
+        for i in rng.permutation(p.size)[:per_array]:
+            saved = flat[i]
+            flat[i] = saved + eps
+            up = loss()
+            flat[i] = saved - eps
+            down = loss()
+            flat[i] = saved
+            numeric = (up - down) / (2 * eps)
+            if numeric != 0 or grad[i] != 0:
+                worst = max(worst, abs(numeric - grad[i]) / (abs(numeric) + abs(grad[i])))
+    return worst
+
+
+def print_gradient_checks():
+    print("梯度检查：中心差分，每个参数数组抽 3 个元素；手写的梯度和差分的最大相对误差")
+    for label, attention, query, uniform in (("不用注意力", False, "after", False),
+                                             ("更新后的查询", True, "after", False),
+                                             ("更新前的查询", True, "before", False),
+                                             ("平均对照", True, "after", True)):
+        print("  %.1e  %s" % (gradient_check(attention, query, uniform), label))
+
+# attention.md:849 (训练：Adam 与梯度裁剪)
 LR, CLIP = 0.003, 1.0
 BETA1, BETA2, EPS = 0.9, 0.999, 1e-8
 
@@ -405,7 +487,7 @@ def train(length, attention, rounds, test, seeds=(SEED_INIT, SEED_BATCH), query=
     after_round(n, params)：每一轮之后调用一次（n 从 1 数起），实验用它记下中途的样子。"""
     seed_init, seed_batch = seeds
     what = "%d 位，%s，学习率 %g，种子 %d/%d，%d 轮" % (
-        length, ("权重均匀" if uniform else "用注意力，查询取更新%s的状态" % ("之后" if query == "after" else "之前")) if attention else "不用注意力",
+        length, ("平均对照" if uniform else "用注意力，%s的查询" % ("更新后" if query == "after" else "更新前")) if attention else "不用注意力",
         lr, seed_init, seed_batch, rounds)
     progress("开始训练：" + what)
     started = time.monotonic()
@@ -428,18 +510,16 @@ def train(length, attention, rounds, test, seeds=(SEED_INIT, SEED_BATCH), query=
     progress("训练完：%s（%.0f 秒）" % (what, time.monotonic() - started))
     return params
 
-# attention.md:412 (贪心解码与评估)
+# attention.md:912 (贪心解码与评估)
 def predict(params, src, query="after", uniform=False):
-    """贪心解码。返回记号 (B, T)，和注意力权重 (B, T, T)（不用注意力时是 None）。"""
+    """贪心解码：每一步读进自己上一步的输出。返回记号 (B, T)，和注意力权重 (B, T, T)（不用注意力时是 None）。"""
     B, T = src.shape
     hs_enc = encoder(params, src)
     h, token = hs_enc[:, -1], np.full(B, START)
     tokens = np.empty((B, T), dtype=np.int64)
     weights = np.empty((B, T, T)) if uses_attention(params) else None
     for t in range(T):
-        h_before = h
-        h = tanh(params["dec_Wx"][token] + params["dec_b"] + mm(h, params["dec_Wh"]))
-        logits, _, w = decoder_output(params, h, hs_enc, h if query == "after" else h_before, uniform)
+        h, logits, w = decode_step(params, h, token, hs_enc, query, uniform)
         token = logits.argmax(axis=-1)
         tokens[:, t] = token
         if weights is not None:
@@ -453,59 +533,51 @@ def evaluate(params, test, query="after", uniform=False):
     correct = tokens == test[:, ::-1]
     return correct.all(axis=1).mean(), correct.mean(), correct.mean(axis=0), weights
 
-# attention.md:441 (对比：不用注意力和用注意力)
-def verdict(plain, attn):
-    """比较 (整串全对, 逐位正确)，说出数字支持的那句话。"""
-    if attn < plain:
-        return "加注意力反而低了一点"
-    if attn > plain:
-        return "加注意力高了一点"
-    return "加不加注意力，结果一样"
-
-
+# attention.md:149 (五位对比)
 def reversal_comparison(length=5, rounds=2000):
+    """6.5 节的模型和加了注意力的模型，各训练 rounds 轮，在同一个测试集上评估。
+    返回 {False: 不用注意力, True: 用注意力}，各是 (参数个数, 整串全对, 逐位正确, 训练好的参数)。"""
     test = make_test_set(length)
-    results = {"untouched": []}
+    results = {"rounds": rounds}
     for attention in (False, True):
         params = train(length, attention, rounds, test)
         whole, per_token, _, _ = evaluate(params, test)
-        results[attention] = (count_params(params), whole, per_token)
-        results["untouched"].append(untouched(params, attention))
+        results[attention] = (count_params(params), whole, per_token, params)
     return results
 
-
-def untouched(params, attention):
-    """训练完还和初始值一模一样的参数有几个；它们是不是正好是 enc_Wx 里起始符那一行。"""
-    init = init_params(np.random.RandomState(SEED_INIT), attention)
-    same = {name: params[name] == init[name] for name in params}
-    count = sum(int(s.sum()) for s in same.values())
-    return count, bool(same["enc_Wx"][START].all() and count == same["enc_Wx"][START].size)
-
-# attention.md:495 (十位序列上的注意力)
-def train_and_evaluate(length, rounds, attention=True, seeds=(SEED_INIT, SEED_BATCH), query="after",
-                       lr=LR, uniform=False):
-    """从头训练一个模型，在测试集上评估。返回 (整串全对, 逐位正确, 按位置的正确率, 平均权重)；
-    平均权重是 100 条测试序列的权重矩阵的平均 (T, T)，不用注意力时是 None。「30 秒实验」也用它。"""
-    test = make_test_set(length)
-    params = train(length, attention, rounds, test, seeds, query, lr, uniform)
-    whole, per_token, by_position, weights = evaluate(params, test, query, uniform)
-    return whole, per_token, by_position, None if weights is None else weights.mean(axis=0)
-
-
+# attention.md:197 (拿掉挑选和形成对齐的规则)
 def with_uniform_weights(params, test, query):
-    """拿掉「挑」：同一个训练好的模型，解码时把注意力权重换成均匀的 1/T，参数一个都不动。
-    模型要是真的靠挑选，准确率就会掉下来；掉多少，说明这个模型的答案有多依赖它挑出来的东西。"""
+    """拿掉挑选：同一个训练好的模型，参数一个不动，解码时把注意力权重全换成 1/T。"""
     whole, per_token, _, _ = evaluate(params, test, query, uniform=True)
     return whole, per_token
 
 
-BOOK_SETTING = ("after", LR)        # 我们对原书示意代码 sc = hs_enc @ ht 的读法，学习率和第四节一样
-PICKING_SETTING = ("before", 0.02)  # 查询换成更新之前的状态，学习率大一些
+def diagonal_weight(matrix, offset=0):
+    """第 r 行第 T+1−r+offset 列权重的平均：offset=0 是反对角线，−1 是它左边一列。"""
+    T = len(matrix)
+    rows = np.arange(T)
+    cols = T - 1 - rows + offset
+    keep = (cols >= 0) & (cols < T)
+    return matrix[rows[keep], cols[keep]].mean()
+
+
+FORMED_DROP, FORMED_DIAGONAL = 0.10, 2.0   # 跑 10 个种子的扫描之前定下的规则
+
+
+def alignment_formed(per_token, per_token_uniform, matrix):
+    """对齐形成了吗：拿掉挑选，逐位正确至少降 0.10（它在挑）；而且反对角线上的平均权重
+    至少是均匀的 2 倍（挑的正是倒序要的那一位）。"""
+    drop = per_token - per_token_uniform
+    return bool(drop >= FORMED_DROP and diagonal_weight(matrix) * len(matrix) >= FORMED_DIAGONAL)
+
+# attention.md:224 (十位序列上的一次运行)
+BOOK_SETTING = ("after", LR)        # 更新后的查询（我们对原书示意代码的读法），学习率和第四节一样
+PICKING_SETTING = ("before", 0.02)  # 换两个旋钮：更新前的查询，学习率大一些
 
 
 def attention_run(query, lr, seeds=(SEED_INIT, SEED_BATCH), length=10, rounds=3000, checkpoints=()):
-    """训练一个注意力模型（缺省 10 位、3000 轮），评估它，再拿掉「挑」评估一遍。返回一个字典。
-    checkpoints：在这些轮数上量一次反对角线（「30 秒实验」看训练中它怎么变）。"""
+    """训练一个注意力模型，评估它，再拿掉挑选评估一遍。返回一个字典。
+    checkpoints：在这些轮数上量一次反对角线（实验五看训练途中它怎么变）。"""
     test = make_test_set(length)
     diagonal_at = {}
 
@@ -516,13 +588,13 @@ def attention_run(query, lr, seeds=(SEED_INIT, SEED_BATCH), length=10, rounds=30
 
     params = train(length, True, rounds, test, seeds, query, lr, after_round=measure)
     whole, per_token, by_position, weights = evaluate(params, test, query)
-    return {"query": query, "lr": lr, "whole": whole, "per_token": per_token, "by_position": by_position,
-            "uniform": with_uniform_weights(params, test, query),
+    return {"query": query, "lr": lr, "rounds": rounds, "whole": whole, "per_token": per_token,
+            "by_position": by_position, "uniform": with_uniform_weights(params, test, query),
             "matrix": weights.mean(axis=0),             # 行 = 输出第几位，列 = 输入第几位
             "sample": (test[0], weights[0]),            # 第一条测试序列和它自己的权重矩阵
             "diagonal_at": diagonal_at}
 
-
+# attention.md:951 (读矩阵和画热图)
 def peak_columns(matrix):
     """每一行最大权重所在的列（从 1 数起）和那个权重。"""
     return matrix.argmax(axis=1) + 1, matrix.max(axis=1)
@@ -533,25 +605,6 @@ def peak_offsets(matrix):
     T = len(matrix)
     columns, _ = peak_columns(matrix)
     return columns - (T - np.arange(T))
-
-
-def diagonal_weight(matrix, offset=0):
-    """第 r 行第 T+1−r+offset 列的权重的平均：offset=0 是严格倒序的反对角线，−1 是左边一列。"""
-    T = len(matrix)
-    rows = np.arange(T)
-    cols = T - 1 - rows + offset
-    keep = (cols >= 0) & (cols < T)
-    return matrix[rows[keep], cols[keep]].mean()
-
-
-FORMED_DROP, FORMED_DIAGONAL = 0.10, 2.0   # 看结果之前定下的规则，见正文
-
-
-def alignment_formed(per_token, per_token_uniform, matrix):
-    """对齐算不算「形成了」：拿掉挑选，逐位正确至少掉 0.10；而且反对角线上的平均权重
-    至少是均匀的 2 倍。前一条说它在挑，后一条说它挑的正是倒序要的那一位。"""
-    drop = per_token - per_token_uniform
-    return bool(drop >= FORMED_DROP and diagonal_weight(matrix) * len(matrix) >= FORMED_DIAGONAL)
 
 
 def print_matrix(matrix):
@@ -589,33 +642,60 @@ def sample_heatmap(seq, weights):
     print("输入 " + " ".join(letters(seq)) + "，倒过来应该输出 " + " ".join(wanted))
     heatmap(weights, letters(seq), ["输出 %s  " % c for c in wanted])     # 第 r 行 = 输出第 r 位
 
-# attention.md:803 (打印实跑输出)
+
+def train_and_evaluate(length, rounds, attention=True, seeds=(SEED_INIT, SEED_BATCH), query="after",
+                       lr=LR, uniform=False):
+    """从头训练一个模型，在测试集上评估。返回 (整串全对, 逐位正确, 按位置的正确率, 平均权重)；
+    平均权重是 100 条测试序列的权重矩阵的平均 (T, T)，不用注意力时是 None。实验用它。"""
+    test = make_test_set(length)
+    params = train(length, attention, rounds, test, seeds, query, lr, uniform)
+    whole, per_token, by_position, weights = evaluate(params, test, query, uniform)
+    return whole, per_token, by_position, None if weights is None else weights.mean(axis=0)
+
+# attention.md:1015 (打印实跑输出)
 RULE = "-" * 68
 
 
+def vector(v):
+    return "(" + ", ".join("%g" % x for x in v) + ")"
+
+
+def signed(v):
+    return " ".join("%+.4f" % x for x in v)
+
+
 def print_hand_example():
-    q, K, dots, scaled, weights, context = hand_example()
-    print("先说机制。注意力就是三步：算分数、softmax 成权重、加权求和。手算一个小例子。")
-    print("查询 q = (1, 0, 1)，四个 key：(1, 0, 0) (0, 1, 0) (1, 0, 1) (1, 1, 0)，d = 3")
+    q, K, dots, scaled, weights, context, average = hand_example()
+    print(RULE)
+    print("Attention：每次解码时自己回头挑重点")
+    print(RULE)
+    print("手算一遍：查询 q = %s，四个键 %s，d = %d" % (vector(q), " ".join(vector(k) for k in K), len(q)))
     print()
-    print("第几个 key    点积     除根号 d 后    softmax 权重")
-    print("-" * 54)
+    print("第几个键    点积     除以根号 d 后    softmax 权重")
+    print("-" * 50)
     for i in range(len(K)):
-        print("%-12d  %.4f   %.4f         %.4f" % (i + 1, dots[i], scaled[i], weights[i]))
-    print("加权求和 = " + " ".join("%+.4f" % c for c in context))
+        print("%-12d%-9.4f%-17.4f%.4f" % (i + 1, dots[i], scaled[i], weights[i]))
+    print("加权求和 = " + signed(context))
+    print("取平均   = " + signed(average) + "（每个键都拿 %.2f）" % (1 / len(K)))
     inside = all(K[:, j].min() <= context[j] <= K[:, j].max() for j in range(len(q)))
-    print("权重之和 = %.4f；每一维都落在四个 key 的范围里：%s" % (weights.sum(), "是" if inside else "否"))
-    best, worst = weights.argmax(), weights.argmin()
-    print("第 %d 个 key 和查询最像，拿了 %.2f 的权重；第 %d 个完全不像，只拿 %.2f，但不是 0。"
-          % (best + 1, weights[best], worst + 1, weights[worst]))
-    print("除根号 d 把分数压小多少倍：d = 3 时 %.1f 倍，d = 512 时 %.1f 倍。"
-          % (np.sqrt(3.0), np.sqrt(512.0)))
+    print("权重之和 = %.4f；加权求和的每一维都落在四个键这一维的范围里：%s" % (weights.sum(), "是" if inside else "否"))
+    print("除以根号 d 把分数压小多少倍：d = 3 时 %.1f 倍，d = 512 时 %.1f 倍。" % (np.sqrt(3.0), np.sqrt(512.0)))
+
+
+def verdict(plain, attn):
+    """比较 (整串全对, 逐位正确) 两个元组（先比整串全对，一样再比逐位正确），说出数字支持的那句话。"""
+    if attn < plain:
+        return "加注意力反而低了一点"
+    if attn > plain:
+        return "加注意力高了一点"
+    return "加不加注意力，结果一样"
 
 
 def print_reversal(results):
-    (n_plain, whole_plain, token_plain), (n_attn, whole_attn, token_attn) = results[False], results[True]
-    print("把注意力加到 6.5 节那个反转任务上：5 个字母，训练 2000 轮，每轮 32 条，")
-    print("Adam 学习率 %.3f，梯度裁剪 %.1f，测试集 100 条（训练时从没见过）。" % (LR, CLIP))
+    (n_plain, whole_plain, token_plain, _), (n_attn, whole_attn, token_attn, _) = results[False], results[True]
+    print("加到 6.5 节的反转任务上：5 个字母，各训练 %d 轮（每轮 %d 条），Adam 学习率 %g，"
+          % (results["rounds"], BATCH, LR))
+    print("梯度裁剪 %.1f，测试集 %d 条，训练时从没见过。" % (CLIP, TEST_SIZE))
     print()
     print("做法          参数    整串全对    逐位正确")
     print("-" * 46)
@@ -624,40 +704,50 @@ def print_reversal(results):
     print("多出来的 %d 个参数全在输出层：Wo 从 %d×%d 变成 %d×%d。"
           % (n_attn - n_plain, HIDDEN, VOCAB, 2 * HIDDEN, VOCAB))
     print("这一行要说实话：%s。" % verdict((whole_plain, token_plain), (whole_attn, token_attn)))
-    (count_plain, start_row_plain), (count_attn, start_row_attn) = results["untouched"]
+
+
+def print_untouched(results):
+    (count_plain, start_row_plain), (count_attn, start_row_attn) = (untouched(results[a][3], a) for a in (False, True))
     print("训练完还和初始值一模一样的参数：不用注意力 %d 个，用注意力 %d 个；" % (count_plain, count_attn))
     print("正好都是 enc_Wx 里起始符那一行（编码器从来读不到起始符，拿不到梯度）：%s。"
           % ("是" if start_row_plain and start_row_attn else "否"))
 
 
-QUERY_NAMES = {"after": "这一步更新之后的状态", "before": "这一步更新之前的状态"}
+QUERY_NAMES = {"after": "更新后的查询", "before": "更新前的查询"}
 
 
 def print_long_run(run):
+    """第五节的一次 10 位训练：准确率、拿掉挑选、热图和按规则的结论。"""
     matrix = run["matrix"]
     T = len(matrix)
-    print("10 位序列，用注意力，训练 3000 轮；查询是%s，学习率 %g：" % (QUERY_NAMES[run["query"]], run["lr"]))
+    print("%d 位序列，训练 %d 轮；%s，学习率 %g：" % (T, run["rounds"], QUERY_NAMES[run["query"]], run["lr"]))
     print("整串全对 %.4f，逐位正确 %.4f。" % (run["whole"], run["per_token"]))
-    print("按输出位置的正确率：" + " ".join("%.2f" % a for a in run["by_position"]))
+    print("按输出位置的逐位正确：" + " ".join("%.2f" % a for a in run["by_position"]))
     whole_u, per_token_u = run["uniform"]
-    print("拿掉「挑」（同一个模型，权重全换成 1/%d）：整串全对 %.4f，逐位正确 %.4f（%+.4f）。"
+    print("拿掉挑选（权重全换成 1/%d）：整串全对 %.4f，逐位正确 %.4f（变化 %+.4f）。"
           % (T, whole_u, per_token_u, per_token_u - run["per_token"]))
     print()
-    print("注意力权重（测试集 100 条的平均；行 = 输出第几位，列 = 输入第几位）：")
-    print_matrix(matrix)
-    print()
+    print("热图：测试集 %d 条的平均权重；行 = 输出第几位，列 = 输入第几位。" % TEST_SIZE)
     heatmap(matrix)
-    columns, peaks = peak_columns(matrix)
-    offsets = peak_offsets(matrix)
-    print()
-    print("每一行的峰值落在输入第几列：" + " ".join("%d" % c for c in columns))
-    print("落在严格倒序那一列（输入 %d − r）上的有 %d 行，落在它左边一列（输入 %d − r）上的有 %d 行。"
-          % (T + 1, (offsets == 0).sum(), T, (offsets == -1).sum()))
+    top = matrix.max()
     print("最大的权重 %.2f，是均匀的 %.1f 倍；反对角线上的平均权重是均匀的 %.2f 倍。"
-          % (peaks.max(), peaks.max() * T, diagonal_weight(matrix) * T))
+          % (top, top * T, diagonal_weight(matrix) * T))
     formed = alignment_formed(run["per_token"], per_token_u, matrix)
-    print("按事先定好的规则（拿掉挑选掉 %.2f 以上，反对角线 %.0f 倍以上），对齐%s。"
+    print("规则：拿掉挑选后逐位正确降 %.2f 以上，且反对角线 %.0f 倍以上。对齐%s。"
           % (FORMED_DROP, FORMED_DIAGONAL, "形成了" if formed else "没有形成"))
+
+
+def print_long_run_numbers(run):
+    """同一次训练的数字：平均权重矩阵，和每一行的峰值落在哪一列（正文里折叠着）。"""
+    matrix = run["matrix"]
+    T = len(matrix)
+    print("热图的数字（%s，学习率 %g）：" % (QUERY_NAMES[run["query"]], run["lr"]))
+    print_matrix(matrix)
+    columns, _ = peak_columns(matrix)
+    offsets = peak_offsets(matrix)
+    print("每一行的峰值落在输入第几列：" + " ".join("%d" % c for c in columns))
+    print("落在反对角线（输入 %d − r）上的有 %d 行，落在它左边一列（输入 %d − r）上的有 %d 行。"
+          % (T + 1, (offsets == 0).sum(), T, (offsets == -1).sum()))
 
 
 def print_sample(run):
@@ -669,24 +759,31 @@ def print_sample(run):
 
 
 def main(train_long=attention_run):
-    """按顺序打印实跑输出。train_long(查询, 学习率) 训练第五节的 10 位模型；附录里把它换成同时跑的版本。"""
-    print(RULE)
-    print("Attention：每次解码时自己回头挑重点")
-    print(RULE)
-    print_hand_example()
+    """按顺序打印实跑输出的九段。train_long(查询, 学习率) 训练第五节的 10 位模型；
+    附录里把它换成早早交给别的进程去跑的版本。"""
+    print_hand_example()                                   # 第 1 段：第三节
     print()
-    print_reversal(reversal_comparison())
+    five = reversal_comparison()
+    print_reversal(five)                                   # 第 2 段：第四节
     book_run, picking_run = train_long(*BOOK_SETTING), train_long(*PICKING_SETTING)
     print()
-    print_long_run(book_run)
+    print_long_run(book_run)                               # 第 3、4 段：第五节的第一次
     print()
-    print("同一个模型、同一个种子，只换两个旋钮：查询换成更新之前的状态，学习率换成 %g。" % picking_run["lr"])
+    print_long_run_numbers(book_run)
     print()
-    print_long_run(picking_run)
+    print("同一个种子，只换两个旋钮：%s，学习率 %g。" % (QUERY_NAMES[picking_run["query"]], picking_run["lr"]))
+    print()
+    print_long_run(picking_run)                            # 第 5–7 段：第二次
+    print()
+    print_long_run_numbers(picking_run)
     print()
     print_sample(picking_run)
+    print()
+    print_gradient_checks()                                # 第 8 段：完整实现里的梯度检查
+    print()
+    print_untouched(five)                                  # 第 9 段：五位对比的细节
 
-# attention.md:1713 (附录：同时训练)
+# attention.md:1933 (附录：同时训练)
 def in_background(pool, function, *args):
     """让另一个进程去算 function(*args)，返回一个之后取结果的 Future。进程之间按「模块名.函数名」
     传函数，所以这个模块要能按名字导入；不能的时候（比如被别的程序按文件路径执行），就当场算。"""
@@ -697,7 +794,7 @@ def in_background(pool, function, *args):
     return done
 
 
-plain_main = main                                  # 第七节的写法，留作对照
+plain_main = main                                  # 「打印实跑输出」里照顺序写的那个，留作对照
 
 
 def main():

@@ -1,39 +1,19 @@
 # Generated from attention.md by tangle.py — do not edit; edit attention.md and run make tangle.
-# sha256 of the lines below: 112746c3e2968f19b373e95fb6242e1662061893b5527ea8d76fd48a499a7852
-# attention.md:1544 (generated/experiments.py)
+# sha256 of the lines below: 69d14f0077a6831d0efbfed4f0b33ad3a5a0d1e3f1fe56b03a46d0704af12309
+# attention.md:1810 (generated/experiments.py)
 """「30 秒实验」的答案。运行：python generated/experiments.py（要几分钟）。
 
 由 attention.md 用 tangle.py 生成，请改 attention.md，不要改这个文件。
 """
 from attention import *        # 正文的全部代码：同一个文件夹里的 generated/attention.py
 
-# attention.md:924 (实验一：除以根号 d，还是除以 d)
+# attention.md:1156 (实验一：除以根号 d，还是除以 d)
 SEED_EXPERIMENT = 4           # 实验一用的随机流
 
 
 def unit_variance(rng, shape):
     """均值 0、方差 1 的均匀分布 [-√3, √3]。只用精确运算抽样（randn 要经过 C 库的 log）。"""
     return rng.uniform(-np.sqrt(3.0), np.sqrt(3.0), size=shape)
-
-
-with localcontext() as _ctx:
-    _ctx.prec = 40
-    LN2 = float(Decimal(2).ln())
-SQRT_HALF = np.sqrt(0.5)
-
-
-def log(x):
-    """自然对数：x = m·2^e，m 挪到 [√½, √2)，log m = 2·atanh((m-1)/(m+1)) 用级数。只用精确运算。"""
-    m, e = np.frexp(x)
-    low = m < SQRT_HALF
-    m = np.where(low, 2 * m, m)
-    e = np.where(low, e - 1, e)
-    s = (m - 1) / (m + 1)                          # |s| ≤ 0.172，级数到 s²¹ 已足够
-    s2 = s * s
-    series = 1 / 21
-    for k in range(19, 0, -2):
-        series = 1 / k + s2 * series
-    return e * LN2 + 2 * s * series
 
 
 def attention_summary(q, K, scale):
@@ -63,7 +43,7 @@ def variance(x):
 
 def scaling_experiment(dims=(3, 300), n=2000, T=10):
     rng = np.random.RandomState(SEED_EXPERIMENT)
-    print("一、除以根号 d，还是除以 d？q、K 的每个分量独立、均值 0、方差 1；%d 个查询，每个对 %d 个 key。" % (n, T))
+    print("一、除以根号 d，还是除以 d？q、K 的每个分量独立、均值 0、方差 1；%d 个查询，每个对 %d 个键。" % (n, T))
     print("均匀分布的熵是 ln %d = %.3f，最大权重 %.3f。" % (T, log(np.array([float(T)]))[0], 1 / T))
     print()
     print("d      缩放          分数的方差   最大权重    熵     ∂α/∂分数   ∂α/∂q")
@@ -75,7 +55,7 @@ def scaling_experiment(dims=(3, 300), n=2000, T=10):
             print("%-6d %-12s %10.3f   %8.3f  %7.3f   %8.4f  %8.4f"
                   % (d, label, var, top, entropy, grad_scores, grad_q))
 
-# attention.md:1016 (实验二：只保留最大的那个)
+# attention.md:1228 (实验二：只保留最大的那个)
 def hard_max(scores):
     """「只保留最大的那个」：最大的分数拿权重 1，其余拿 0。"""
     return (scores == scores.max()).astype(float)
@@ -83,7 +63,7 @@ def hard_max(scores):
 
 def hard_attention_experiment():
     """把 softmax 换成「只保留最大的那个」：输出、以及输出对四个分数的梯度。"""
-    q, K, dots, scaled, weights, context = hand_example()
+    q, K, dots, scaled, weights, context, _ = hand_example()
     hard = hard_max(scaled)
     hard_context = mm(hard[None, :], K)[0]
     soft_grad = weights[:, None] * (K - context)                   # ∂ctx/∂s_i = α_i (k_i − ctx)
@@ -99,13 +79,14 @@ def hard_attention_experiment():
     print()
     print("输出对第 i 个分数的梯度     softmax                      硬选择")
     for i in range(len(K)):
-        print("第 %d 个 key        %s      %s" % (i + 1, " ".join("%+.4f" % g for g in soft_grad[i]),
+        print("第 %d 个键         %s      %s" % (i + 1, " ".join("%+.4f" % g for g in soft_grad[i]),
                                             " ".join("%+.4f" % g for g in hard_grad[i])))
-    print("硬选择的梯度处处是 0：%s；softmax 的梯度里非零的有 %d 个（共 %d 个）。"
+    print("硬选择的梯度全是 0：%s；softmax 的梯度里非零的有 %d 个（共 %d 个）。"
           % ("是" if not hard_grad.any() else "否", np.count_nonzero(soft_grad), soft_grad.size))
 
-# attention.md:1068 (实验三：多个种子)
+# attention.md:1280 (实验三：多个种子)
 EXPERIMENT_SEEDS = [(s, 100 + s) for s in range(10)]   # 种子 s：RandomState(s) 初始化，RandomState(100 + s) 抽批次
+SHORT_ROUNDS, SWEEP_ROUNDS = 2000, 3000                 # 5 位和 10 位的扫描各训练多少轮，和正文一样
 
 
 def mean_and_spread(values):
@@ -117,7 +98,7 @@ CHECKPOINTS = (1000, 2000)                 # 训练途中量反对角线的轮�
 
 
 def control_run(length, rounds, lr, seeds, attention):
-    """对照：不用注意力（attention=False）；或者权重从训练到测试都是均匀的 1/T（attention=True）。"""
+    """对照：不用注意力（attention=False）；或者平均对照，权重从训练到测试都是 1/T（attention=True）。"""
     whole, per_token, _, _ = train_and_evaluate(length, rounds, attention, seeds, lr=lr, uniform=attention)
     return whole, per_token
 
@@ -155,10 +136,10 @@ def selection_sweep(pool, length, rounds, rates, queries):
 
 
 def selection(run):
-    """一个学出来的模型挑了没有：拿掉挑选后逐位正确掉了多少，反对角线是均匀的几倍，
+    """一个学出来的模型挑了没有：拿掉挑选后逐位正确的变化（负数是降），反对角线是均匀的几倍，
     峰值落在反对角线上的行数，按规则算不算形成了对齐。"""
     matrix = run["matrix"]
-    return {"drop": run["per_token"] - run["uniform"][1],
+    return {"change": run["uniform"][1] - run["per_token"],
             "diagonal": diagonal_weight(matrix) * len(matrix),
             "peaks": int((peak_offsets(matrix) == 0).sum()),
             "formed": alignment_formed(run["per_token"], run["uniform"][1], matrix)}
@@ -173,23 +154,28 @@ def queries_in(cell):
 
 def print_sweep_table(lr, cell):
     queries = queries_in(cell)
-    print("学习率 %g（逐位正确；「掉」= 拿掉挑选后逐位正确掉了多少，「对角」= 反对角线是均匀的几倍，"
-          % lr)
-    print("「峰」= 峰值落在反对角线上的行数）")
-    print("      不用     均匀权重  " + "".join("查询 = %s的状态                 " % QUERY_SHORT[q] for q in queries).rstrip())
-    print(("种子  注意力   （训练）  " + "整串/逐位    掉      对角  峰 形成  " * len(queries)).rstrip())
+    print("学习率 %g（表里是逐位正确；「变化」= 拿掉挑选后逐位正确的变化，负数是降；" % lr)
+    print("「对角」= 反对角线是均匀的几倍；「峰」= 峰值落在反对角线上的行数）")
+    print("      不用     平均      " + "".join("查询 = %s的状态                 " % QUERY_SHORT[q] for q in queries).rstrip())
+    print(("种子  注意力   对照      " + "整串/逐位    变化    对角  峰 形成  " * len(queries)).rstrip())
     for i, (seed_init, _) in enumerate(EXPERIMENT_SEEDS):
         row = "%-6d%.4f   %.4f    " % (seed_init, cell["none"][i][1], cell["uniform"][i][1])
         for query in queries:
             run = cell[query][i]
             pick = selection(run)
-            row += "%.2f/%.4f  %+.3f  %4.2f  %2d %s    " % (run["whole"], run["per_token"], pick["drop"],
+            row += "%.2f/%.4f  %+.3f  %4.2f  %2d %s    " % (run["whole"], run["per_token"], pick["change"],
                                                            pick["diagonal"], pick["peaks"], "是" if pick["formed"] else "否")
         print(row.rstrip())
 
 
+def seed_by_seed(first, second):
+    """同一个种子上两种做法比：first 高的个数，second 高的个数，一样的个数。"""
+    pairs = list(zip(first, second))
+    return sum(a > b for a, b in pairs), sum(a < b for a, b in pairs), sum(a == b for a, b in pairs)
+
+
 def print_cell_summary(lr, cell):
-    for name, label in (("none", "不用注意力"), ("uniform", "均匀权重（训练）")):
+    for name, label in (("none", "不用注意力"), ("uniform", "平均对照")):
         print("  %s：整串全对 %.4f ± %.4f，逐位正确 %.4f ± %.4f" % (
             (label,) + mean_and_spread([r[0] for r in cell[name]]) + mean_and_spread([r[1] for r in cell[name]])))
     for query in queries_in(cell):
@@ -200,12 +186,17 @@ def print_cell_summary(lr, cell):
         print("  查询 = %s：整串全对 %.4f ± %.4f，逐位正确 %.4f ± %.4f" % (
             (QUERY_SHORT[query],) + mean_and_spread([r["whole"] for r in runs])
             + mean_and_spread([r["per_token"] for r in runs])))
-        print("    形成了 %d/%d；逐位正确：形成的 %s，没形成的 %s；平均掉 %+.4f，反对角线平均 %.2f 倍" % (
+        print("    形成了 %d/%d；逐位正确：形成的 %s，没形成的 %s；拿掉挑选平均变化 %+.4f，反对角线平均 %.2f 倍" % (
             len(formed), len(runs), "%.4f" % np.mean(formed) if formed else "—",
             "%.4f" % np.mean(other) if other else "—",
-            np.mean([pick["drop"] for pick in picks]), np.mean([pick["diagonal"] for pick in picks])))
+            np.mean([pick["change"] for pick in picks]), np.mean([pick["diagonal"] for pick in picks])))
+        learned = [run["per_token"] for run in runs]
+        print("    逐个种子比逐位正确：平均对照高的 %d 个，学出权重的高的 %d 个，一样的 %d 个"
+              % seed_by_seed([r[1] for r in cell["uniform"]], learned))
+        print("    和不用注意力比：不用注意力高的 %d 个，学出权重的高的 %d 个，一样的 %d 个"
+              % seed_by_seed([r[1] for r in cell["none"]], learned))
 
-# attention.md:1203 (实验四：注意力什么时候真的在挑)
+# attention.md:1426 (实验四：注意力什么时候真的在挑)
 SWEEP_RATES = (0.003, 0.01, 0.02)          # 学习率：从第四节的 0.003 到大它六倍多的 0.02
 SWEEP_QUERIES = ("after", "before")        # 查询：这一步更新之后的状态，或更新之前的状态
 
@@ -221,6 +212,21 @@ def first_of_each_kind(sweep):
     return found.get(True), found.get(False)
 
 
+def print_gap(sweep):
+    """形成了的和没形成的之间隔着多宽：规则的两个门槛是不是都落在空当里。"""
+    picks = [selection(run) for cell in sweep.values() for query in SWEEP_QUERIES for run in cell[query]]
+    formed = [pick for pick in picks if pick["formed"]]
+    other = [pick for pick in picks if not pick["formed"]]
+    drop = lambda pick: 0.0 - pick["change"]          # 0.0 − 0.0 是 +0.0：不会印出 -0.000
+    most_drop, top_diagonal = max(map(drop, other)), max(p["diagonal"] for p in other)
+    least_drop, low_diagonal = min(map(drop, formed)), min(p["diagonal"] for p in formed)
+    print("没形成的 %d 个模型：拿掉挑选最多降 %.3f，反对角线最高 %.2f 倍。" % (len(other), most_drop, top_diagonal))
+    print("形成了的 %d 个模型：拿掉挑选最少降 %.3f，反对角线最低 %.2f 倍。" % (len(formed), least_drop, low_diagonal))
+    inside = most_drop < FORMED_DROP <= least_drop and top_diagonal < FORMED_DIAGONAL <= low_diagonal
+    print("规则的两个门槛（降 %.2f、%.0f 倍）都落在这段空当里：%s。"
+          % (FORMED_DROP, FORMED_DIAGONAL, "是" if inside else "否"))
+
+
 def print_picture(title, choice):
     if choice is None:
         print("%s：扫描里没有这样的模型。" % title)
@@ -228,28 +234,28 @@ def print_picture(title, choice):
     lr, query, seed_init, run = choice
     print("%s：学习率 %g，查询 = %s的状态，种子 %d；" % (title, lr, QUERY_SHORT[query], seed_init))
     print("逐位正确 %.4f，拿掉挑选后 %.4f。" % (run["per_token"], run["uniform"][1]))
-    print("测试集 100 条的平均：")
+    print("测试集 %d 条的平均：" % TEST_SIZE)
     print_matrix(run["matrix"])
     heatmap(run["matrix"])
     print("第一条测试序列自己的权重：")
     print_matrix(run["sample"][1])
     sample_heatmap(*run["sample"])
 
-# attention.md:1422 (实验五：训练得更久)
+# attention.md:1663 (实验五：训练得更久)
 LONG_ROUNDS = 30000
 LONG_CHECKPOINTS = (3000, 10000)
 
 
 def print_sharpening(sweep):
     print("训练途中反对角线是均匀的几倍（每格：形成了对齐的种子的平均 / 没形成的平均）：")
-    print("学习率  查询      " + "".join("%-16s" % ("第 %d 轮" % n) for n in CHECKPOINTS + (3000,)).rstrip())
+    print("学习率  查询      " + "".join("%-16s" % ("第 %d 轮" % n) for n in CHECKPOINTS + (SWEEP_ROUNDS,)).rstrip())
     for lr, cell in sweep.items():
         for query in SWEEP_QUERIES:
             runs = cell[query]
             formed = [selection(run)["formed"] for run in runs]
             row = "%-8g%-8s" % (lr, QUERY_SHORT[query])
-            for n in CHECKPOINTS + (3000,):
-                at = [run["diagonal_at"].get(n, selection(run)["diagonal"]) for run in runs]   # 第 3000 轮：训练完
+            for n in CHECKPOINTS + (SWEEP_ROUNDS,):
+                at = [run["diagonal_at"].get(n, selection(run)["diagonal"]) for run in runs]   # 最后一轮：训练完
                 yes = [a for a, f in zip(at, formed) if f]
                 no = [a for a, f in zip(at, formed) if not f]
                 row += "%-16s" % ("%s / %s" % ("%.2f" % np.mean(yes) if yes else "—", "%.2f" % np.mean(no) if no else "—"))
@@ -259,7 +265,7 @@ def print_sharpening(sweep):
 def print_long_training(run):
     print("同样是第五节那个没有形成对齐的模型，训练 %d 轮：" % LONG_ROUNDS)
     whole_u, per_token_u = run["uniform"]
-    print("整串全对 %.4f，逐位正确 %.4f；拿掉挑选之后逐位正确 %.4f（%+.4f）。"
+    print("整串全对 %.4f，逐位正确 %.4f；拿掉挑选之后逐位正确 %.4f（变化 %+.4f）。"
           % (run["whole"], run["per_token"], per_token_u, per_token_u - run["per_token"]))
     print_matrix(run["matrix"])
     heatmap(run["matrix"])
@@ -267,7 +273,7 @@ def print_long_training(run):
           + "，第 %d 轮 %.2f；左边一列 %.2f 倍。" % (LONG_ROUNDS, diagonal_weight(run["matrix"]) * 10,
                                                     diagonal_weight(run["matrix"], -1) * 10))
 
-# attention.md:1504 (实验六：峰值落在哪一列)
+# attention.md:1747 (实验六：峰值落在哪一列)
 def print_peak_offsets(sweep):
     n, T = len(EXPERIMENT_SEEDS), 10
     print("严格倒序：输出第 r 位对输入第 %d − r 位。训练时解码器在这一步读进的是上一位的答案，" % (T + 1))
@@ -282,6 +288,27 @@ def print_peak_offsets(sweep):
                   % ((lr, QUERY_SHORT[query]) + tuple(counts) + (len(offsets) - sum(counts),)))
 
 
+def first_row_at_start(query, length=10):
+    """训练之前（初始权重），每个种子的平均矩阵的第 1 行：峰值落在第几列，最后一列是均匀的几倍。"""
+    test = make_test_set(length)
+    peaks, last = [], []
+    for seed_init, _ in EXPERIMENT_SEEDS:
+        params = init_params(np.random.RandomState(seed_init), True)
+        _, _, _, weights = evaluate(params, test, query)
+        first_row = weights.mean(axis=0)[0]
+        peaks.append(int(first_row.argmax()) + 1)
+        last.append(first_row[-1] * length)
+    return peaks, last
+
+
+def print_first_row_at_start(length=10):
+    print("训练之前（初始权重）的第 1 行，%d 个种子：" % len(EXPERIMENT_SEEDS))
+    for query in SWEEP_QUERIES:
+        peaks, last = first_row_at_start(query, length)
+        print("  查询 = %s：峰值落在第 %d 列的种子 %d 个；第 %d 列平均是均匀的 %.2f 倍"
+              % (QUERY_SHORT[query], length, peaks.count(length), length, np.mean(last)))
+
+
 def main():
     with ProcessPoolExecutor(max_workers=2) as pool:       # 两个进程同时训练；结果和进程数、先后都无关
         # 最久的那次训练先交出去，其余的训练由两个进程分着跑
@@ -291,20 +318,23 @@ def main():
         print()
         hard_attention_experiment()
         print()
-        short = selection_sweep(pool, 5, 2000, (LR,), ("after",))
-        sweep = selection_sweep(pool, 10, 3000, SWEEP_RATES, SWEEP_QUERIES)
+        short = selection_sweep(pool, 5, SHORT_ROUNDS, (LR,), ("after",))
+        sweep = selection_sweep(pool, 10, SWEEP_ROUNDS, SWEEP_RATES, SWEEP_QUERIES)
         long_run = long_training.result()
-    print("三、5 位任务：每个做法 %d 个种子，各训练 2000 轮。" % len(EXPERIMENT_SEEDS))
+    print("三、5 位任务：每个做法 %d 个种子，各训练 %d 轮。" % (len(EXPERIMENT_SEEDS), SHORT_ROUNDS))
+    print("± 是 %d 个种子之间的标准差（总体标准差）；测试集都是同一份 %d 条。" % (len(EXPERIMENT_SEEDS), TEST_SIZE))
     print_sweep_table(LR, short[LR])
     print_cell_summary(LR, short[LR])
     print()
-    print("四、10 位任务：注意力什么时候真的在挑？每格 %d 个种子，各训练 3000 轮。" % len(EXPERIMENT_SEEDS))
-    print("规则（事先定好）：拿掉挑选后逐位正确掉 %.2f 以上、反对角线是均匀的 %.0f 倍以上，才算形成了对齐。"
+    print("四、10 位任务：注意力什么时候真的在挑？每格 %d 个种子，各训练 %d 轮。" % (len(EXPERIMENT_SEEDS), SWEEP_ROUNDS))
+    print("规则（事先定好）：拿掉挑选后逐位正确降 %.2f 以上、反对角线是均匀的 %.0f 倍以上，才算形成了对齐。"
           % (FORMED_DROP, FORMED_DIAGONAL))
     for lr, cell in sweep.items():
         print()
         print_sweep_table(lr, cell)
         print_cell_summary(lr, cell)
+    print()
+    print_gap(sweep)
     formed, not_formed = first_of_each_kind(sweep)
     print()
     print_picture("第一个形成了对齐的模型", formed)
@@ -318,6 +348,8 @@ def main():
     print()
     print("六、峰值落在哪一列？")
     print_peak_offsets(sweep)
+    print()
+    print_first_row_at_start()
     print()
     trained = sum(len(runs) for results in (short, sweep) for cell in results.values() for runs in cell.values())
     print("这个程序一共从头训练了 %d 个模型。" % (trained + 1))      # 加上训练 30000 轮的那一个

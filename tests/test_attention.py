@@ -41,20 +41,82 @@ def transcript_lines(program="generated/attention.py"):
 # ---------------------------------------------------------------- the hand example
 
 def test_hand_example_numbers_are_the_books():
-    _, _, dots, scaled, weights, context = A.hand_example()
+    _, _, dots, scaled, weights, context, average = A.hand_example()
     assert ["%.4f" % v for v in dots] == ["1.0000", "0.0000", "2.0000", "1.0000"]
     assert ["%.4f" % v for v in scaled] == ["0.5774", "0.0000", "1.1547", "0.5774"]
     assert ["%.4f" % v for v in weights] == ["0.2303", "0.1293", "0.4102", "0.2303"]
     assert ["%+.4f" % v for v in context] == ["+0.8707", "+0.3595", "+0.4102"]
+    assert ["%+.4f" % v for v in average] == ["+0.7500", "+0.5000", "+0.2500"]
 
 
 def test_hand_example_matches_numpy_reference():
-    q, K, _, _, weights, context = A.hand_example()
+    q, K, _, _, weights, context, average = A.hand_example()
     scores = K @ q / np.sqrt(3.0)
     ref = np.exp(scores - scores.max())
     ref /= ref.sum()
     np.testing.assert_allclose(weights, ref, rtol=1e-15)
     np.testing.assert_allclose(context, ref @ K, rtol=1e-15)
+    np.testing.assert_array_equal(average, K.mean(axis=0))
+
+
+def test_attend_one_is_the_hand_example_and_the_batched_attend_gives_its_bits():
+    """The main line's one-query attend_one, the hand example's three steps and the batched
+    attend of the full implementation: the same bits."""
+    q, K, _, _, weights, context, average = A.hand_example()
+    for uniform, expected in ((False, (context, weights)), (True, (average, np.full(4, 0.25)))):
+        one = A.attend_one(q, K, uniform)
+        batched = A.attend(q, K, uniform=uniform)
+        assert all(map(np.array_equal, one, expected)) and all(map(np.array_equal, batched, expected))
+    rng = np.random.RandomState(11)
+    K = rng.uniform(-1, 1, size=(3, 7, 16))
+    q = rng.uniform(-1, 1, size=(3, 16))
+    context, weights = A.attend(q, K)
+    for b in range(3):
+        one = A.attend_one(q[b], K[b])
+        assert np.array_equal(one[0], context[b]) and np.array_equal(one[1], weights[b])
+
+
+def test_mm_takes_vectors_as_matmul_does():
+    rng = np.random.RandomState(12)
+    a, v = rng.uniform(-1, 1, size=(5, 4)), rng.uniform(-1, 1, size=4)
+    w = rng.uniform(-1, 1, size=5)
+    assert A.mm(a, v).shape == (5,) and np.array_equal(A.mm(a, v), A.mm(a, v[:, None])[:, 0])
+    assert A.mm(w, a).shape == (4,) and np.array_equal(A.mm(w, a), A.mm(w[None, :], a)[0])
+    np.testing.assert_allclose(A.mm(a, v), a @ v, rtol=1e-13)
+
+
+def test_decode_step_is_one_step_of_teacher_forced_training():
+    """decode_step (the main line's decoder, one step at a time) and the training path (all
+    steps at once through decoder and decoder_output) give the same logits, both queries."""
+    params = A.init_params(np.random.RandomState(5), True)
+    src = A.make_test_set(5)[:6]
+    tgt = src[:, ::-1]
+    hs_enc = A.encoder(params, src)
+    dec_in = np.concatenate([np.full((6, 1), A.START), tgt[:, :-1]], axis=1)
+    hs_dec = A.decoder(params, dec_in, hs_enc[:, -1])
+    for query in ("after", "before"):
+        queries = hs_dec if query == "after" else np.concatenate([hs_enc[:, -1:], hs_dec[:, :-1]], axis=1)
+        logits_all, _, _ = A.decoder_output(params, hs_dec, hs_enc, queries)
+        h = hs_enc[:, -1]
+        for t in range(5):
+            h, logits, _ = A.decode_step(params, h, dec_in[:, t], hs_enc, query)
+            np.testing.assert_allclose(logits, logits_all[:, t], rtol=1e-12, atol=1e-15)
+
+
+def test_the_gradient_check_the_lesson_prints_can_fail():
+    """gradient_check compares against central differences; a wrong gradient shows up in it."""
+    assert A.gradient_check(True, "before") < 1e-6
+    original = A.loss_and_grads
+
+    def wrong(*args):
+        loss, grads = original(*args)
+        grads["dec_Wh"] = grads["dec_Wh"] * 1.01
+        return loss, grads
+    A.loss_and_grads = wrong
+    try:
+        assert A.gradient_check(True, "before") > 1e-3
+    finally:
+        A.loss_and_grads = original
 
 
 # ---------------------------------------------------------------- attention
@@ -330,7 +392,7 @@ def five_letter_run(attention):
     test = A.make_test_set(5)
     params = A.train(5, attention, 2000, test)
     whole, per_token, _, _ = A.evaluate(params, test)
-    return A.count_params(params), whole, per_token
+    return A.count_params(params), whole, per_token, params
 
 
 @pytest.fixture(scope="module")
@@ -347,14 +409,16 @@ def test_the_two_process_fixture_is_what_reversal_comparison_gives(monkeypatch):
     original = A.train
     monkeypatch.setattr(A, "train", lambda length, attention, rounds, test: original(length, attention, 30, test))
     expected = A.reversal_comparison()
-    assert {attention: five_letter_run(attention) for attention in (False, True)} == \
-        {attention: expected[attention] for attention in (False, True)}
+    for attention in (False, True):
+        mine, theirs = five_letter_run(attention), expected[attention]
+        assert mine[:3] == theirs[:3]
+        assert all(np.array_equal(mine[3][name], theirs[3][name]) for name in theirs[3])
 
 
 def test_reversal_table_in_the_transcript_is_what_predict_gives(five_letter_results):
     lines = transcript_lines()
     for attention, label in ((False, "不用注意力"), (True, "用注意力")):
-        n_params, whole, per_token = five_letter_results[attention]
+        n_params, whole, per_token, _ = five_letter_results[attention]
         row = next(line for line in lines if line.startswith(label + " "))
         assert row.split()[1:] == [str(n_params), "%.4f" % whole, "%.4f" % per_token]
 
@@ -365,7 +429,7 @@ def test_main_prints_the_transcript_even_when_loaded_by_path(capsys, monkeypatch
     calls = []
     monkeypatch.setattr(A, "attention_run", lambda *setting: calls.append(setting) or fake_run(*setting))
     monkeypatch.setattr(A, "reversal_comparison",
-                        lambda: {False: (838, 1.0, 1.0), True: (934, 1.0, 1.0), "untouched": [(16, True), (16, True)]})
+                        lambda: {"rounds": 2000, False: (838, 1.0, 1.0, untrained(False)), True: (934, 1.0, 1.0, untrained(True))})
     A.main()
     out = capsys.readouterr().out
     assert calls == [A.BOOK_SETTING, A.PICKING_SETTING]
@@ -378,18 +442,22 @@ def test_the_appendix_main_prints_what_section_sevens_main_prints(capsys, monkey
     plain_main trains them in order. Same bytes."""
     monkeypatch.setattr(A, "attention_run", fake_run)
     monkeypatch.setattr(A, "reversal_comparison",
-                        lambda: {False: (838, 1.0, 1.0), True: (934, 1.0, 1.0), "untouched": [(16, True), (16, True)]})
+                        lambda: {"rounds": 2000, False: (838, 1.0, 1.0, untrained(False)), True: (934, 1.0, 1.0, untrained(True))})
     A.main()
     parallel = capsys.readouterr().out
     A.plain_main(fake_run)
     plain = capsys.readouterr().out
     assert A.main is not A.plain_main
-    assert parallel == plain and "对齐形成了" in plain and plain.count("10 位序列，用注意力") == 2
+    assert parallel == plain and "对齐形成了" in plain and plain.count("10 位序列，训练 3000 轮") == 2
+
+
+def untrained(attention):
+    return A.init_params(np.random.RandomState(A.SEED_INIT), attention)
 
 
 def fake_run(query, lr):
     matrix = np.eye(10)[::-1] * 0.91 + 0.01                # a perfect reversal
-    return {"query": query, "lr": lr, "whole": 0.5, "per_token": 0.75, "by_position": np.linspace(1, 0.1, 10),
+    return {"query": query, "lr": lr, "rounds": 3000, "whole": 0.5, "per_token": 0.75, "by_position": np.linspace(1, 0.1, 10),
             "uniform": (0.1, 0.4), "matrix": matrix, "sample": (np.arange(10) % 5, matrix), "diagonal_at": {}}
 
 
@@ -491,7 +559,8 @@ def test_progress_goes_to_stderr_only_when_asked(capsys, monkeypatch):
 
 
 def test_sections_show_their_own_checked_output():
-    """三, 四 and 五 hold the main program's parts; each experiment its own; 七 holds none."""
+    """The main line (above 「完整实现」) holds the parts a learner reads: 三, 四 and 五; the full
+    implementation the gradient check and the untouched parameters; each experiment its own."""
     doc = lesson()
 
     def heading_of(line, tag):
@@ -499,12 +568,33 @@ def test_sections_show_their_own_checked_output():
                 if token.type == "heading_open" and token.tag == tag and token.map[0] < line][-1]
 
     main = doc.transcripts["generated/attention.py"].parts
-    assert [heading_of(part.fence_line, "h2")[:2] for part in main] == ["三、", "四、", "五、", "五、", "五、"]
-    assert main[0].content.splitlines()[-3].startswith("第 3 个 key 和查询最像")
-    assert main[1].content.startswith("把注意力加到 6.5 节那个反转任务上")
+    assert [heading_of(part.fence_line, "h2")[:2] for part in main] == ["三、", "四、"] + ["五、"] * 5 + ["完整"] * 2
+    assert [heading_of(part.fence_line, "h3") for part in main[7:]] == ["梯度检查", "五位对比的细节"]
+    assert main[0].content.splitlines()[-4].startswith("取平均")
+    assert main[1].content.startswith("加到 6.5 节的反转任务上")
     experiments = doc.transcripts["generated/experiments.py"].parts
     assert [heading_of(part.fence_line, "h3")[:3] for part in experiments] == [
         "实验一", "实验二", "实验三", "实验四", "实验五", "实验六"]
+
+
+def test_the_main_line_ends_at_the_full_implementation_and_folds_only_numbers():
+    """One level-2 heading with 「完整实现」 ends the main line. Above it: the code a learner needs
+    (at most 120 lines, the issue's budget) and nothing folded into <details> but transcript."""
+    text = (ROOT / "attention.md").read_text(encoding="utf-8").split("\n")
+    ends = [i + 1 for i, line in enumerate(text) if line.startswith("## ") and "完整实现" in line]
+    assert len(ends) == 1
+    end = ends[0]
+    doc = lesson()
+    folded, depth = [], 0
+    for number, line in enumerate(text[:end], start=1):
+        depth += line.startswith("<details") - line.startswith("</details")
+        if depth and line.startswith("```") and line.strip() != "```":
+            folded.append(line)
+    assert folded and all("{transcript=" in line for line in folded), folded
+    main_code = [line for pieces in doc.chunks.values() for piece in pieces if piece.fence_line < end
+                 for line in piece.lines if line.strip()]
+    assert 40 < len(main_code) <= 120
+    assert all(piece.fence_line > end for pieces in doc.roots.values() for piece in pieces)
 
 
 def test_every_fence_of_the_lesson_has_its_caption():

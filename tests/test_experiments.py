@@ -65,14 +65,14 @@ def test_log_agrees_with_the_c_library():
 def test_hard_attention_gradient_is_exactly_zero_and_softmax_is_not(capsys):
     E.hard_attention_experiment()
     lines = capsys.readouterr().out.splitlines()
-    rows = [line for line in lines if line.startswith("第 ") and "个 key" in line]
+    rows = [line for line in lines if line.startswith("第 ") and "个键" in line]
     assert len(rows) == 4
     for row in rows:
-        numbers = row.split()[4:]
+        numbers = row.split()[3:]
         soft, hard = numbers[:3], numbers[3:]
         assert hard == ["+0.0000"] * 3
         assert all(value != "+0.0000" for value in soft)
-    assert "硬选择的梯度处处是 0：是" in lines[-1]
+    assert "硬选择的梯度全是 0：是" in lines[-1]
 
 
 def test_the_sweep_gives_each_cell_and_seed_the_result_of_a_single_run():
@@ -124,3 +124,39 @@ def test_diagonal_weight_and_peak_offsets():
     assert list(E.peak_offsets(m)) == [0] * 10
     shifted = np.roll(m, -1, axis=1)                    # one column to the left
     assert list(E.peak_offsets(shifted))[:9] == [-1] * 9
+
+
+def test_the_gap_between_formed_and_not_formed_and_whether_the_thresholds_fall_in_it(capsys):
+    n = len(E.EXPERIMENT_SEEDS)
+    cell = lambda formed: {"after": [fake_run(formed)] * n, "before": [fake_run(formed)] * n}
+    E.print_gap({0.003: cell(False), 0.02: cell(True)})
+    out = capsys.readouterr().out.splitlines()
+    assert out == ["没形成的 20 个模型：拿掉挑选最多降 0.000，反对角线最高 1.00 倍。",
+                   "形成了的 20 个模型：拿掉挑选最少降 0.600，反对角线最低 6.00 倍。",
+                   "规则的两个门槛（降 0.10、2 倍）都落在这段空当里：是。"]
+    barely = fake_run(True)
+    barely["uniform"] = (0.0, 0.95)                     # picks on the reversal, but drops only 0.05
+    E.print_gap({0.02: {"after": [barely] * n, "before": [fake_run(True)] * n}})   # not formed, yet 6×
+    assert capsys.readouterr().out.splitlines()[-1].endswith("：否。")
+
+
+def test_the_cell_summary_counts_seed_by_seed_wins_of_the_uniform_control(capsys):
+    n = len(E.EXPERIMENT_SEEDS)
+    runs = [dict(fake_run(False), per_token=0.501 + 0.04 * i) for i in range(n)]  # 0.501 … 0.861
+    control = [(0.0, 0.7)] * n
+    E.print_cell_summary(0.003, {"none": control, "uniform": control, "after": runs})
+    out = capsys.readouterr().out
+    assert "平均对照高的 5 个，学出权重的高的 5 个，一样的 0 个" in out
+
+
+def test_with_the_before_update_query_row_one_asks_with_the_encoders_last_state():
+    """Step 1's before-update query is the encoder's last state itself: row 1 of the weights is
+    attend(h_enc[T], H_enc), which experiment six measures before any training."""
+    params = E.init_params(np.random.RandomState(0), True)
+    src = E.make_test_set(10)[:5]
+    _, weights = E.predict(params, src, "before")
+    hs_enc = E.encoder(params, src)
+    _, expected = E.attend(hs_enc[:, -1], hs_enc)
+    assert np.array_equal(weights[:, 0], expected)
+    peaks, last = E.first_row_at_start("before")
+    assert len(peaks) == len(last) == len(E.EXPERIMENT_SEEDS) and all(1 <= p <= 10 for p in peaks)
