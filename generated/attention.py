@@ -1,5 +1,5 @@
 # Generated from attention.md by tangle.py — do not edit; edit attention.md and run make tangle.
-# sha256 of the lines below: fddfba43478cca286f1b3b62ab1ec30532377a78aa02619303fe0fbab9c1b2a8
+# sha256 of the lines below: b74686fcfcac41e58dde4c9d76aca1640aee83ced76d937ecb343bf90c202245
 # attention.md:503 (generated/attention.py)
 """注意力：每次解码时自己回头挑重点。
 
@@ -553,10 +553,10 @@ def with_uniform_weights(params, test, query):
 
 
 def diagonal_weight(matrix, offset=0):
-    """第 r 行第 T+1−r+offset 列权重的平均：offset=0 是反对角线，−1 是它左边一列。"""
+    """第 r 行第 T+1−r+offset 列（都从 1 数）权重的平均：offset=0 是反对角线，−1 是它左边一列。"""
     T = len(matrix)
     rows = np.arange(T)
-    cols = T - 1 - rows + offset
+    cols = T - 1 - rows + offset                  # 下标从 0 数：第 r 行是 r − 1，第 T+1−r 列是 T − r
     keep = (cols >= 0) & (cols < T)
     return matrix[rows[keep], cols[keep]].mean()
 
