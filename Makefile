@@ -2,7 +2,7 @@
 PYTHON ?= python3
 VENV_PY := .venv/bin/python
 
-.PHONY: help tangle check html test update experiments update-experiments portability bench clean
+.PHONY: help tangle check html notebook test update experiments update-experiments portability bench clean
 .DEFAULT_GOAL := help
 
 help: ## list the targets
@@ -19,6 +19,10 @@ help: ## list the targets
 .venv/html-stamp: requirements-html.txt | .venv/stamp
 	.venv/bin/pip install -r requirements-html.txt && touch $@
 
+# nbformat writes the notebook; nbclient and ipykernel run it in the tests.
+.venv/notebook-stamp: requirements-notebook.txt | .venv/stamp
+	.venv/bin/pip install -r requirements-notebook.txt && touch $@
+
 tangle: | .venv/stamp ## write generated/ from attention.md (refuses to overwrite hand edits)
 	$(VENV_PY) tangle.py tangle
 
@@ -33,7 +37,12 @@ html: build/attention.html ## write build/attention.html: the lesson as one page
 build/attention.html: attention.md tangle.py weave.py book_figures.txt | .venv/html-stamp
 	$(VENV_PY) weave.py attention.md -o $@
 
-test: | .venv/stamp .venv/html-stamp ## run all tests (tangle.py, weave.py and the page in chromium, the program, the portability harness)
+notebook: build/attention.ipynb ## write build/attention.ipynb: the lesson as a Jupyter notebook that prints its transcript
+
+build/attention.ipynb: attention.md tangle.py notebook.py | .venv/notebook-stamp
+	$(VENV_PY) notebook.py attention.md -o $@
+
+test: | .venv/stamp .venv/html-stamp .venv/notebook-stamp ## run all tests (tangle.py, weave.py and the page in chromium, the notebook in a kernel, the program, the portability harness)
 	$(VENV_PY) -m pytest -q tests/
 
 # The programs write their progress to stderr when ATTENTION_PROGRESS=1; --progress shows it as it comes.

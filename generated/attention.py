@@ -1,5 +1,5 @@
 # Generated from attention.md by tangle.py — do not edit; edit attention.md and run make tangle.
-# sha256 of the lines below: b74686fcfcac41e58dde4c9d76aca1640aee83ced76d937ecb343bf90c202245
+# sha256 of the lines below: 515fefe31f41bca1c942d4aed46f5f4833cfeb696c4769f735b83aedbe25dc61
 # attention.md:503 (generated/attention.py)
 """注意力：每次解码时自己回头挑重点。
 
@@ -14,7 +14,7 @@ from decimal import Decimal, localcontext
 
 import numpy as np
 
-# attention.md:1971 (精确的矩阵乘法、exp 与 tanh)
+# attention.md:1982 (精确的矩阵乘法、exp 与 tanh)
 def mm(a, b):
     """a @ b，形状规则同 np.matmul；但每个结果都按 k = 0, 1, 2, … 的顺序一项项加出来。"""
     if a.ndim == 1:                                   # 左边是一个向量：当成一行来乘
@@ -378,7 +378,7 @@ def loss_and_grads(params, src, tgt, query="after", uniform=False):
     grads["enc_Wx"], grads["enc_b"] = input_grads(dz, src)
     return loss, {name: grads[name] for name in params}
 
-# attention.md:1890 (附录：快一些的 rnn、rnn_backward 和 input_grads)
+# attention.md:1901 (附录：快一些的 rnn、rnn_backward 和 input_grads)
 plain_rnn, plain_rnn_backward, plain_input_grads = rnn, rnn_backward, input_grads   # 完整实现里照公式写的那三个，留作对照
 
 
@@ -758,32 +758,43 @@ def print_sample(run):
     sample_heatmap(seq, weights)
 
 
-def main(train_long=attention_run):
-    """按顺序打印实跑输出的九段。train_long(查询, 学习率) 训练第五节的 10 位模型；
-    附录里把它换成早早交给别的进程去跑的版本。"""
-    print_hand_example()                                   # 第 1 段：第三节
+def main(attention_run=attention_run):
+    """按顺序打印实跑输出的九段，段与段之间空一行。每段前面的注释写着它是第几段、在讲义的哪里；
+    笔记本（make notebook）把每段的这几行原样放进那一段实跑输出上面的一格。
+    参数 attention_run 缺省就是第五节的那个函数；附录里把它换成早早交给别的进程去跑的版本。"""
+    # 第 1 段：第三节，手算一遍
+    print_hand_example()
     print()
+    # 第 2 段：第四节，5 位反转任务
     five = reversal_comparison()
-    print_reversal(five)                                   # 第 2 段：第四节
-    book_run, picking_run = train_long(*BOOK_SETTING), train_long(*PICKING_SETTING)
+    print_reversal(five)
     print()
-    print_long_run(book_run)                               # 第 3、4 段：第五节的第一次
+    # 第 3 段：第五节的第一次 10 位训练
+    book_run = attention_run(*BOOK_SETTING)
+    print_long_run(book_run)
     print()
+    # 第 4 段：它的热图的数字（正文里折叠着）
     print_long_run_numbers(book_run)
     print()
+    # 第 5 段：第二次，只换两个旋钮
+    picking_run = attention_run(*PICKING_SETTING)
     print("同一个种子，只换两个旋钮：%s，学习率 %g。" % (QUERY_NAMES[picking_run["query"]], picking_run["lr"]))
     print()
-    print_long_run(picking_run)                            # 第 5–7 段：第二次
+    print_long_run(picking_run)
     print()
+    # 第 6 段：它的热图的数字（折叠着）
     print_long_run_numbers(picking_run)
     print()
+    # 第 7 段：第一条测试序列自己的权重（折叠着）
     print_sample(picking_run)
     print()
-    print_gradient_checks()                                # 第 8 段：完整实现里的梯度检查
+    # 第 8 段：完整实现里的梯度检查
+    print_gradient_checks()
     print()
-    print_untouched(five)                                  # 第 9 段：五位对比的细节
+    # 第 9 段：五位对比的细节
+    print_untouched(five)
 
-# attention.md:1933 (附录：同时训练)
+# attention.md:1944 (附录：同时训练)
 def in_background(pool, function, *args):
     """让另一个进程去算 function(*args)，返回一个之后取结果的 Future。进程之间按「模块名.函数名」
     传函数，所以这个模块要能按名字导入；不能的时候（比如被别的程序按文件路径执行），就当场算。"""

@@ -1,0 +1,383 @@
+#!/usr/bin/env python3
+"""Make a literate Markdown lesson a Jupyter notebook that runs top to bottom and prints, where the
+lesson shows each part of its program's transcript, exactly that part.
+
+usage: python notebook.py [MD] [-o OUT]     (MD: ./attention.md; OUT: build/<MD's name>.ipynb beside MD)
+
+examples:
+  python notebook.py                       # build/attention.ipynb from ./attention.md
+  python notebook.py docs/lesson.md -o /tmp/lesson.ipynb
+  make notebook                            # the first, inside .venv (installs requirements-notebook.txt)
+
+The notebook (nbformat 4, written with the nbformat library) reads like the lesson, in its order. Like
+weave.py, it takes the document as tangle.py parses it (chunks, roots, transcripts, tokens):
+  - prose as Markdown cells, a new cell at each heading. GitHub's $`...`$ and ```math fences become
+    $...$ and $$...$$, which Jupyter renders; captions stay as they are. A <details> that folds a
+    transcript becomes its summary in bold, and the output of the cell that prints it is folded;
+  - each fence of a named chunk as a code cell holding exactly its lines; a root chunk (its
+    <<references>> are not Python) as Markdown, to read;
+  - after the lesson's opening, a note and one collapsed cell: the program whose transcript comes first
+    (generated/attention.py), as tangle.py renders it, minus its `if __name__ == "__main__":` block.
+    It defines every name, so the main line runs although it calls code the lesson shows later; the
+    cells below run each chunk again where the lesson shows it, so an edited cell counts from then on;
+  - where a part of that transcript stands, a code cell that prints exactly that part: the lines of
+    the program's main() from its comment `# 第 N 段` to the next one, as they are, with the part as
+    the stored output (tests/test_notebook.py runs the notebook in a fresh kernel and compares).
+    Other programs' transcripts (the experiments, minutes long) stay as text and are not rerun;
+  - at the end of the section of each experiment (a chunk named 实验一, 实验二, ...), a playground
+    cell marked as the reader's: a small run of seconds, its knobs as variables at the top.
+
+Writes OUT only when its content changes, atomically. Errors in the input are reported as
+`MD:LINE: error: ...` on stderr. Exit status: 0 ok, 2 bad input or usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import re
+import sys
+import textwrap
+from pathlib import Path
+
+import tangle
+
+try:
+    import nbformat
+    from nbformat import v4
+except ImportError:  # run outside the project's .venv
+    print("notebook.py: error: needs nbformat; use make notebook (it installs requirements-notebook.txt into "
+          ".venv), or pip install -r requirements-notebook.txt", file=sys.stderr)
+    raise SystemExit(2) from None
+
+OK, BAD_INPUT = 0, 2
+INLINE_MATH = re.compile(r"\$`([^`\n]+)`\$")  # GitHub's $`...`$
+PART_MARK = re.compile(r"^\s*# 第 (\d+) 段")  # in main(): the lines from here print part N
+EXPERIMENT = re.compile(r"^实验([一二三四五六七八九十]+)")  # an experiment's chunk: 实验一：...
+SUMMARY = re.compile(r"^\s*<summary>(.*)</summary>\s*$")
+KERNEL = {"name": "python3", "display_name": "Python 3", "language": "python"}
+
+NOTE = """\
+**这是讲义的笔记本版**（这一格和下面折叠着的那一格是 `notebook.py` 加的，讲义里没有）
+
+`make notebook` 从 `{md}` 生成了它：讲义的文字是 Markdown 格，讲义的每个代码块是一格代码，顺序就是讲义的阅读顺序。从上往下运行全部格子（Run All）即可；它要训练讲义的四个模型和试验场的五个小模型，{timing}
+
+- **为什么能从上往下运行**：主线的代码调用了「完整实现」里才讲的函数（`train`、`evaluate`、`mm`……）。下面折叠着的那一格，就是 `make tangle` 从讲义拼出来的整个程序 `{program}`，只去掉了最后运行 `main` 的那几行：先运行它，所有名字就都有了。之后每一格运行的是讲义在那里给出的代码块（和折叠格里的是同一段代码），所以你改了哪一格、重新运行它，之后的格子用的就是你改过的版本。讲义的代码一行都没有另外写过。
+- **实跑输出**：讲义里放实跑输出的地方，这里是一格打印它的代码，摘自〈{printing}〉里的 `main`（从注释「# 第 N 段」到下一段为止）；格子下面已经放着讲义核对过的那一段输出。在新的内核里从头运行，打印出来的和它逐字节相同（`tests/test_notebook.py` 就是这样核对的）。讲义里折叠着的几段，这里折叠的是输出。
+- **邀请你改的格子**：每一格都可以改了再运行。最值得动的是〈{knobs}〉里的两组旋钮 `BOOK_SETTING`、`PICKING_SETTING`（查询的选法和学习率）：改完运行它，再运行打印第 3 段、第 5 段的那两格。改了以后，输出就和讲义的不一样了，那正是你改动的效果。「30 秒实验」的每个实验的最后，还有一格标着 **试验场**，几秒钟就跑完（一个种子、少一些轮数），旋钮是格子开头的变量。实验的完整结果（10 个种子、3000 轮，要几分钟）照讲义放在各实验的代码下面，笔记本不重新运行它们（`make experiments` 核对）。
+- 改乱了：重启内核，从头全部运行（Restart Kernel and Run All），就回到讲义的样子。"""
+
+TIMING = ("内核用 CPU 约 33 秒。（2026-12-01 量的：那时这台双核机器被别的任务占着，负载约 11，实际等了 103 秒；"
+          "空闲的机器上应该接近 CPU 时间，我们没有在空闲时量过。）打印第 2、3、5 段的格子要训练模型，各等一会儿。")
+
+PRELUDE_HEADER = """\
+# 这一格是 make tangle 从 {md} 拼出来的整个程序 {program}（notebook.py 原样放进来），
+# 只去掉了最后运行 main 的 `if __name__ == "__main__":` 那几行。先运行它，下面每一格用到的名字就都有了。
+"""
+
+ROOT_NOTE = {
+    "program": "*（这一格只供阅读，不运行：`<<名字>>` 的地方拼进同名的代码块，Python 不认识这种写法。拼好的程序就是笔记本开头折叠着的那一格。）*",
+    "other": "*（这一格只供阅读，不运行：这个程序要跑好几分钟。它的实跑输出照讲义放在各段代码的下面，`make experiments` 重新运行并逐字节核对它。）*",
+}
+
+PART_HEADER = "# 这几行摘自〈{printing}〉里的 main：\n"
+
+# The reader's playgrounds, one per experiment: (what it is, the cell). They use only what the lesson
+# defines; they are run by the tests (so they work) but not compared with anything.
+PLAYGROUND_NOTE = ("**试验场（{experiment}）**：下面这一格是读者的，不在讲义里，也不核对。{what}改一改开头的变量，再运行。"
+                   "上面的完整结果是 `make experiments` 核对过的。")
+PLAYGROUNDS = {
+    "一": ("换几个维度，看三种缩放的分数方差、最大权重和梯度怎么变；查询少一些（实验一是 2000 个），几秒钟就完。",
+          """\
+dims = (3, 30, 300, 3000)      # 向量的维度 d；实验一只看 3 和 300
+n = 200                        # 查询的个数
+scaling_experiment(dims=dims, n=n)"""),
+    "二": ("分数乘上 sharpness 再做 softmax：sharpness 越大，越接近「只保留最大的那个」，看权重和输出对分数的梯度怎么变。",
+           """\
+sharpness = (1, 3, 10, 30, 100)   # 分数放大几倍；实验二比的是 1 和「只保留最大的那个」
+q, K, dots, scaled, weights, context, _ = hand_example()
+for s in sharpness:
+    w = softmax(scaled * s)
+    grad = w[:, None] * (K - mm(w, K))          # 输出对第 i 个（放大后的）分数的梯度，和实验二同一个公式
+    print("放大 %-4g 权重 %s   梯度最大 %.4f" % (s, " ".join("%.4f" % x for x in w), np.abs(grad).max()))
+print("只保留最大的那个：权重 %s   梯度处处是 0" % " ".join("%.4f" % x for x in hard_max(scaled)))"""),
+    "三": ("5 位任务上，一个种子、少一些轮数，三种做法各训练一次。",
+           """\
+seed = (0, 100)                # (初始权重的种子, 抽批次的种子)；实验三用 (s, 100 + s)，s = 0…9
+rounds = 500                   # 实验三训练 2000 轮
+for label, attention, uniform in (("不用注意力", False, False), ("用注意力", True, False), ("平均对照", True, True)):
+    whole, per_token, _, _ = train_and_evaluate(5, rounds, attention, seed, uniform=uniform)
+    print("%-6s 整串全对 %.4f，逐位正确 %.4f" % (label, whole, per_token))"""),
+    "四": ("10 位任务的两个旋钮：查询的选法和学习率。一个种子、1000 轮（实验四每格 10 个种子、3000 轮）。",
+           """\
+query = "before"               # 查询："after" 更新后的状态，"before" 更新前的状态
+lr = 0.02                      # 学习率；实验四试了 0.003、0.01、0.02
+seed = 0                       # 实验四的种子是 0…9
+rounds = 1000
+run = attention_run(query, lr, (seed, 100 + seed), rounds=rounds)
+print_long_run(run)"""),
+    "五": ("训练途中反对角线怎么变：在 checkpoints 这几轮各量一次（实验五量到 30000 轮）。",
+           """\
+query, lr, seed = "before", 0.02, 0
+checkpoints = (100, 200, 400, 800)   # 在这几轮量；训练到最后一个为止
+run = attention_run(query, lr, (seed, 100 + seed), rounds=max(checkpoints), checkpoints=checkpoints)
+for n in checkpoints:
+    print("第 %d 轮：反对角线是均匀的 %.2f 倍" % (n, run["diagonal_at"][n]))"""),
+    "六": ("训练之前（初始权重），第 1 行的峰值落在哪一列：换一个序列长度试试。不用训练，一眨眼就完。",
+           """\
+length = 10                    # 序列长度；试试 5 或 20
+print_first_row_at_start(length)"""),
+}
+
+
+# ---------------------------------------------------------------- what the notebook takes from the lesson
+
+
+def first_program(doc: tangle.Document) -> str:
+    """The program the notebook runs: the root whose transcript (or its first part) comes first."""
+    programs = [target for target in doc.transcripts if target in doc.roots and target.endswith(".py")]
+    if not programs:
+        raise tangle.UserError(f"{doc.shown}: error: no program with a transcript; nothing to run in a notebook")
+    return min(programs, key=lambda target: doc.transcripts[target].pieces()[0].fence_line)
+
+
+def without_main_block(text: str, shown: str) -> str:
+    """The program's text without its `if __name__ == "__main__":` block (in a kernel, __name__ is
+    "__main__" too, and main() would print the whole transcript in the first cell)."""
+    lines = text.split("\n")
+    try:
+        tree = ast.parse(text)
+    except SyntaxError as error:
+        raise tangle.UserError(f"{shown}: error: the program does not parse: {error.msg} "
+                               f"(line {error.lineno} of the tangled file)") from None
+    blocks = [node for node in tree.body if isinstance(node, ast.If) and ast.unparse(node.test).replace("'", '"')
+              in ('__name__ == "__main__"', '"__main__" == __name__')]
+    for node in reversed(blocks):
+        del lines[node.lineno - 1 : node.end_lineno]
+    return "\n".join(lines).rstrip("\n")
+
+
+def part_blocks(doc: tangle.Document, parts: int) -> tuple[str, dict[int, list[str]]]:
+    """The chunk whose main() marks the parts (`# 第 N 段`), and N -> the lines that print part N
+    (dedented, its comment first)."""
+    found = []
+    for name, pieces in doc.chunks.items():
+        for piece in pieces:
+            try:
+                tree = ast.parse("\n".join(piece.lines))
+            except SyntaxError:
+                continue
+            for node in tree.body:
+                if isinstance(node, ast.FunctionDef) and node.name == "main":
+                    body = piece.lines[node.lineno : node.end_lineno]  # below the def line
+                    marks = [i for i, line in enumerate(body) if PART_MARK.match(line)]
+                    if marks:
+                        found.append((name, piece, node, body, marks))
+    if len(found) != 1:
+        where = ", ".join(f"〈{name}〉 ({doc.where(piece.fence_line)})" for name, piece, *_ in found)
+        raise tangle.UserError(f"{doc.shown}: error: the notebook needs one main() whose lines are marked "
+                               f"`# 第 N 段` before the lines that print part N; found {len(found)}"
+                               + (f": {where}" if where else ""))
+    name, piece, node, body, marks = found[0]
+    first_code = min(statement.lineno for statement in node.body if not is_docstring(statement)) - node.lineno - 1
+    if first_code < marks[0]:
+        raise tangle.UserError(f"{doc.where(piece.first_line + node.lineno + first_code)}: error: main() runs "
+                               "code before its first `# 第 1 段`; the notebook would leave it out")
+    blocks = {}
+    for number, (start, end) in enumerate(zip(marks, marks[1:] + [len(body)]), 1):
+        line = piece.first_line + node.lineno + start
+        part = int(PART_MARK.match(body[start])[1])
+        if part != number:
+            raise tangle.UserError(f"{doc.where(line)}: error: expected `# 第 {number} 段` here (the parts of "
+                                   f"main() in order), found part {part}")
+        blocks[part] = textwrap.dedent("\n".join(body[start:end]).rstrip()).split("\n")
+    if len(blocks) != parts:
+        raise tangle.UserError(f"{doc.where(piece.fence_line)}: error: main() in 〈{name}〉 marks {len(blocks)} "
+                               f"parts (`# 第 N 段`), but its transcript has {parts}")
+    return name, blocks
+
+
+def is_docstring(statement) -> bool:
+    return isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant) \
+        and isinstance(statement.value.value, str)
+
+
+def lesson_lines(doc: tangle.Document) -> list[str]:
+    """The Markdown's lines as tangle.py read them, with the formulas written the way Jupyter wants."""
+    lines = tangle.normalize_newlines(tangle.decode_markdown(doc.raw, doc.shown)[0]).split("\n")
+    in_fence = set()
+    for token in doc.tokens:
+        if token.type == "fence":
+            start, end = token.map
+            in_fence.update(range(start, end))
+            if token.info.strip() == "math":  # ```math ... ``` -> $$ ... $$
+                lines[start], lines[end - 1] = "$$", "$$"
+    return [line if number in in_fence else INLINE_MATH.sub(r"$\1$", line) for number, line in enumerate(lines)]
+
+
+# ---------------------------------------------------------------- the cells
+
+
+class Notebook:
+    """The cells so far, and whether a <details> that a code cell split is open."""
+
+    def __init__(self):
+        self.cells = []
+        self.folding = False
+
+    def add(self, cell, role: str, **facts):
+        cell["id"] = f"{len(self.cells):03d}-{role}"  # the same every build
+        cell.metadata["attention"] = {"role": role, **facts}
+        self.cells.append(cell)
+        return cell
+
+    def markdown(self, lines: list[str]) -> None:
+        """Prose up to the next cell. A <details> opened here and closed in a later cell (it folds a
+        transcript that is a cell's output now) is dropped, and its summary kept in bold."""
+        kept, opened = [], []
+        for line in lines:
+            stripped = line.strip()
+            if stripped.startswith("<details"):
+                opened.append(len(kept))
+            elif stripped == "</details>":
+                if opened:
+                    opened.pop()
+                else:  # closes a fold opened in an earlier cell
+                    self.folding = False
+                    continue
+            kept.append(line)
+        for index in reversed(opened):  # not closed here: the cells below fold their outputs
+            summary = SUMMARY.match(kept[index + 1]) if index + 1 < len(kept) else None
+            kept[index : index + (2 if summary else 1)] = \
+                [f"**{summary[1]}**（讲义里折叠着；这里折叠的是下面格子的输出，点一下就展开）"] if summary else []
+            self.folding = True
+        text = "\n".join(kept).strip("\n")
+        if text.strip():
+            self.add(v4.new_markdown_cell(text), "prose")
+
+    def code(self, source: str, role: str, outputs=(), **facts):
+        cell = self.add(v4.new_code_cell(source), role, **facts)
+        if outputs:
+            cell.outputs = [v4.new_output("stream", name="stdout", text=text) for text in outputs]
+            if self.folding:
+                cell.metadata["jupyter"] = {"outputs_hidden": True}
+        return cell
+
+
+def build(doc: tangle.Document) -> nbformat.NotebookNode:
+    """The notebook of the lesson (see the module's docstring)."""
+    program = first_program(doc)
+    transcript = doc.transcripts[program]
+    printing, blocks = part_blocks(doc, len(transcript.pieces()))
+    lines = lesson_lines(doc)
+    chunk_fences = {piece.fence_line: (name, piece) for name, pieces in doc.chunks.items() for piece in pieces}
+    root_fences = {piece.fence_line: target for target, pieces in doc.roots.items() for piece in pieces}
+    part_fences = {piece.fence_line: number for number, piece in enumerate(transcript.pieces(), 1)}
+    knobs = next((name for name, pieces in doc.chunks.items()
+                  if any("PICKING_SETTING =" in line for piece in pieces for line in piece.lines)), "…")
+
+    notebook, cursor, prelude_done, pending = Notebook(), 0, False, []
+    for token in doc.tokens:
+        if token.type not in ("heading_open", "fence") or token.level != 0 and token.type == "heading_open":
+            continue
+        start, end = token.map
+        line = start + 1
+        if token.type == "fence" and line not in chunk_fences | root_fences | part_fences:
+            continue  # an illustration, a formula or another program's transcript: stays in the prose
+        notebook.markdown(lines[cursor:start])
+        cursor = start
+        if token.type == "heading_open":
+            if int(token.tag[1]) <= 3:
+                for experiment, chunk in pending:  # the end of an experiment's section
+                    playground(notebook, experiment, chunk)
+                pending = []
+            if token.tag == "h2" and not prelude_done:  # after the lesson's opening
+                prelude(notebook, doc, program, printing, knobs)
+                prelude_done = True
+            continue
+        if not prelude_done:  # code before the first ## heading: the program must come first
+            prelude(notebook, doc, program, printing, knobs)
+            prelude_done = True
+        cursor = end
+        if line in chunk_fences:
+            name, piece = chunk_fences[line]
+            if any(tangle.REFERENCE.match(code) for code in piece.lines):  # includes other chunks: not Python
+                notebook.markdown([ROOT_NOTE["program"], *lines[start:end]])
+            else:
+                notebook.code("\n".join(piece.lines), "chunk", chunk=name, line=line)
+            match = EXPERIMENT.match(name)
+            if match and match[1] in PLAYGROUNDS:
+                pending.append((match[1], name))
+        elif line in root_fences:
+            note = ROOT_NOTE["program" if root_fences[line] == program else "other"]
+            notebook.markdown([note, "", *lines[start:end]])
+        else:
+            number = part_fences[line]
+            notebook.code(PART_HEADER.format(printing=printing) + "\n".join(blocks[number]), "transcript",
+                          outputs=[transcript.pieces()[number - 1].content], program=program, part=number, line=line)
+    notebook.markdown(lines[cursor:])
+    for experiment, chunk in pending:
+        playground(notebook, experiment, chunk)
+    return v4.new_notebook(cells=notebook.cells, metadata={"kernelspec": KERNEL, "language_info": {"name": "python"}})
+
+
+def prelude(notebook: Notebook, doc: tangle.Document, program: str, printing: str, knobs: str) -> None:
+    md = doc.path.name
+    notebook.add(v4.new_markdown_cell(NOTE.format(md=md, program=program, printing=printing, knobs=knobs,
+                                                  timing=TIMING)), "note")
+    text, _ = tangle.render(doc, program)
+    cell = notebook.code(PRELUDE_HEADER.format(md=md, program=program) + without_main_block(text, program),
+                         "prelude", program=program)
+    cell.metadata["jupyter"] = {"source_hidden": True}
+
+
+def playground(notebook: Notebook, experiment: str, chunk: str) -> None:
+    what, code = PLAYGROUNDS[experiment]
+    notebook.add(v4.new_markdown_cell(PLAYGROUND_NOTE.format(experiment="实验" + experiment, what=what)),
+                 "playground-note", chunk=chunk)
+    cell = notebook.code(f"# 试验场（实验{experiment}）：读者的，随便改\n" + code, "playground", chunk=chunk)
+    cell.metadata["tags"] = ["playground"]
+
+
+# ---------------------------------------------------------------- command line
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(prog="notebook.py", description=__doc__,
+                                  formatter_class=argparse.RawDescriptionHelpFormatter)
+    top.add_argument("md", nargs="?", type=Path, default=Path("attention.md"),
+                     help="the Markdown lesson (default: ./attention.md)")
+    top.add_argument("-o", "--output", type=Path,
+                     help="the notebook to write (default: build/<MD's name>.ipynb beside MD)")
+    return top
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        args = parser().parse_args(argv)
+    except SystemExit as stop:  # argparse: --help (0) or a usage error (2)
+        return stop.code if isinstance(stop.code, int) else BAD_INPUT
+    output = args.output or args.md.parent / "build" / f"{args.md.stem}.ipynb"
+    try:
+        doc = tangle.load(args.md, str(args.md))
+        notebook = build(doc)
+    except tangle.UserError as error:
+        print(*error.messages, sep="\n", file=sys.stderr)
+        return BAD_INPUT
+    nbformat.validate(notebook)
+    data = (nbformat.writes(notebook) + "\n").encode()
+    try:
+        changed = not output.is_file() or output.read_bytes() != data
+        if changed:
+            tangle.write_atomically(output, data)
+    except OSError as error:
+        print(f"{output}: error: cannot write it: {error.strerror}", file=sys.stderr)
+        return BAD_INPUT
+    roles = [cell.metadata["attention"]["role"] for cell in notebook.cells]
+    print(f"{'wrote' if changed else 'unchanged:'} {output}: {len(roles)} cells, {roles.count('chunk')} code "
+          f"chunks, {roles.count('transcript')} printing the transcript, {roles.count('playground')} playgrounds")
+    return OK
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

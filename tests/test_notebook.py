@@ -1,0 +1,265 @@
+"""Tests of notebook.py: the lesson as a Jupyter notebook. Its code cells are the lesson's code, in reading
+order; run top to bottom in a fresh kernel (nbclient, ipykernel), the cells that stand where the transcript's
+parts stand print exactly those parts, byte for byte, and the notebook is valid nbformat 4.
+
+Without the notebook's packages (requirements-notebook.txt; make test installs them) these tests are skipped;
+under CI (CI set) they fail instead, so that CI never passes without having run them.
+"""
+
+import ast
+import importlib.util
+import os
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+MISSING = [name for name in ("nbformat", "nbclient", "ipykernel") if importlib.util.find_spec(name) is None]
+if MISSING:
+    if os.environ.get("CI"):
+        pytest.fail(f"{', '.join(MISSING)} not installed, and CI must run the notebook: make test installs "
+                    "requirements-notebook.txt", pytrace=False)
+    pytest.skip(f"{', '.join(MISSING)} not installed: make test installs requirements-notebook.txt",
+                allow_module_level=True)
+
+import nbformat  # noqa: E402
+from nbclient import NotebookClient  # noqa: E402
+
+import notebook  # noqa: E402
+import tangle  # noqa: E402
+
+PROGRAM = "generated/attention.py"
+
+
+def lesson():
+    return tangle.load(ROOT / "attention.md", "attention.md")
+
+
+def role(cell):
+    return cell.metadata["attention"]["role"]
+
+
+def stdout(cell):
+    return "".join(output.text for output in cell.get("outputs", [])
+                   if output.output_type == "stream" and output.name == "stdout")
+
+
+def execute(nb, folder):
+    """Run every cell, top to bottom, in a fresh kernel (a cell that raises fails the test)."""
+    NotebookClient(nb, timeout=1800, kernel_name="python3", resources={"metadata": {"path": str(folder)}}).execute()
+    return nb
+
+
+@pytest.fixture(scope="module")
+def doc():
+    return lesson()
+
+
+@pytest.fixture(scope="module")
+def built(doc):
+    return notebook.build(doc)
+
+
+@pytest.fixture(scope="module")
+def executed(built, tmp_path_factory):
+    """The notebook run top to bottom in a fresh kernel, once for the tests below (about as long as the
+    lesson's program run in one process: it trains the same four models, and the playgrounds' three)."""
+    return execute(nbformat.from_dict(built), tmp_path_factory.mktemp("kernel"))
+
+
+def test_the_notebook_is_valid_nbformat_4(built):
+    nbformat.validate(built)
+    assert built.nbformat == 4 and built.metadata.kernelspec.name == "python3"
+    assert len({cell.id for cell in built.cells}) == len(built.cells)
+
+
+def test_every_code_cell_is_the_lessons_code_in_reading_order(doc, built):
+    """Nothing retyped: a chunk's cell holds exactly its fence's lines, every fence once, in the order of
+    the lesson; the collapsed first code cell is the tangled program without its __main__ block; a cell
+    that prints a part holds main()'s lines for it as they stand in the lesson. Besides: playgrounds."""
+    code = [cell for cell in built.cells if cell.cell_type == "code"]
+    assert {role(cell) for cell in code} == {"prelude", "chunk", "transcript", "playground"}
+    prelude = code[0]
+    assert role(prelude) == "prelude" and prelude.metadata.jupyter.source_hidden
+    program, _ = tangle.render(doc, PROGRAM)
+    assert (ROOT / PROGRAM).read_text(encoding="utf-8") == program, "generated/ is out of date: make tangle"
+    tail = program.rstrip("\n").split("\n")[-3:]
+    assert tail[0] == 'if __name__ == "__main__":' and tail[-1].strip() == "main()"
+    body = "\n".join(program.rstrip("\n").split("\n")[:-3]).rstrip("\n")
+    assert prelude.source.endswith("\n" + body) and prelude.source.count("\n") == body.count("\n") + 2
+
+    pieces = sorted((piece.fence_line, name, "\n".join(piece.lines))
+                    for name, chunk in doc.chunks.items() for piece in chunk)
+    cells = [(cell.metadata.attention.line, cell.metadata.attention.chunk, cell.source)
+             for cell in code if role(cell) == "chunk"]
+    assert cells == pieces
+
+    name, _ = notebook.part_blocks(doc, len(doc.transcripts[PROGRAM].pieces()))
+    printing = "\n".join(doc.chunks[name][0].lines)
+    main = next(node for node in ast.parse(printing).body if getattr(node, "name", "") == "main")
+    main_lines = textwrap.dedent("\n".join(printing.split("\n")[main.body[1].lineno - 2 : main.end_lineno]))
+    parts = [cell for cell in code if role(cell) == "transcript"]
+    assert [cell.metadata.attention.part for cell in parts] == list(range(1, len(doc.transcripts[PROGRAM].pieces()) + 1))
+    joined = "\n".join(cell.source.split("\n", 1)[1] for cell in parts)
+    assert joined == main_lines, "the part cells are main()'s body, from # 第 1 段 to its end"
+    assert all(cell.source.startswith(f"# 这几行摘自〈{name}〉里的 main：\n# 第 {cell.metadata.attention.part} 段")
+               for cell in parts)
+
+
+def test_each_part_stands_where_the_lesson_shows_it_with_the_checked_output(doc, built):
+    transcript = doc.transcripts[PROGRAM]
+    parts = [cell for cell in built.cells if cell.cell_type == "code" and role(cell) == "transcript"]
+    assert [cell.metadata.attention.line for cell in parts] == [piece.fence_line for piece in transcript.pieces()]
+    assert [stdout(cell) for cell in parts] == [piece.content for piece in transcript.pieces()]
+    folded = [cell.metadata.attention.part for cell in parts if cell.metadata.get("jupyter", {}).get("outputs_hidden")]
+    lines, depth, in_details = (ROOT / "attention.md").read_text(encoding="utf-8").split("\n"), 0, set()
+    for number, line in enumerate(lines, 1):
+        depth += line.startswith("<details") - line.startswith("</details")
+        if depth:
+            in_details.add(number)
+    assert folded and folded == [n for n, piece in enumerate(transcript.pieces(), 1) if piece.fence_line in in_details]
+    lines = [cell.metadata.attention.line for cell in built.cells if "line" in cell.metadata.attention]
+    assert lines == sorted(lines), "reading order"
+    text = "\n".join(cell.source for cell in built.cells if cell.cell_type == "markdown")
+    assert "$`" not in text and "```math" not in text and "$$\n" in text
+    assert text.count("<details>") == text.count("</details>")  # the ones that fold prose (自测) stay
+
+
+def test_a_playground_follows_each_experiment_and_is_marked(doc, built):
+    cells = built.cells
+    experiments = [name for name in doc.chunks if name.startswith("实验")]
+    playgrounds = [cell for cell in cells if cell.cell_type == "code" and role(cell) == "playground"]
+    assert [cell.metadata.attention.chunk for cell in playgrounds] == experiments
+    for cell in playgrounds:
+        note = cells[cells.index(cell) - 1]
+        assert role(note) == "playground-note" and "试验场" in note.source and "不核对" in note.source
+        assert cell.metadata.tags == ["playground"] and cell.source.startswith("# 试验场")
+        assert not cell.outputs
+
+
+def test_the_notebook_runs_top_to_bottom_and_prints_the_transcript(doc, executed):
+    """The heart of it: in a fresh kernel, the cells print the lesson's transcript, byte for byte. Each part
+    cell prints its part; no other cell of the lesson prints anything; every playground runs."""
+    transcript = doc.transcripts[PROGRAM]
+    lesson_cells = [cell for cell in executed.cells if cell.cell_type == "code" and role(cell) != "playground"]
+    assert "".join(stdout(cell) for cell in lesson_cells).encode() == transcript.content.encode()
+    for cell in lesson_cells:
+        expected = transcript.pieces()[cell.metadata.attention.part - 1].content if role(cell) == "transcript" else ""
+        assert stdout(cell) == expected, cell.id
+    for cell in executed.cells:
+        assert all(output.output_type in ("stream", "execute_result", "display_data") for output in cell.get("outputs", []))
+    playgrounds = [cell for cell in executed.cells if cell.cell_type == "code" and role(cell) == "playground"]
+    assert all(stdout(cell) for cell in playgrounds)
+    nbformat.validate(executed)
+
+
+# ---------------------------------------------------------------- the tool, on small lessons
+
+LESSON = """\
+# 小讲义
+
+开头，公式 $`x_1`$。
+
+## 一
+
+<a name="chunk-用"></a>**〈用〉**
+```python {#用}
+def use():
+    return later() + 1
+```
+
+```math
+y = x^2
+```
+
+<details>
+<summary>折起来的</summary>
+
+<a name="output-generated/p.py-1"></a>**〈generated/p.py〉的实跑输出（第 1 段）**
+```text {transcript=generated/p.py part=1}
+2
+```
+
+</details>
+
+## 完整实现
+
+<a name="file-generated/p.py"></a>**〈generated/p.py〉**，由这些代码块依次拼成：[〈用〉](#chunk-用)、[〈后面〉](#chunk-后面)
+```python {file=generated/p.py}
+<<用>>
+
+<<后面>>
+
+
+if __name__ == "__main__":
+    main()
+```
+
+<a name="chunk-后面"></a>**〈后面〉**
+```python {#后面}
+def later():
+    return 1
+
+
+def main():
+    \"\"\"两段。\"\"\"
+    # 第 1 段
+    print(use())
+    # 第 2 段
+    print("完")
+```
+
+<a name="output-generated/p.py-2"></a>**〈generated/p.py〉的实跑输出（第 2 段）**
+```text {transcript=generated/p.py part=2}
+完
+```
+"""
+
+
+def write_lesson(tmp_path, text=LESSON):
+    path = tmp_path / "lesson.md"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_make_notebook_writes_only_when_the_content_changes(tmp_path, capsys):
+    path = write_lesson(tmp_path)
+    out = tmp_path / "build" / "lesson.ipynb"
+    assert notebook.main([str(path)]) == 0
+    assert capsys.readouterr().out.startswith(f"wrote {out}: ")
+    first = out.read_bytes()
+    assert notebook.main([str(path), "-o", str(out)]) == 0
+    assert capsys.readouterr().out.startswith(f"unchanged: {out}: ")
+    assert out.read_bytes() == first
+
+
+def test_a_small_lesson_runs_top_to_bottom_although_it_calls_later_code(tmp_path):
+    nb = notebook.build(tangle.load(write_lesson(tmp_path), "lesson.md"))
+    nbformat.validate(nb)
+    sources = [cell.source for cell in nb.cells]
+    assert "开头，公式 $x_1$。" in sources[0] and any("$$\ny = x^2\n$$" in source for source in sources)
+    assert any("\n**折起来的**（讲义里折叠着" in source for source in sources)
+    assert not any("details>" in source for source in sources)
+    parts = [cell for cell in nb.cells if cell.cell_type == "code" and role(cell) == "transcript"]
+    assert [cell.source.split("\n")[1:] for cell in parts] == [["# 第 1 段", "print(use())"], ["# 第 2 段", 'print("完")']]
+    assert parts[0].metadata.jupyter.outputs_hidden and "jupyter" not in parts[1].metadata
+    run = execute(nb, tmp_path)
+    assert [stdout(cell) for cell in run.cells if cell.cell_type == "code"] == ["", "", "2\n", "", "完\n"]
+
+
+@pytest.mark.parametrize("mark, message", [
+    ("", "marks 1 parts (`# 第 N 段`), but its transcript has 2"),
+    ("    # 第 3 段\n", "expected `# 第 2 段` here (the parts of main() in order), found part 3"),
+])
+def test_main_must_mark_its_parts_in_order(tmp_path, capsys, mark, message):
+    path = write_lesson(tmp_path, LESSON.replace("    # 第 2 段\n", mark))
+    assert notebook.main([str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"{path}:") and message in err, err
+
+
+def test_no_marked_main_is_an_input_error(tmp_path, capsys):
+    path = write_lesson(tmp_path, LESSON.replace("# 第 1 段", "# 一").replace("# 第 2 段", "# 二"))
+    assert notebook.main([str(path)]) == 2
+    assert "needs one main() whose lines are marked `# 第 N 段` before the lines that print part N; found 0" in capsys.readouterr().err
