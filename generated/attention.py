@@ -1,5 +1,5 @@
 # Generated from attention.md by tangle.py — do not edit; edit attention.md and run make tangle.
-# sha256 of the lines below: 515fefe31f41bca1c942d4aed46f5f4833cfeb696c4769f735b83aedbe25dc61
+# sha256 of the lines below: cdd9d40878a441db5a4d909c73517135e642a35d864d67363cc91fe42ec44f37
 # attention.md:503 (generated/attention.py)
 """注意力：每次解码时自己回头挑重点。
 
@@ -14,7 +14,7 @@ from decimal import Decimal, localcontext
 
 import numpy as np
 
-# attention.md:1982 (精确的矩阵乘法、exp 与 tanh)
+# attention.md:2005 (精确的矩阵乘法、exp 与 tanh)
 def mm(a, b):
     """a @ b，形状规则同 np.matmul；但每个结果都按 k = 0, 1, 2, … 的顺序一项项加出来。"""
     if a.ndim == 1:                                   # 左边是一个向量：当成一行来乘
@@ -378,7 +378,7 @@ def loss_and_grads(params, src, tgt, query="after", uniform=False):
     grads["enc_Wx"], grads["enc_b"] = input_grads(dz, src)
     return loss, {name: grads[name] for name in params}
 
-# attention.md:1901 (附录：快一些的 rnn、rnn_backward 和 input_grads)
+# attention.md:1924 (附录：快一些的 rnn、rnn_backward 和 input_grads)
 plain_rnn, plain_rnn_backward, plain_input_grads = rnn, rnn_backward, input_grads   # 完整实现里照公式写的那三个，留作对照
 
 
@@ -794,7 +794,7 @@ def main(attention_run=attention_run):
     # 第 9 段：五位对比的细节
     print_untouched(five)
 
-# attention.md:1944 (附录：同时训练)
+# attention.md:1967 (附录：同时训练)
 def in_background(pool, function, *args):
     """让另一个进程去算 function(*args)，返回一个之后取结果的 Future。进程之间按「模块名.函数名」
     传函数，所以这个模块要能按名字导入；不能的时候（比如被别的程序按文件路径执行），就当场算。"""

@@ -1,6 +1,6 @@
 # Generated from attention.md by tangle.py — do not edit; edit attention.md and run make tangle.
-# sha256 of the lines below: 06341242a7652da77ed1508f815f6c94e2c4de857cc0983d78de3b0ca3606427
-# attention.md:1821 (generated/experiments.py)
+# sha256 of the lines below: 7371d9477ab2db0149808fda57ed6126b7ed2d7f7fb50e3e7c362890f5d7d0f2
+# attention.md:1844 (generated/experiments.py)
 """「30 秒实验」的答案。运行：python generated/experiments.py（要几分钟）。
 
 由 attention.md 用 tangle.py 生成，请改 attention.md，不要改这个文件。
@@ -196,7 +196,7 @@ def print_cell_summary(lr, cell):
         print("    和不用注意力比：不用注意力高的 %d 个，学出权重的高的 %d 个，一样的 %d 个"
               % seed_by_seed([r[1] for r in cell["none"]], learned))
 
-# attention.md:1437 (实验四：注意力什么时候真的在挑)
+# attention.md:1440 (实验四：注意力什么时候真的在挑)
 SWEEP_RATES = (0.003, 0.01, 0.02)          # 学习率：从第四节的 0.003 到大它六倍多的 0.02
 SWEEP_QUERIES = ("after", "before")        # 查询：这一步更新之后的状态，或更新之前的状态
 
@@ -241,7 +241,7 @@ def print_picture(title, choice):
     print_matrix(run["sample"][1])
     sample_heatmap(*run["sample"])
 
-# attention.md:1674 (实验五：训练得更久)
+# attention.md:1693 (实验五：训练得更久)
 LONG_ROUNDS = 30000
 LONG_CHECKPOINTS = (3000, 10000)
 
@@ -273,7 +273,7 @@ def print_long_training(run):
           + "，第 %d 轮 %.2f；左边一列 %.2f 倍。" % (LONG_ROUNDS, diagonal_weight(run["matrix"]) * 10,
                                                     diagonal_weight(run["matrix"], -1) * 10))
 
-# attention.md:1758 (实验六：峰值落在哪一列)
+# attention.md:1777 (实验六：峰值落在哪一列)
 def print_peak_offsets(sweep):
     n, T = len(EXPERIMENT_SEEDS), 10
     print("严格倒序：输出第 r 位对输入第 %d − r 位。训练时解码器在这一步读进的是上一位的答案，" % (T + 1))
