@@ -1,5 +1,5 @@
 # Generated from attention.md by tangle.py — do not edit; edit attention.md and run make tangle.
-# sha256 of the lines below: 7371d9477ab2db0149808fda57ed6126b7ed2d7f7fb50e3e7c362890f5d7d0f2
+# sha256 of the lines below: e3068ab23fa99b5b9d90ef67a93e7e3c7bccfeeace730613360cf35fd38cacc4
 # attention.md:1844 (generated/experiments.py)
 """「30 秒实验」的答案。运行：python generated/experiments.py（要几分钟）。
 
@@ -186,7 +186,7 @@ def print_cell_summary(lr, cell):
         print("  查询 = %s：整串全对 %.4f ± %.4f，逐位正确 %.4f ± %.4f" % (
             (QUERY_SHORT[query],) + mean_and_spread([r["whole"] for r in runs])
             + mean_and_spread([r["per_token"] for r in runs])))
-        print("    形成了 %d/%d；逐位正确：形成的 %s，没形成的 %s；拿掉挑选平均变化 %+.4f，反对角线平均 %.2f 倍" % (
+        print("    形成了 %d/%d；逐位正确：形成的 %s，没形成的 %s；拿掉挑选平均变化 %+.4f，对角平均 %.2f 倍" % (
             len(formed), len(runs), "%.4f" % np.mean(formed) if formed else "—",
             "%.4f" % np.mean(other) if other else "—",
             np.mean([pick["change"] for pick in picks]), np.mean([pick["diagonal"] for pick in picks])))

@@ -45,12 +45,25 @@ window.addEventListener("load", () => {
     return box.width > 0 && box.height > 0;
   };
   const target = a => document.getElementById(decodeURIComponent(a.getAttribute("href").slice(1)));
+  const folded = [];
   for (const a of document.querySelectorAll('a[href^="#"]')) {
     r.links++;
     const t = target(a);
     if (!t) r.missing.push(a.getAttribute("href"));
+    else if (t.closest("details:not([open])")) folded.push(a);   // the lesson folds big matrices
     else if (!visible(t)) r.hidden.push(a.getAttribute("href"));
   }
+  // A link into folded numbers must unfold them: the browser opens a closed <details> when the
+  // fragment it navigates to lies inside. Follow each such link as a click does, then fold again.
+  r.unfolded = 0;
+  for (const a of folded) {
+    const t = target(a);
+    location.hash = "";                       // the same fragment twice would not navigate again
+    location.hash = a.getAttribute("href");
+    if (visible(t)) r.unfolded++; else r.hidden.push(a.getAttribute("href"));
+    for (const d of document.querySelectorAll("details[open]")) d.open = false;
+  }
+  location.hash = "";
   const highlight = getComputedStyle(document.body).getPropertyValue("--mark").trim();
   for (const a of document.querySelectorAll("a.num")) {
     r.numbers++;
@@ -136,6 +149,7 @@ def test_every_in_page_link_reaches_a_visible_element(page):
     _, _, r = page
     assert r["links"] > 300
     assert r["missing"] == [] and r["hidden"] == []
+    assert r["unfolded"] > 5          # links into the folded matrices open them
 
 
 def test_each_number_lands_on_a_highlighted_transcript_line_that_prints_it(page):
