@@ -40,8 +40,14 @@ parses it and knows no Markdown syntax of its own, beyond the formulas):
   A number that the check does not verify is shown unlinked, marked, and counted
   in a warning (make check lists and fails on them); the page is still written.
 
-Writes OUT only when its content changes, atomically. Errors in the input are
-reported as `MD:LINE: error: ...` on stderr. Exit status: 0 ok, 2 bad input or usage.
+Safe by construction: every tag and attribute of the page comes from one escaping path and a fixed
+vocabulary (no script, no src, no style attribute, no event handler; links only to #fragments, relative
+paths, http(s) and mailto); the author's raw HTML keeps only <a name>, <details> and <summary> (comments
+are dropped, the rest is shown as text), formulas pass a MathML allow-list; images become links.
+
+Writes OUT only when its content changes, atomically, and only over a page weave.py wrote: never over MD,
+a file MD tangles, any other file, a folder, a FIFO or a device (-o - writes to stdout). Errors in the input
+are reported as `MD:LINE: error: ...` on stderr. Exit status: 0 ok, 2 bad input or usage, 130 after Ctrl-C.
 """
 
 from __future__ import annotations
@@ -62,7 +68,16 @@ from pathlib import Path
 from types import SimpleNamespace
 from urllib.parse import unquote, urlsplit
 
-import tangle
+
+def interrupted_while_starting(_signum, _frame):
+    print("weave.py: interrupted (SIGINT) while starting; the page was not changed", file=sys.stderr)
+    os._exit(130)
+
+
+if __name__ == "__main__":  # Ctrl-C while the modules load: one line, not the traceback of an import
+    signal.signal(signal.SIGINT, interrupted_while_starting)
+
+import tangle  # noqa: E402
 
 try:
     from latex2mathml.converter import convert as latex_to_mathml
@@ -119,6 +134,7 @@ SVG_TAGS = {"svg", "title", "text", "rect"}
 MATH_TAGS = {"math", "mrow", "mi", "mn", "mo", "ms", "mtext", "mspace", "msqrt", "mroot", "mfrac", "msub", "msup",
              "msubsup", "munder", "mover", "munderover", "mtable", "mtr", "mtd", "mstyle", "mpadded", "mphantom",
              "merror", "semantics", "annotation", "mmultiscripts", "mprescripts", "none", "menclose"}
+TAGS = HTML_TAGS | SVG_TAGS | MATH_TAGS
 VOID_TAGS = {"meta", "hr", "br"}
 # MathML Core's presentation attributes; not href, style, class, id, mathcolor or mathbackground
 MATH_ATTRIBUTES = {"display", "mathvariant", "stretchy", "fence", "form", "separator", "lspace", "rspace",
@@ -165,7 +181,7 @@ def safe_url(url: str) -> str | None:
 def start_tag(name: str, attributes: dict | None = None) -> Markup:
     """<name attributes>: the name and attributes from the vocabulary (else ValueError: a mistake of weave.py's
     own), each value escaped; True is an attribute without value, None and False leave it out."""
-    if name not in HTML_TAGS | SVG_TAGS | MATH_TAGS:
+    if name not in TAGS:
         raise ValueError(f"weave.py writes no <{name}>")
     written = []
     for key, value in (attributes or {}).items():
@@ -181,7 +197,7 @@ def start_tag(name: str, attributes: dict | None = None) -> Markup:
 
 
 def end_tag(name: str) -> Markup:
-    if name not in HTML_TAGS | SVG_TAGS | MATH_TAGS:
+    if name not in TAGS:
         raise ValueError(f"weave.py writes no <{name}>")
     return Markup(f"</{name}>")
 
@@ -260,7 +276,12 @@ class Page:
     linked: list[tuple[tangle.ProseNumber, int]] = field(default_factory=list)  # number, transcript line
     # caches that keep the page linear in the size of the lesson: each text is read once
     line_words: dict[int, tuple[set[str], set[str]]] = field(default_factory=dict)  # MD line -> its words, numbers
-    context_words: dict[tuple, tuple[set[str], set[str]]] = field(default_factory=dict)
+    context_index: dict[tuple, int] = field(default_factory=dict)  # (token id, span) -> index of its text
+    text_index: dict[str, int] = field(default_factory=dict)  # a context's text -> its index in texts
+    texts: list[str] = field(default_factory=list)
+    context_words: dict[int, tuple[set[str], set[str]]] = field(default_factory=dict)  # index -> words, numbers
+    best: dict[tuple, int] = field(default_factory=dict)  # (number, program, contexts) -> the line it links
+    formulas: dict[tuple[str, bool], Markup] = field(default_factory=dict)  # (LaTeX, display) -> its MathML
     in_formulas: int = 0
     heatmaps: int = 0
     problems: list[str] = field(default_factory=list)
@@ -349,11 +370,28 @@ def best_line(page: Page, number: tangle.ProseNumber, lines: list[int], contexts
     best match its sentence, then its paragraph (or table row): shared pairs of characters, and the other
     numbers there, count; the first line wins a tie. contexts: (cache key, text) of the sentence and the
     paragraph, each read once however many numbers it holds."""
-    scorers = []
+    known = []  # each context as the index of its text among those read (equal paragraphs: one index)
     for key, text in contexts:
-        if key not in page.context_words:
-            page.context_words[key] = words(text)
-        context_pairs, context_numbers = page.context_words[key]
+        if key not in page.context_index:
+            value = text()
+            if value not in page.text_index:
+                page.text_index[value] = len(page.texts)
+                page.texts.append(value)
+            page.context_index[key] = page.text_index[value]
+        known.append(page.context_index[key])
+    memo = (number.text, number.program, *known)
+    if memo not in page.best:
+        page.best[memo] = max(lines[:MAX_CANDIDATES], key=line_scorer(page, number, known))
+    return page.best[memo]
+
+
+def line_scorer(page: Page, number: tangle.ProseNumber, contexts: list[int]):
+    """The score of a transcript line for a number read in these contexts (indexes of their texts)."""
+    scorers = []
+    for index in contexts:
+        if index not in page.context_words:
+            page.context_words[index] = words(page.texts[index])
+        context_pairs, context_numbers = page.context_words[index]
         scorers.append((context_pairs, context_numbers - {number.text}))
 
     def score(line: int) -> tuple:
@@ -361,7 +399,7 @@ def best_line(page: Page, number: tangle.ProseNumber, lines: list[int], contexts
             page.line_words[line] = words(page.transcript_text[line])
         pairs, printed = page.line_words[line]
         return (*(len(want & pairs) + 2 * len(others & printed) for want, others in scorers), -line)
-    return max(lines[:MAX_CANDIDATES], key=score)
+    return score
 
 
 def block_contexts(tokens) -> dict[int, str]:
@@ -395,6 +433,8 @@ def numbers_by_token(sources: list[tuple[tangle.ProseNumber, list[int]]]):
 def mathml(page: Page, latex: str, display: bool, line: int) -> Markup:
     """The formula as MathML, rebuilt through the MathML allow-list (latex2mathml copies \\text{...} raw and
     turns \\href into an href): no link, no style, its text escaped."""
+    if (latex, display) in page.formulas:  # a formula written many times is converted once
+        return page.formulas[latex, display]
     try:
         converted = latex_to_mathml(latex.strip(), display="block" if display else "inline")
     except Exception as error:  # latex2mathml raises many kinds (a RecursionError too) for what it cannot read
@@ -402,7 +442,9 @@ def mathml(page: Page, latex: str, display: bool, line: int) -> Markup:
                              f"to MathML ({type(error).__name__}: {shorten(str(error))}); check its braces "
                              "and commands")
         return escape(latex)
-    return tag("span", {"class": "formula display" if display else "formula"}, sanitized(converted, MATH_HTML))
+    shown = tag("span", {"class": "formula display" if display else "formula"}, sanitized(converted, MATH_HTML))
+    page.formulas[latex, display] = shown
+    return shown
 
 
 def shorten(text: str, width: int = 60) -> str:
@@ -519,8 +561,8 @@ def text_html(page: Page, token, flat: Flat, content: str, github: tuple[bool, b
         else:
             number, lines = what
             sentence = flat.sentence(number.offset)
-            contexts = [((id(token), *sentence), flat.text[slice(*sentence)]),
-                        ((id(token),), page.blocks.get(id(token), flat.text))]
+            contexts = [((id(token), *sentence), lambda: flat.text[slice(*sentence)]),
+                        ((id(token),), lambda: page.blocks.get(id(token), flat.text))]
             pieces.append(number_html(page, number, lines, contexts))
             position = where + len(number.text)
     pieces.append(content[position:last])
