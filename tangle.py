@@ -2212,13 +2212,15 @@ def write_transcripts(doc: Document, changed: dict[str, str]) -> Document:
                 label = "new output" + (f", part {piece.part}" if piece.part else "")
                 print(*transcript_diff(doc, piece, content, label, use_color()), sep="\n")
     data = ("\ufeff" if bom else "").encode() + rewritten.encode()
-    links = 1
     try:
-        with contextlib.suppress(FileNotFoundError):  # gone: write_atomically says it changed
+        try:
             info = os.stat(doc.path)
-            if not info.st_mode & 0o222:
-                raise UserError(f"{doc.shown}: error: is read-only; transcript not written (chmod u+w it first)")
-            links = info.st_nlink
+        except (FileNotFoundError, NotADirectoryError):  # write_atomically would make its folder again
+            raise Conflict(f"{doc.shown}: error: no longer exists (deleted while the program ran, with its folder?); "
+                           f"nothing written: restore it (git checkout -- {doc.shown}), then run make update again") from None
+        if not info.st_mode & 0o222:
+            raise UserError(f"{doc.shown}: error: is read-only; transcript not written (chmod u+w it first)")
+        links = info.st_nlink
         with signals_deferred():
             written = write_atomically(doc.path, data, expected=doc.raw)
     except OSError as error:

@@ -591,3 +591,15 @@ def test_message_make_without_python_says_how_to_name_one(tmp_path):
     done = subprocess.run(["make", "-C", str(tmp_path), ".venv/stamp", "PYTHON=no-such-python3"], capture_output=True,
                           timeout=GUARD)
     assert done.returncode != 0 and b"make PYTHON=" in done.stderr and not (tmp_path / ".venv").exists()
+
+
+def test_message_a_lesson_deleted_while_update_runs_is_named(tmp_path, capsys):
+    code = ("import contextlib, os\nwith contextlib.suppress(OSError):\n"
+            "    os.remove(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 'lesson.md'))\n"
+            "print('acc 0.9300')\n")
+    md = write(tmp_path, lesson(code=code, transcript="old\n"))
+    assert tangle.main(["tangle", str(md)]) == 0
+    assert tangle.main(["update", str(md)]) == 1
+    err = capsys.readouterr().err
+    assert f"{md}: error: no longer exists" in err and "git checkout" in err and "make update again" in err
+    assert not md.exists() and (tmp_path / "generated").is_dir()
