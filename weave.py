@@ -12,7 +12,8 @@ examples:
 
 The page (like noweave beside notangle: weave.py reads the document as tangle.py
 parses it and knows no Markdown syntax of its own, beyond the formulas):
-  - a contents list of the # and ## sections, ### nested under them;
+  - a contents list of the # and ## sections, ### nested under them; on a wide screen
+    beside the text, the sections in view marked (CSS view timelines, no script);
   - formulas converted to MathML when the page is built (latex2mathml; no script):
     $$...$$ or a ```math fence on its own (display), $...$ or $`...`$ (inline);
   - each code chunk, and each transcript (each of its parts, where it stands), under
@@ -21,20 +22,27 @@ parses it and knows no Markdown syntax of its own, beyond the formulas):
     gives (#chunk-NAME[-N], #file-PATH[-N], #output-PATH[-N], as on GitHub), with
     its link list; a document without captions gets <<NAME>> ≡ and, for a root, the
     list of its parts in the order they are tangled. Beside it: which of several
-    fences it is, links to the one before and after, and its line of MD. Under a
-    chunk's last fence a "用在 →" link to each <<NAME>> that includes it; each
-    <<NAME>> inside code a link to the chunk ("← MD:LINE", where it is defined);
+    fences it is, links to the one before and after; its line of MD in the caption's
+    tooltip (the reader's view is the lesson's). Under a chunk's last fence a "用在 →"
+    link to each <<NAME>> that includes it; each <<NAME>> inside code a link to the
+    chunk (where it is defined: in its tooltip);
     code is highlighted with Pygments when it is installed, plain otherwise;
   - every transcript line has the anchor #L<its line of MD> (a transcript in parts:
     each part's lines at their own lines); every prose number that make check
-    verifies is a link to one transcript line that prints it, in whichever part (the
-    one whose words best match the sentence), highlighted when you arrive; the book's
+    verifies is a link to the number itself (#L<line>-<number>) on one transcript
+    line that prints it, in whichever part (the one whose words best match the
+    sentence), highlighted when you arrive; the book's
     figures are marked as the book's; the top of the page says how many numbers were
     verified, against which program's transcript;
   - each attention matrix printed in a transcript (a header of column numbers, then
     rows like `输出 1    0.10  0.10 ...`) also drawn as an SVG heatmap beside it, from
     the printed numbers (the programs are never run), grouped with the same matrix
-    drawn in characters below it (`输出 1  |    ██|`) up to its legend;
+    drawn in characters below it (`输出 1  |    ██|`) up to its legend; one colour
+    scale for the whole page, by a weight's multiple of uniform (log, 1x grey, red
+    above, blue below), with a legend in multiples;
+  - in code and transcripts each wide character stands in a box two columns wide,
+    every other non-ASCII one in a box one column wide, so columns line up on any fonts;
+  - a phone's width scrolls no page sideways (boxes scroll in place); dark mode; print;
   - links to a caption's anchor keep it as written (not percent-encoded).
   The page needs nothing from the network: CSS is inline, there is no script.
   A number that the check does not verify is shown unlinked, marked, and counted
@@ -57,11 +65,13 @@ import bisect
 import contextlib
 import html
 import itertools
+import math
 import os
 import re
 import signal
 import stat
 import sys
+import unicodedata
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
@@ -104,17 +114,9 @@ TRANSCRIPT_MATRIX_ROW = re.compile(r"^(\S+?) ?(\d+)((?:\s+-?\d+\.\d+)+)\s*$")  #
 COLUMN_HEADER = re.compile(r"^\s+\d+(?:\s+\d+)+\s*$")  # the column numbers above a matrix
 LEGEND = "图例"
 CJK_FONTS = '"Noto Sans CJK SC", "Source Han Sans SC", "PingFang SC", "Microsoft YaHei", sans-serif'
-# Chinese is twice as wide as Latin in Noto Sans Mono CJK, so the transcripts' columns line up; but it also
-# draws · ░ ▒ ▓ █ twice as wide (East Asian "ambiguous" width), while the program counts them as one column,
-# as terminals do. Those characters come from a Latin monospace font scaled to half an em (size-adjust).
-NARROW = "U+00B7, U+2013, U+2500-259F"
-NARROW_BLOCKS = "".join(
-    f'@font-face {{ font-family: "Narrow {name}"; src: {sources}; unicode-range: {NARROW}; size-adjust: {adjust}; }}\n'
-    for name, sources, adjust in (("DejaVu", 'local("DejaVu Sans Mono"), local("DejaVuSansMono")', "83%"),
-                                  ("Menlo", 'local("Menlo Regular"), local("Menlo-Regular")', "83%"),
-                                  ("Consolas", 'local("Consolas")', "91%")))
-MONO_FONTS = ('"Narrow DejaVu", "Narrow Menlo", "Narrow Consolas", "Noto Sans Mono CJK SC", "Sarasa Mono SC", '
-              '"DejaVu Sans Mono", Menlo, Consolas, monospace')
+# The transcripts' columns do not depend on these fonts: see columns() below.
+MONO_FONTS = '"Noto Sans Mono CJK SC", "Sarasa Mono SC", "DejaVu Sans Mono", Menlo, Consolas, monospace'
+LATIN_MONO_FONTS = '"DejaVu Sans Mono", Menlo, Consolas, "Liberation Mono", monospace'  # one column for ░ █ — α
 MAX_CANDIDATES = 256  # a number printed on more lines links to the best of the first 256 (linear time)
 MAX_PAGE_BYTES = 64 << 20  # an existing page read back to compare; weave's own pages are a few MB
 GENERATOR = "weave.py"  # <meta name="generator">: marks the pages weave.py wrote, the only files it overwrites
@@ -127,7 +129,7 @@ GENERATOR = "weave.py"  # <meta name="generator">: marks the pages weave.py wrot
 # nothing is fetched); a link goes only to #fragments, http(s) and mailto; the author's raw HTML and
 # latex2mathml's output are parsed and rebuilt through an allow-list (Sanitizer).
 
-HTML_TAGS = {"html", "head", "meta", "title", "style", "body", "main", "nav", "h1", "h2", "h3", "h4", "h5", "h6",
+HTML_TAGS = {"html", "head", "meta", "title", "style", "body", "main", "nav", "section", "h1", "h2", "h3", "h4", "h5", "h6",
              "p", "a", "strong", "em", "s", "code", "pre", "span", "div", "figure", "figcaption", "ol", "ul",
              "li", "table", "thead", "tbody", "tr", "th", "td", "blockquote", "details", "summary", "hr", "br"}
 SVG_TAGS = {"svg", "title", "text", "rect"}
@@ -144,7 +146,7 @@ MATH_ATTRIBUTES = {"display", "mathvariant", "stretchy", "fence", "form", "separ
                    "notation", "mathsize", "dir", "columnspan", "rowspan", "align"}
 ATTRIBUTES = {"id", "class", "href", "title", "name", "lang", "charset", "content", "start", "open", "role",
               "viewBox", "width", "height", "x", "y", "text-anchor", "fill", "xmlns", "data-rows",
-              "data-columns"} | MATH_ATTRIBUTES
+              "data-columns", "data-multiple", "aria-label"} | MATH_ATTRIBUTES
 URL_SCHEMES = {"", "http", "https", "mailto"}
 # The author's raw HTML that the page keeps (the lesson's own anchors and folds); comments are dropped,
 # everything else is shown as the text it is written as.
@@ -250,6 +252,48 @@ class Sanitizer(HTMLParser):
         self.out.append(escape(f"<?{data}>"))
 
 
+# ---------------------------------------------------------------- columns that do not depend on fonts
+# The programs print their tables for a terminal: a wide character (East Asian Wide or Fullwidth, 中) takes two
+# columns, a character of "ambiguous" width (— ░ █ · α) one. Fonts disagree (a proportional CJK fallback is about
+# 1.7 columns wide, Noto Sans Mono CJK draws █ two wide), so each run of such characters stands in a box of
+# exactly its columns (.w2 is 2 wide characters, 4ch); the text inside is the same, and copies the same.
+
+
+def column_kind(character: str) -> str:
+    """w: a wide character, two columns; a: any other beyond ASCII and Latin-1 (— · α █ ░ −), one column as the
+    programs count it, whatever width fonts draw it; "": the rest."""
+    if character < "\u00a1":
+        return ""
+    if unicodedata.east_asian_width(character) in ("W", "F"):
+        return "w"
+    # Any other character beyond Latin-1 is one column; fonts draw many of them wider: the ambiguous ones, but
+    # also ░ ▒ ▓ and − ("neutral"). Marks that take no column of their own (accents, joiners) stay as they are.
+    return "" if unicodedata.category(character) in ("Mn", "Me", "Cf") else "a"
+
+
+def columns(text: str, widths: set[tuple[str, int]]) -> Markup:
+    """Text for a <pre>: each run of wide characters in a box 2ch a character, each run of narrow ones in a box
+    1ch a character (the classes used go into widths, for the stylesheet)."""
+    out = []
+    for kind, group in itertools.groupby(text, column_kind):
+        run = "".join(group)
+        if kind == "w":  # glyphs of a CJK font are 1em, at most two columns: the run shares a box
+            widths.add((kind, len(run)))
+            out.append(tag("span", {"class": f"w w{len(run)}"}, run))
+        elif kind == "a":  # from a Latin monospace font, each cut to its column (█ of Noto Sans Mono CJK is 2)
+            widths.add((kind, 1))
+            out += [tag("span", {"class": "a a1"}, character) for character in run]
+        else:
+            out.append(run)
+    return join(out)
+
+
+def column_rules(widths: set[tuple[str, int]]) -> str:
+    """The width of each box class that the page uses."""
+    return "".join(f"pre .{kind}{count} {{ width: calc(var(--column) * {count * (2 if kind == 'w' else 1)}); }}\n"
+                   for kind, count in sorted(widths))
+
+
 def sanitized(text: str, allowed: dict[str, set[str]]) -> Markup:
     parser = Sanitizer(allowed)
     parser.feed(text)
@@ -282,6 +326,9 @@ class Page:
     context_words: dict[int, tuple[set[str], set[str]]] = field(default_factory=dict)  # index -> words, numbers
     best: dict[tuple, int] = field(default_factory=dict)  # (number, program, contexts) -> the line it links
     formulas: dict[tuple[str, bool], Markup] = field(default_factory=dict)  # (LaTeX, display) -> its MathML
+    targets: dict[int, set[str]] = field(default_factory=dict)  # MD line -> the numbers a prose link may land on
+    scale: float = 2.0  # the largest multiple of uniform any matrix of the page prints: the heatmaps' full colour
+    widths: set[tuple[str, int]] = field(default_factory=set)  # the column boxes used (see columns)
     in_formulas: int = 0
     heatmaps: int = 0
     problems: list[str] = field(default_factory=list)
@@ -442,9 +489,20 @@ def mathml(page: Page, latex: str, display: bool, line: int) -> Markup:
                              f"to MathML ({type(error).__name__}: {shorten(str(error))}); check its braces "
                              "and commands")
         return escape(latex)
-    shown = tag("span", {"class": "formula display" if display else "formula"}, sanitized(converted, MATH_HTML))
+    shown = tag("span", {"class": "formula display" if display else "formula"},
+                sanitized(NAMED_SPACE.sub(named_space, converted), MATH_HTML))
     page.formulas[latex, display] = shown
     return shown
+
+
+# MathML 3's named spaces (\\! is width="negativethinmathspace"), which MathML Core, and so Chromium, does not read
+NAMED_SPACE = re.compile(r'"(negative)?(veryverythin|verythin|thin|medium|thick|verythick|veryverythick)mathspace"')
+SPACE_EIGHTEENTHS = {"veryverythin": 1, "verythin": 2, "thin": 3, "medium": 4, "thick": 5, "verythick": 6,
+                     "veryverythick": 7}
+
+
+def named_space(match: re.Match) -> str:
+    return f'"{"-" if match[1] else ""}{SPACE_EIGHTEENTHS[match[2]] / 18:.4f}em"'
 
 
 def shorten(text: str, width: int = 60) -> str:
@@ -592,14 +650,43 @@ def number_html(page: Page, number: tangle.ProseNumber, lines: list[int], contex
     page.linked.append((number, line))
     title = (f"出自 {number.program} 的实跑输出（{page.doc.path.name} 第 {line} 行）："
              f"{page.transcript_text[line].strip()}")
-    return tag("a", {"class": "num", "href": f"#L{line}", "title": title}, number.text)
+    return tag("a", {"class": "num", "href": f"#{number_anchor(line, number.text)}", "title": title}, number.text)
+
+
+def number_anchor(line: int, text: str) -> str:
+    """The anchor of a number printed on a transcript line: L<line>-<number> (its first time on the line)."""
+    return f"L{line}-{text}"
+
+
+def link_targets(sources) -> dict[int, set[str]]:
+    """MD line -> the numbers that a prose number may link to there: each line best_line may choose."""
+    targets: dict[int, set[str]] = {}
+    for number, lines in sources:
+        for line in lines[:MAX_CANDIDATES]:
+            targets.setdefault(line, set()).add(number.text)
+    return targets
+
+
+def transcript_line(page: Page, line: int, text: str) -> Markup:
+    """One output line, anchored L<line>; each number a prose link may land on in a box of its own, anchored
+    too, so that the link highlights the number itself."""
+    wanted, out, position = set(page.targets.get(line, ())), [], 0
+    for match in tangle.NUMBER.finditer(text) if wanted else ():
+        if match[0] in wanted:
+            wanted.discard(match[0])
+            out += [columns(text[position : match.start()], page.widths),
+                    tag("span", {"class": "n", "id": number_anchor(line, match[0])}, match[0])]
+            position = match.end()
+    out += [columns(text[position:], page.widths), "\n"]
+    return tag("span", {"class": "l", "id": f"L{line}"}, *out)
 
 
 # ---------------------------------------------------------------- code and transcripts
 
 
-def highlighted_lines(code: list[str], language: str) -> list[Markup]:
-    """Each line of code as HTML: Pygments' token classes when it is installed, else escaped text."""
+def highlighted_lines(code: list[str], language: str, widths: set[tuple[str, int]]) -> list[Markup]:
+    """Each line of code as HTML: Pygments' token classes when it is installed, else escaped text; wide
+    characters in their column boxes."""
     lexer = None
     if get_lexer_by_name is not None and language:
         try:
@@ -607,7 +694,7 @@ def highlighted_lines(code: list[str], language: str) -> list[Markup]:
         except ClassNotFound:
             lexer = None
     if lexer is None:
-        return [escape(line) for line in code]
+        return [columns(line, widths) for line in code]
     lines = [[]]
     for kind, value in lexer.get_tokens("\n".join(code)):
         while kind not in STANDARD_TYPES:
@@ -617,12 +704,12 @@ def highlighted_lines(code: list[str], language: str) -> list[Markup]:
             if number:
                 lines.append([])
             if part:
-                lines[-1].append(tag("span", {"class": css}, part) if css else escape(part))
+                lines[-1].append(tag("span", {"class": css}, columns(part, widths)) if css else columns(part, widths))
     return [join(parts) for parts in lines[: len(code)]] + [Markup("")] * (len(code) - len(lines))
 
 
 def code_html(page: Page, piece: tangle.Piece, language: str) -> Markup:
-    shown = highlighted_lines(piece.lines, language)
+    shown = highlighted_lines(piece.lines, language, page.widths)
     out = []
     for offset, (code, text) in enumerate(zip(piece.lines, shown, strict=True)):
         line = piece.first_line + offset
@@ -631,8 +718,7 @@ def code_html(page: Page, piece: tangle.Piece, language: str) -> Markup:
             name = " ".join(match[2].split())
             where = page.doc.chunks[name][0].fence_line
             text = join([match[1], tag("a", {"class": "ref", "href": f"#{chunk_id(name)}",
-                                              "title": f"定义 ← {page.doc.where(where)}"}, f"<<{match[2]}>>"),
-                         tag("span", {"class": "def"}, f" ← {page.doc.path.name}:{where}")])
+                                              "title": f"定义在 {page.doc.path.name}:{where}"}, f"<<{match[2]}>>")])
         out.append(tag("span", {"class": "l", "id": f"L{line}"}, text, "\n"))
     return tag("pre", {"class": "code"}, tag("code", None, *out))
 
@@ -681,7 +767,7 @@ def chunk_html(page: Page, token, kind: str, label: str, index: int) -> Markup:
     else:
         caption = [tag("span", {"class": "written"}, written)]
     caption += sequence_links(len(pieces), index, lambda i: piece_id(kind, label, i))
-    caption.append(tag("span", {"class": "where"}, doc.where(piece.fence_line)))
+    where = f"{doc.path.name}:{piece.fence_line}（在源文件里的位置）"  # for the writer: in the tooltip, not in the text
     foot = ""
     if kind == "chunk" and index == len(pieces) - 1:
         links = [tag("a", {"href": f"#L{line}"}, user) for line, user in page.used_in.get(label, [])]
@@ -689,7 +775,8 @@ def chunk_html(page: Page, token, kind: str, label: str, index: int) -> Markup:
     elif kind == "root" and index == len(pieces) - 1 and not doc.captions:
         # a captioned document lists the chunks of each piece in its caption already
         foot = tag("div", {"class": "parts"}, f"依次拼成 {label}：", parts_list(page, pieces))
-    return Markup(tag("figure", {"class": f"chunk {kind}", "id": anchor}, tag("figcaption", None, join(caption, " ")),
+    return Markup(tag("figure", {"class": f"chunk {kind}", "id": anchor}, tag("figcaption", {"title": where},
+                                                                            join(caption, " ")),
                       code_html(page, piece, language), foot) + "\n")
 
 
@@ -750,7 +837,7 @@ def unicode_block_end(lines: list[str], end: int) -> int:
     return end
 
 
-def heatmap_svg(columns: list[str], rows, caption: str) -> Markup:
+def heatmap_svg(columns: list[str], rows, caption: str, scale: float) -> Markup:
     cell, left, top = 20, 44, 40
     width, height = left + cell * len(columns) + 8, top + cell * len(rows) + 8
     parts = [tag("title", None, caption),
@@ -764,18 +851,52 @@ def heatmap_svg(columns: list[str], rows, caption: str) -> Markup:
         y = top + cell * i
         parts.append(tag("text", {"x": left - 6, "y": y + cell / 2 + 4, "text-anchor": "end"}, label.split()[-1]))
         for j, (weight, shown) in enumerate(zip(weights, printed, strict=True)):
+            times = weight * len(columns)  # a weight's multiple of uniform (1/T)
             parts.append(tag("rect", {"class": "cell", "x": left + cell * j, "y": y, "width": cell, "height": cell,
-                                      "fill": colour(weight)}, tag("title", None, f"{label}，输入 {columns[j]}：{shown}")))
+                                      "fill": colour(times, scale), "data-multiple": f"{times:.4g}"},
+                             tag("title", None, f"{label}，输入 {columns[j]}：{shown}（均匀的 {times:.2g} 倍）")))
     return tag("svg", {"class": "heatmap", "xmlns": "http://www.w3.org/2000/svg", "viewBox": f"0 0 {width} {height}",
                        "width": width, "height": height, "role": "img", "data-rows": len(rows),
                        "data-columns": len(columns)}, *parts)
 
 
-def colour(weight: float) -> str:
-    """White to dark blue; the square root spreads out the small weights, 1 is the darkest."""
-    t = min(max(weight, 0.0), 1.0) ** 0.5
-    light, dark = (247, 251, 255), (8, 48, 107)
-    return "#" + "".join(f"{round(a + (b - a) * t):02x}" for a, b in zip(light, dark, strict=True))
+NEUTRAL, ABOVE, BELOW = (246, 246, 246), (165, 15, 21), (33, 102, 172)  # 1×: grey; above: red; below: blue
+
+
+def colour(times: float, scale: float) -> str:
+    """One colour scale for every heatmap of the page, by a weight's multiple of uniform: 1× neutral grey,
+    above it red, below it blue, both by the logarithm, full colour at the page's largest multiple (scale)
+    and at its inverse, so that 2× and ½× are as strong, and two pictures compare."""
+    span = math.log(max(scale, 1.01))
+    position = max(-1.0, min(1.0, math.log(times) / span)) if times > 0 else -1.0
+    end = ABOVE if position > 0 else BELOW
+    return "#" + "".join(f"{round(a + (b - a) * abs(position)):02x}" for a, b in zip(NEUTRAL, end, strict=True))
+
+
+def legend_svg(scale: float) -> Markup:
+    """The scale as a row of swatches, each labelled with its multiple of uniform."""
+    marks = [1 / scale] + [m for m in (1 / 4, 1 / 2, 1, 2, 4) if 1 / scale < m < scale] + [scale]
+    names = {1 / 4: "¼", 1 / 2: "½"}
+    cell = 34
+    parts = []
+    for k, times in enumerate(marks):
+        label = names.get(times) or (f"{times:.2g}" if times >= 1 else f"1/{1 / times:.2g}")
+        parts.append(tag("rect", {"x": cell * k, "y": 0, "width": cell, "height": 12, "fill": colour(times, scale),
+                                  "data-multiple": f"{times:.4g}"}))
+        parts.append(tag("text", {"x": cell * k + cell / 2, "y": 26, "text-anchor": "middle"}, f"{label}×"))
+    return tag("svg", {"class": "legend", "xmlns": "http://www.w3.org/2000/svg", "viewBox": f"0 0 {cell * len(marks)} 30",
+                       "width": cell * len(marks), "height": 30, "role": "img",
+                       "aria-label": "图例：权重是均匀的几倍"}, *parts)
+
+
+def largest_multiple(doc: tangle.Document) -> float:
+    """The largest multiple of uniform printed in any matrix of the page's transcripts (at least 2)."""
+    largest = 2.0
+    for transcript in doc.transcripts.values():
+        for piece in transcript.pieces():
+            for _, _, names, rows in parse_matrices(tangle.output_lines(piece.content)):
+                largest = max([largest] + [weight * len(names) for _, weights, _ in rows for weight in weights])
+    return largest
 
 
 def transcript_html(page: Page, target: str, index: int) -> Markup:
@@ -789,20 +910,20 @@ def transcript_html(page: Page, target: str, index: int) -> Markup:
     page.ids.add(anchor)
 
     def pre(first: int, end: int) -> Markup:
-        spans = [tag("span", {"class": "l", "id": f"L{piece.first_line + k}"}, lines[k], "\n") for k in range(first, end)]
+        spans = [transcript_line(page, piece.first_line + k, lines[k]) for k in range(first, end)]
         return tag("pre", {"class": "output"}, *spans) if spans else Markup("")
 
     out, position = [], 0
     for start, end, columns, rows in parse_matrices(lines):
         out.append(pre(position, start))
         caption = (f"{target} 的实跑输出里的矩阵（{page.doc.where(piece.first_line + start)} 起），"
-                   f"{len(rows)}×{len(columns)}，颜色越深权重越大")
+                   f"{len(rows)}×{len(columns)}，颜色是权重为均匀的几倍")
         page.heatmaps += 1
-        scale = tag("span", {"class": "scale"}, *(tag("span", None, mark) for mark in ("0", "0.25", "1")))
         out.append(tag("div", {"class": "matrix"}, pre(start, end), tag(
-            "figure", {"class": "heatmap"}, heatmap_svg(columns, rows, caption),
-            tag("figcaption", None, "用这里印出来的数字画的热图：行是输出第几位，列是输入第几位；颜色越深权重越大，"
-                                    "指着一格看它的数值。", scale))))
+            "figure", {"class": "heatmap"}, heatmap_svg(columns, rows, caption, page.scale),
+            tag("figcaption", None, "用这里印出来的数字画的热图：行是输出第几位，列是输入第几位。颜色是权重为均匀（1/T）"
+                                    "的几倍：1 倍灰，高于均匀越红，低于均匀越蓝，全页的热图用同一把尺子；"
+                                    "指着一格看它的数值。", legend_svg(page.scale)))))
         position = end
     out.append(pre(position, len(lines)))
     written = caption_html(page, piece.fence_line, anchor)
@@ -812,10 +933,10 @@ def transcript_html(page: Page, target: str, index: int) -> Markup:
         caption = [tag("span", {"class": "written"}, written)]
     around = sequence_links(len(pieces), index, lambda i: transcript_id(target, pieces[i].part))
     caption += around[1:] if written else around  # a written caption says 第 N 段 itself
-    caption.append(tag("span", {"class": "where"}, page.doc.where(piece.fence_line)))
-    caption.append(tag("span", {"class": "how"}, "程序的标准输出：", tag("code", None, "tangle.py check"),
-                       " 重新运行程序，" + ("和各段连起来" if len(pieces) > 1 else "和这一段") + "逐字节比对"))
-    return Markup(tag("figure", {"class": "transcript", "id": anchor}, tag("figcaption", None, join(caption, " ")),
+    how = (f"{page.doc.path.name}:{piece.fence_line}：程序的标准输出，tangle.py check 重新运行程序，"
+           + ("和各段连起来" if len(pieces) > 1 else "和这一段") + "逐字节比对")  # the tooltip: the tool's words
+    return Markup(tag("figure", {"class": "transcript", "id": anchor}, tag("figcaption", {"title": how},
+                                                                           join(caption, " ")),
                       tag("div", {"class": "printed"}, *out)) + "\n")
 
 
@@ -839,7 +960,7 @@ def heading_id(page: Page, text: str) -> str:
 def body_html(page: Page) -> Markup:
     tokens = page.doc.tokens
     out = []
-    skip_until = -1
+    skip_until, in_section = -1, False
     for index, token in enumerate(tokens):
         if index <= skip_until:
             continue
@@ -859,13 +980,20 @@ def body_html(page: Page) -> Markup:
             text = "".join(child.content for child in inline.children or [] if child.type in ("text", "code_inline"))
             anchor = heading_id(page, text)
             page.headings.append((int(token.tag[1]), anchor, text))
+            if token.tag == "h2":  # each ## section in a <section>: the contents mark the ones in view
+                out.append(Markup(("</section>\n" if in_section else "") + "<section>\n"))
+                in_section = True
             out.append(start_tag(token.tag, {"id": anchor}))
+        elif token.type == "heading_close" and token.tag == "h2":
+            out.append(Markup(token_html(token) + tag("a", {"class": "back", "href": "#contents"}, "↑ 目录") + "\n"))
         elif token.type == "inline":
             out.append(render_inline(page, token))
         elif token.type == "fence":
             out.append(fence_html(page, token))
         else:
             out.append(token_html(token))
+    if in_section:
+        out.append(Markup("</section>\n"))
     return join(out)
 
 
@@ -879,7 +1007,7 @@ def fence_html(page: Page, token) -> Markup:
     language = (token.info.split() or [""])[0]
     if language == "math":
         return Markup(tag("div", {"class": "math"}, mathml(page, token.content, True, line)) + "\n")
-    shown = highlighted_lines(token.content.split("\n")[:-1], language)
+    shown = highlighted_lines(token.content.split("\n")[:-1], language, page.widths)
     return Markup(tag("pre", {"class": "code illustration"}, tag("code", None, *(join([s, "\n"]) for s in shown)))
                   + "\n")
 
@@ -938,7 +1066,8 @@ def weave(doc: tangle.Document) -> tuple[str, Page, list[str]]:
     captions = caption_paragraphs(doc)
     page = Page(doc=doc, numbers=numbers_by_token(sources), transcript_text=transcript_text,
                 fences=fence_roles(doc), blocks=block_contexts(doc.tokens), used_in=uses(doc), captions=captions,
-                caption_tokens={line: doc.tokens[index + 1] for index, line in captions.items()})
+                caption_tokens={line: doc.tokens[index + 1] for index, line in captions.items()},
+                targets=link_targets(sources), scale=largest_multiple(doc))
     body = body_html(page)
     if page.problems:
         raise tangle.UserError(*page.problems)
@@ -952,78 +1081,145 @@ def weave(doc: tangle.Document) -> tuple[str, Page, list[str]]:
     head = join([tag("meta", {"charset": "utf-8"}), "\n",
                  tag("meta", {"name": "viewport", "content": "width=device-width, initial-scale=1"}), "\n",
                  tag("meta", {"name": "generator", "content": GENERATOR}), "\n",
-                 tag("title", None, title), "\n", tag("style", None, Markup(stylesheet())), "\n"])
+                 tag("title", None, title), "\n", tag("style", None, Markup(stylesheet(page))), "\n"])
     page_html = join([Markup("<!DOCTYPE html>\n"), tag("html", {"lang": "zh-CN"}, "\n", tag("head", None, "\n", head),
                       "\n", tag("body", None, "\n", tag("main", None, "\n", body), "\n"), "\n"), "\n"])
     return page_html, page, errors
 
 
-def stylesheet() -> str:
-    """The page's CSS: weave.py's own text (fonts and colours of its own), nothing from the lesson."""
+MATH_FONTS = ('"STIX Two Math", "Latin Modern Math", "Cambria Math", "DejaVu Math TeX Gyre", "Noto Sans Math", '
+              'math')  # fonts with an OpenType MATH table, which Chromium needs to stretch brackets and roots
+COLOURS = {  # light, dark (prefers-color-scheme)
+    "text": ("#1f2328", "#e6edf3"), "muted": ("#59636e", "#9198a1"), "line": ("#d1d9e0", "#3d444d"),
+    "bg": ("#ffffff", "#0d1117"), "code-bg": ("#f6f8fa", "#161b22"), "caption-bg": ("#eef2f6", "#1c2128"),
+    "mark": ("#ffd84d", "#8a6d00"), "mark-line": ("#fff6cc", "#2e2a12"), "link": ("#0550ae", "#4493f8"),
+    "book-bg": ("#fbefe3", "#3d2a14"), "bad-bg": ("#ffe3e3", "#4a1c1c"), "ok-bg": ("#eef6ee", "#12261a"),
+    "ok-line": ("#b7dbb7", "#2f5a3a"), "shadow": ("rgba(0,0,0,.18)", "rgba(0,0,0,.6)"),
+}
+
+
+def stylesheet(page: Page) -> str:
+    """The page's CSS: weave.py's own text (fonts, colours, the column boxes and the contents' scroll marks of
+    this page), nothing from the lesson."""
+    light = "; ".join(f"--{name}: {pair[0]}" for name, pair in COLOURS.items())
+    dark = "; ".join(f"--{name}: {pair[1]}" for name, pair in COLOURS.items())
     css = f"""
-:root {{ --text: #1f2328; --muted: #59636e; --line: #d1d9e0; --code-bg: #f6f8fa; --mark: #fff1a8; --link: #0550ae; }}
+:root {{ {light}; color-scheme: light dark; }}
+@media (prefers-color-scheme: dark) {{ :root {{ {dark}; }} }}
 * {{ box-sizing: border-box; }}
 html {{ scroll-padding-top: 4rem; }}
-body {{ margin: 0; color: var(--text); background: #fff; font: 16px/1.75 {CJK_FONTS}; }}
+body {{ margin: 0; color: var(--text); background: var(--bg); font: 16px/1.75 {CJK_FONTS}; overflow-wrap: break-word; }}
 main {{ max-width: 60rem; margin: 0 auto; padding: 1.5rem 1.25rem 6rem; }}
 h1 {{ font-size: 1.9rem; line-height: 1.3; }}
 h2 {{ font-size: 1.45rem; margin-top: 2.6rem; border-bottom: 1px solid var(--line); padding-bottom: .2rem; }}
 h3 {{ font-size: 1.15rem; margin-top: 1.8rem; }}
 a {{ color: var(--link); }}
-{NARROW_BLOCKS}
+a.back {{ display: block; text-align: right; font-size: .8rem; color: var(--muted); margin-top: -.4rem; }}
 code, pre, kbd {{ font-family: {MONO_FONTS}; }}
 :not(pre) > code {{ background: var(--code-bg); padding: .1em .3em; border-radius: 4px; font-size: .9em; }}
-pre {{ font-size: 13px; line-height: 1.5; overflow-x: auto; margin: 0; padding: .6rem .8rem; background: var(--code-bg); }}
-pre .l {{ display: block; min-height: 1.5em; }}
-pre .l:target, .chunk:target > figcaption {{ background: var(--mark); outline: 2px solid #d4a400; }}
-table {{ border-collapse: collapse; margin: 1rem 0; display: block; overflow-x: auto; }}
+/* a box that scrolls sideways shows a shadow at the edge where more is hidden */
+pre {{ font-size: 13px; line-height: 1.5; overflow-x: auto; max-width: 100%; margin: 0; padding: .6rem .8rem;
+  background: linear-gradient(to right, var(--code-bg) 30%, transparent) left / 2rem 100% no-repeat local,
+    linear-gradient(to left, var(--code-bg) 30%, transparent) right / 2rem 100% no-repeat local,
+    radial-gradient(farthest-side at 0 50%, var(--shadow), transparent) left / .7rem 100% no-repeat scroll,
+    radial-gradient(farthest-side at 100% 50%, var(--shadow), transparent) right / .7rem 100% no-repeat scroll,
+    var(--code-bg); }}
+pre .l {{ display: block; min-height: 1.5em; min-width: max-content; }}
+/* a column is 1ch of the <pre>'s font, fixed there (a registered property), so that a box in another font keeps it */
+@property --column {{ syntax: "<length>"; inherits: true; initial-value: 0px; }}
+pre {{ --column: 1ch; }}
+pre .w, pre .a {{ display: inline-block; white-space: pre; vertical-align: bottom; }}
+pre .a {{ font-family: {LATIN_MONO_FONTS}; overflow: hidden; }}
+{column_rules(page.widths)}pre .l:target, pre .l:has(.n:target), .chunk:target > figcaption {{ background: var(--mark-line); }}
+pre .n:target {{ background: var(--mark); outline: 2px solid var(--mark); border-radius: 2px; }}
+table {{ border-collapse: collapse; margin: 1rem 0; display: block; overflow-x: auto; max-width: 100%; }}
 th, td {{ border: 1px solid var(--line); padding: .3rem .7rem; }}
-th {{ background: var(--code-bg); }}
+th {{ background: var(--code-bg); white-space: nowrap; }}
 .align-left {{ text-align: left; }} .align-center {{ text-align: center; }} .align-right {{ text-align: right; }}
 blockquote {{ margin: 1rem 0; padding: 0 1rem; color: var(--muted); border-left: .25rem solid var(--line); }}
 details {{ border: 1px solid var(--line); border-radius: 6px; padding: .4rem .9rem; margin: .8rem 0; }}
 summary {{ cursor: pointer; font-weight: 600; }}
-figure {{ margin: 1.2rem 0; }}
+figure {{ margin: 1.2rem 0; min-width: 0; }}
 figure.chunk, figure.transcript {{ border: 1px solid var(--line); border-radius: 6px; overflow: hidden; }}
-figure.chunk > figcaption, figure.transcript > figcaption {{ font-size: .85rem; padding: .3rem .8rem; background: #eef2f6;
-  border-bottom: 1px solid var(--line); }}
-figcaption .name {{ font-family: {MONO_FONTS}; font-weight: 600; text-decoration: none; }}
-figcaption .where, figcaption .part, figcaption .how {{ color: var(--muted); margin-left: .6rem; }}
-figcaption .how code {{ font-size: 1em; background: none; padding: 0; }}
+figure.chunk > figcaption, figure.transcript > figcaption {{ font-size: .85rem; line-height: 1.5; padding: .3rem .8rem;
+  background: var(--caption-bg); border-bottom: 1px solid var(--line); overflow-wrap: anywhere; }}
+figcaption .name {{ font-weight: 600; text-decoration: none; }}
+figcaption .part {{ color: var(--muted); margin-left: .6rem; }}
 figcaption a:not(.name) {{ margin-left: .6rem; }}
 .chunk .used, .chunk .parts {{ font-size: .85rem; margin: 0; padding: .3rem .8rem; border-top: 1px solid var(--line); }}
 .chunk .parts ol {{ margin: .2rem 0; padding-left: 1.6rem; columns: 2; }}
 .def {{ color: var(--muted); font-size: .85em; text-decoration: none; }}
 a.ref {{ font-weight: 600; }}
+a.image {{ font-style: italic; }}
 .transcript .printed {{ padding: .6rem 0; background: var(--code-bg); }}
 .transcript pre {{ padding: 0 .8rem; }}
 .matrix {{ display: flex; flex-wrap: wrap; align-items: flex-start; background: var(--code-bg); }}
-.matrix > pre {{ flex: 0 1 auto; }}
-figure.heatmap {{ margin: .6rem 1rem; max-width: 16rem; font-size: .8rem; color: var(--muted); line-height: 1.5; }}
-figure.heatmap svg {{ display: block; font: 11px {CJK_FONTS}; fill: var(--text); }}
+.matrix > pre {{ flex: 0 1 auto; min-width: 0; }}
+figure.heatmap {{ margin: .6rem 1rem; max-width: 17rem; font-size: .8rem; color: var(--muted); line-height: 1.5; }}
+figure.heatmap svg {{ display: block; max-width: 100%; height: auto; font: 11px {CJK_FONTS}; fill: var(--text); }}
+figure.heatmap svg.legend {{ margin-top: .4rem; }}
 figure.heatmap svg .axis {{ font-size: 12px; font-weight: 600; }}
 figure.heatmap svg .vertical {{ writing-mode: vertical-rl; }}
-figure.heatmap rect.cell {{ stroke: #fff; stroke-width: 1; }}
+figure.heatmap rect.cell {{ stroke: var(--bg); stroke-width: 1; }}
 figure.heatmap rect.cell:hover {{ stroke: #d4a400; stroke-width: 2; }}
-.scale {{ display: flex; justify-content: space-between; padding-top: .7rem; margin-top: .3rem; line-height: 1;
-  background: linear-gradient(to right, {colour(0)}, {colour(1)}) top / 100% .6rem no-repeat; }}
 .math {{ overflow-x: auto; margin: 1rem 0; }}
-math {{ font-size: 1.1em; }}
+math {{ font-family: {MATH_FONTS}; font-size: 1.15em; }}
 math[display="block"] {{ display: block math; }}
 a.num {{ text-decoration: underline dotted; text-underline-offset: .2em; }}
-.num.book {{ background: #fbefe3; border-bottom: 1px dashed #b35900; }}
-.num.unverified {{ background: #ffe3e3; }}
-#verified {{ background: #eef6ee; border: 1px solid #b7dbb7; border-radius: 6px; padding: .6rem .9rem; }}
+.num.book {{ background: var(--book-bg); border-bottom: 1px dashed #b35900; }}
+.num.unverified {{ background: var(--bad-bg); }}
+#verified {{ background: var(--ok-bg); border: 1px solid var(--ok-line); border-radius: 6px; padding: .6rem .9rem; }}
 #contents {{ border: 1px solid var(--line); border-radius: 6px; padding: .2rem 1rem; margin: 1rem 0 2rem; }}
 #contents h2 {{ font-size: 1.1rem; margin: .6rem 0; border: 0; }}
-#contents ol {{ margin: 0; padding-left: 1.5rem; }}
-@media (max-width: 40rem) {{ main {{ padding: 1rem .6rem 4rem; }} .chunk .parts ol {{ columns: 1; }} }}
-"""
+#contents ol {{ margin: 0; padding-left: 1rem; list-style: none; }}
+#contents > ol {{ padding-left: 0; }}
+#contents a {{ display: block; padding: 0 .3rem; border-radius: 4px; text-decoration: none; }}
+/* docstrings and comments: CJK fonts have no italic, and a synthetic slant is hard to read */
+pre.code .sd, pre.code .c1, pre.code .ch, pre.code .cm, pre.code .cs {{ font-style: normal; }}
+@media (min-width: 80rem) {{  /* the contents beside the text, marking the sections in view */
+  #contents {{ position: fixed; top: 0; left: 0; width: 18rem; height: 100vh; overflow-y: auto; margin: 0; border: 0;
+    border-right: 1px solid var(--line); border-radius: 0; padding: 1rem; font-size: .88rem; background: var(--bg); }}
+  main {{ margin-left: max(19rem, calc(50vw - 30rem)); }}
+  a.back {{ display: none; }}
+}}
+@media (max-width: 40rem) {{
+  main {{ padding: 1rem .6rem 4rem; }}
+  .chunk .parts ol {{ columns: 1; }}
+  .matrix > figure.heatmap {{ order: -1; }}  /* the picture first; the characters scroll in their box below */
+  figure.heatmap {{ margin: .6rem; }}
+}}
+@media print {{
+  #contents, a.back {{ display: none; }}
+  main {{ max-width: none; margin: 0; padding: 0; }}
+  body {{ font-size: 10.5pt; background: none; }}
+  pre {{ font-size: 7.5pt; overflow: visible; white-space: pre-wrap; background: none; }}
+  figure, pre .l, tr {{ break-inside: avoid; }}
+  h2, h3 {{ break-after: avoid; }}
+  a {{ color: inherit; text-decoration: none; }}
+}}
+{scroll_marks(page)}"""
     if get_lexer_by_name is not None:
         css += HtmlFormatter(style="default").get_style_defs("pre.code") + "\n"
+        dark_code = HtmlFormatter(style="monokai").get_style_defs("pre.code")
+        css += f"@media (prefers-color-scheme: dark) {{\n{dark_code}\npre.code {{ background-color: var(--code-bg); }}\n}}\n"
+        css += "pre.code .sd, pre.code .c1, pre.code .ch, pre.code .cm, pre.code .cs { font-style: normal; }\n"
     return css.lstrip("\n")
 
 
+def scroll_marks(page: Page) -> str:
+    """CSS only, no script: each ## section is a view timeline, and its entry in the contents is marked while
+    any of it is on the screen (Chromium 116 and later; elsewhere the contents simply stay unmarked)."""
+    count = sum(level == 2 for level, _, _ in page.headings)
+    if not count:
+        return ""
+    names = [f"--section-{k}" for k in range(1, count + 1)]
+    rules = [f"body {{ timeline-scope: {', '.join(names)}; }}",
+             "@keyframes in-view { from, to { background: var(--mark-line); font-weight: 600; } }"]
+    for k, name in enumerate(names, 1):
+        rules.append(f"main > section:nth-of-type({k}) {{ view-timeline-name: {name}; }} "
+                     f"#contents > ol > li:nth-child({k}) > a {{ animation: in-view linear none; "
+                     f"animation-timeline: {name}; }}")
+    return "\n".join(rules) + "\n"
 
 
 # ---------------------------------------------------------------- command line
