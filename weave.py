@@ -1116,7 +1116,8 @@ h3 {{ font-size: 1.15rem; margin-top: 1.8rem; }}
 a {{ color: var(--link); }}
 a.back {{ display: block; text-align: right; font-size: .8rem; color: var(--muted); margin-top: -.4rem; }}
 code, pre, kbd {{ font-family: {MONO_FONTS}; }}
-:not(pre) > code {{ background: var(--code-bg); padding: .1em .3em; border-radius: 4px; font-size: .9em; }}
+:not(pre) > code {{ background: var(--code-bg); padding: .1em .3em; border-radius: 4px; font-size: .9em;
+  white-space: nowrap; }}  /* (1, 0, 1) or x[..., 0, :] is not broken in the middle on a narrow screen */
 /* a box that scrolls sideways shows a shadow at the edge where more is hidden */
 pre {{ font-size: 13px; line-height: 1.5; overflow-x: auto; max-width: 100%; margin: 0; padding: .6rem .8rem;
   background: linear-gradient(to right, var(--code-bg) 30%, transparent) left / 2rem 100% no-repeat local,
