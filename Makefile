@@ -10,6 +10,7 @@ help: ## list the targets
 
 # Built from scratch, and removed again if any step fails: a half-built .venv is never reused.
 .venv/stamp: requirements.txt
+	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "error: no $(PYTHON) on PATH; install Python 3.10 or newer, or name one: make PYTHON=/path/to/python3" >&2; exit 127; }
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else "error: $(PYTHON) is Python %d.%d; this project needs 3.10 or newer: make PYTHON=python3.12 (any 3.10 or newer)" % sys.version_info[:2])'
 	rm -rf .venv
 	$(PYTHON) -m venv .venv && .venv/bin/pip install -r requirements.txt && touch $@ || \

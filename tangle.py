@@ -152,7 +152,10 @@ Exit status: 0 ok, 1 check found a difference, 2 bad input or usage.
 from __future__ import annotations
 
 import argparse
+import bisect
+import collections
 import contextlib
+import ctypes
 import difflib
 import errno
 import hashlib
@@ -169,6 +172,7 @@ import sys
 import tempfile
 import threading
 import time
+import unicodedata
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from urllib.parse import unquote
@@ -198,12 +202,19 @@ INTERRUPTS = [getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") 
 MAX_MARKDOWN_BYTES = 1 << 20
 MAX_GENERATED_BYTES = 16 << 20  # all the generated files together
 MAX_OUTPUT_BYTES = 16 << 20  # per stream of one run
+MAX_BOOK_FIGURES_BYTES = 1 << 20  # a list of a few hundred numbers
 MAX_DEPTH = 100  # chunks included in chunks included in ...
 MAX_TIMEOUT = 1e6
+PR_SET_CHILD_SUBREAPER = 36  # prctl(2), Linux
+HELD_GRACE = 2.0  # seconds a program's leftovers may hold its output after it exits
 # Invisible characters that Markdown, Python and editors read differently (markdown-it turns NUL
 # into U+FFFD; str.splitlines breaks at \x0b, \x1c-\x1e and \x85). Tab, LF, CR and form feed are fine.
 CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f]")
 OUTPUT_CONTROL = re.compile(r"[\x00-\x08\x0b\x0d-\x1f\x7f-\x9f]")  # and CR: a transcript holds plain lines
+# Bidi controls and characters that show nothing (zero-width space, joiners, word joiner, BOM, soft hyphen):
+# refused in code and names, where they make code read differently from how it runs ("Trojan Source").
+INVISIBLE = re.compile("[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+MAX_SUGGESTIONS = 20  # "did you mean" for the first errors only: each compares every name (difflib)
 LINE_BREAKING = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")  # never in a name written into a comment
 PYTHON_LANGUAGES = {"python", "py", "python3"}
 HASH_COMMENT_SUFFIXES = (".py", ".sh", ".toml", ".yaml", ".yml", ".cfg", ".ini")
@@ -500,7 +511,9 @@ def parse_document(path: Path, shown: str, text: str) -> Document:
                              + "see code that never runs; name it, or use ```text for an illustration"))
     problems += nested_root_problems(doc)
     problems += assign_transcripts(doc, loose_transcripts)
+    problems += invisible_problems(doc)
     problems += reference_problems(doc)
+    problems += anchor_problems(doc)
     problems += caption_problems(doc)
     doc.warnings += math_warnings(doc)
     if problems:
@@ -716,7 +729,7 @@ def split_problems(target: str, parts: list[Transcript]) -> list[tuple[int, str]
     """update finds where part N (N >= 2) begins in new output by its first line, so that line must be
     in the output exactly once: a part must not be empty, nor begin with a line printed twice."""
     problems = []
-    lines = [line for part in parts for line in output_lines(part.content)]
+    printed = collections.Counter(line for part in parts for line in output_lines(part.content))
     for part in parts[1:]:
         own = output_lines(part.content)
         if not own:
@@ -724,7 +737,7 @@ def split_problems(target: str, parts: list[Transcript]) -> list[tuple[int, str]
                              "line, its first, by which make update finds where it begins; move lines into it "
                              "or delete the fence"))
             continue
-        count = lines.count(own[0])
+        count = printed[own[0]]
         if count > 1:
             problems.append((part.fence_line, f"part={part.part} of {target} begins with {shown_line(own[0])}, "
                              f"which the output prints {count} times: make update finds where a part begins by "
@@ -736,6 +749,58 @@ def split_problems(target: str, parts: list[Transcript]) -> list[tuple[int, str]
 def shown_line(line: str, width: int = 60) -> str:
     """An output line as it is quoted in a message: «…», shortened."""
     return "«" + (line if len(line) <= width else line[: width - 1] + "…") + "»"
+
+
+def invisible_problems(doc: Document) -> list[tuple[int, str]]:
+    """Bidi controls and zero-width characters in code, chunk names and paths: they make code read differently
+    from how it runs ("Trojan Source"), or two names look the same, so they are refused, as compilers warn."""
+    problems = []
+    for table, what in ((doc.chunks, "the chunk name {{#{}}}"), (doc.roots, "the path {{file={}}}")):
+        for label, pieces in table.items():
+            match = INVISIBLE.search(label)
+            if match:
+                problems.append((pieces[0].fence_line, f"{code_point(match[0])} in {what.format(ascii(label)[1:-1])}: "
+                                 "two names that look the same would differ; delete it"))
+            for piece in pieces:
+                for offset, code in enumerate(piece.lines):
+                    match = INVISIBLE.search(code)
+                    if match:
+                        problems.append((piece.first_line + offset, f"{code_point(match[0])} in code: it makes the "
+                                         "code read differently from how it runs (Trojan Source); delete it, or in a "
+                                         f"string write it as an escape: \\u{ord(match[0]):04x}"))
+    return problems
+
+
+def code_point(character: str) -> str:
+    """U+202E (RIGHT-TO-LEFT OVERRIDE): a character named as a message names it."""
+    return f"U+{ord(character):04X} ({unicodedata.name(character, 'unnamed')})"
+
+
+def looks(name: str) -> str:
+    """A name as a reader sees it: composed (NFC), without the characters that show nothing."""
+    return INVISIBLE.sub("", unicodedata.normalize("NFC", name))
+
+
+def invisible_difference(name: str, other: str) -> str:
+    """How two names that look the same differ."""
+    if unicodedata.normalize("NFC", name) == unicodedata.normalize("NFC", other):
+        return ("they differ only in invisible characters: one is written decomposed (Unicode NFD, as some "
+                "editors and macOS file names save it), the other composed (NFC); retype one of them")
+    hidden = sorted({code_point(c) for c in INVISIBLE.findall(name + other)})
+    return f"they differ only in invisible characters ({', '.join(hidden)}); retype one of them"
+
+
+def anchor_problems(doc: Document) -> list[tuple[int, str]]:
+    """Two fences that would get the same anchor on the page and on GitHub ({#a b} and {#a_b}; {#x} twice
+    and {#x-2}): a link to one would lead to the other."""
+    problems, seen = [], {}
+    for line, (label, anchor, *_) in sorted(expected_captions(doc).items()):
+        if anchor in seen:
+            problems.append((line, f"{label} gets the anchor #{anchor}, as {seen[anchor][1]} (line {seen[anchor][0]}) "
+                             "does: a link to one would lead to the other; rename one of them"))
+        else:
+            seen[anchor] = (line, label)
+    return problems
 
 
 def references(pieces: list[Piece]):
@@ -750,12 +815,16 @@ def references(pieces: list[Piece]):
 def reference_problems(doc: Document) -> list[tuple[int, str]]:
     """Undefined, cyclic and unused chunks; then roots nested too deep or too large to write."""
     problems = []
+    by_look: dict[str, str] = {}
+    for name, pieces in doc.chunks.items():
+        other = by_look.setdefault(looks(name), name)
+        if other != name:
+            problems.append((pieces[0].fence_line, f"chunk {{#{name}}} looks the same as {{#{other}}} (line "
+                             f"{doc.chunks[other][0].fence_line}), but {invisible_difference(name, other)}"))
     for pieces in [*doc.chunks.values(), *doc.roots.values()]:
         for line, name in references(pieces):
             if name not in doc.chunks:
-                near = difflib.get_close_matches(name, list(doc.chunks), n=1)
-                hint = f"; did you mean <<{near[0]}>>?" if near else ""
-                problems.append((line, f"<<{name}>> is not defined: no fence has {{#{name}}}{hint}"))
+                problems.append((line, undefined(doc, name, by_look, len(problems) < MAX_SUGGESTIONS)))
     used: set[str] = set()
     for pieces in doc.roots.values():
         # depth first without recursion, so any depth is safe: the references left to visit at each
@@ -781,6 +850,17 @@ def reference_problems(doc: Document) -> list[tuple[int, str]]:
         if name not in used:
             problems.append((pieces[0].fence_line, f"chunk {{#{name}}} is never used: no root includes <<{name}>>"))
     return problems or expansion_problems(doc)
+
+
+def undefined(doc: Document, name: str, by_look: dict[str, str], suggest: bool) -> str:
+    """Why <<name>> is not defined: a chunk that looks the same, or one spelled nearly so (suggest: look
+    for one; each look compares every chunk name, so a long list of mistakes gets it only at its start)."""
+    what = f"<<{name}>> is not defined: no fence has {{#{name}}}"
+    same = by_look.get(looks(name))
+    if same is not None:
+        return f"{what}; {{#{same}}} looks the same, but {invisible_difference(name, same)}"
+    near = difflib.get_close_matches(name, list(doc.chunks), n=1) if suggest else []
+    return what + (f"; did you mean <<{near[0]}>>?" if near else "")
 
 
 def expansion_problems(doc: Document) -> list[tuple[int, str]]:
@@ -1013,7 +1093,7 @@ def caption_problems(doc: Document) -> list[tuple[int, str]]:
     anchors = {caption.anchor for caption in captions}
     for line, anchor in own_links(doc):
         if anchor not in anchors:
-            near = difflib.get_close_matches(anchor, sorted(anchors), n=1)
+            near = difflib.get_close_matches(anchor, sorted(anchors), n=1) if len(problems) < MAX_SUGGESTIONS else []
             problems.append((line, f"the link to #{anchor} leads nowhere: no caption has <a name=\"{anchor}\">"
                              + (f"; did you mean #{near[0]}?" if near else "")))
     return problems
@@ -1088,12 +1168,15 @@ def generated_state(current: bytes | None, text: str) -> str:
     "missing"; "same" (CRLF line ends, which a clone with core.autocrlf gives it, count as LF);
     "banner" (the code below the banner is the same: only the hash line is out of date);
     "stale" (tangle's own output for an older Markdown, or a hand edit already copied into the
-    Markdown: only the `# MD:LINE` numbers differ); "edited" (a change found only here)."""
+    Markdown: only the `# MD:LINE` numbers differ); "edited" (a change found only here); "foreign" (no
+    banner: a file tangle.py never wrote, such as tangle.py itself, which it never overwrites)."""
     if current is None:
         return "missing"
     now = current.decode("utf-8", "replace").replace("\r\n", "\n")
     if now == text:
         return "same"
+    if not now.startswith(BANNER.partition("{")[0]):
+        return "foreign"
     below_banner = [whole.split("\n", 2)[2:] for whole in (now, text)]
     if below_banner[0] == below_banner[1]:
         return "banner"
@@ -1229,6 +1312,9 @@ def write_roots(doc: Document, force: bool) -> None:
         state = generated_state(current, text)
         if state == "same":
             continue
+        if state == "foreign":
+            problems.append(f"{doc.where(pieces[0].fence_line)}: error: {foreign(doc, target)}")
+            continue
         if state == "edited" and not force:
             problems.append(f"{doc.target_shown(target)}: error: edited by hand since it was last tangled; "
                             f"move your change into {doc.path.name}, or rerun with --force to overwrite")
@@ -1265,6 +1351,9 @@ def sync_problems(doc: Document) -> list[str]:
         state = generated_state(read_generated(doc, target), render(doc, target)[0])
         if state in ("same", "banner"):
             continue
+        if state == "foreign":
+            problems.append(f"{doc.where(doc.roots[target][0].fence_line)}: error: {foreign(doc, target)}")
+            continue
         if state == "missing":
             why = "missing; run make tangle"
         elif state == "edited":
@@ -1274,6 +1363,12 @@ def sync_problems(doc: Document) -> list[str]:
             why = f"out of date with {doc.path.name}; run make tangle"
         problems.append(f"{doc.target_shown(target)}: error: {why}")
     return problems
+
+
+def foreign(doc: Document, target: str) -> str:
+    return (f"file={target}: {doc.target_shown(target)} exists and was not written by tangle.py (it does not start "
+            f"with the banner \"# Generated from\"), so tangle.py never overwrites it, not even with --force; "
+            f"give the root another path in {doc.path.name}, or move that file away if it is to be replaced")
 
 
 def require_transcripts(doc: Document) -> None:
@@ -1286,9 +1381,14 @@ def run_program(doc: Document, target: str, timeout: float, copies: int = 1, pro
     """Run a generated program (several copies side by side) in a controlled environment, each copy in
     its own process group, so that the timeout, Ctrl-C or any error ends it and all it started.
     progress: also copy the first copy's stderr lines to ours as they come (up to a traceback)."""
-    env = {**os.environ, **RUN_ENV}
-    command = [sys.executable, os.path.realpath(doc.folder / target)]
+    # -s and no PYTHON* variable of the caller's (PYTHONSAFEPATH, PYTHONOPTIMIZE, PYTHONPATH, ...): what -I
+    # does, except that -I would also ignore the PYTHON* variables the run needs (RUN_ENV) and drop the
+    # program's folder from sys.path, from which generated/experiments.py imports generated/attention.py.
+    env = {name: value for name, value in os.environ.items() if not name.upper().startswith("PYTHON")}
+    env.update(RUN_ENV)
+    command = [sys.executable, "-s", os.path.realpath(doc.folder / target)]
     processes: list[subprocess.Popen] = []
+    ours = children() if become_subreaper() else None  # our children before the run: not the run's to stop
     try:
         for _ in range(copies):
             processes.append(subprocess.Popen(command, cwd=doc.folder, env=env, stdin=subprocess.DEVNULL,
@@ -1303,6 +1403,57 @@ def run_program(doc: Document, target: str, timeout: float, copies: int = 1, pro
             end_group(process)
             for stream in (process.stdout, process.stderr):
                 stream.close()
+        if ours is not None:
+            stop_leftovers(ours | {process.pid for process in processes}, {process.pid for process in processes})
+
+
+def become_subreaper() -> bool:
+    """Linux: make the processes that the programs leave behind (a daemon that double-forks into a session
+    of its own, keeping or closing our pipes) our children when their parents die, instead of init's, so
+    that stop_leftovers can find them. Whether it worked."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        return ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def processes_where(field: int, values: set[int], zombies: bool = True) -> set[int]:
+    """The ids of the processes whose /proc/PID/stat field (4: parent, 6: session, as proc(5) counts) is
+    one of values; zombies too unless told not to (a killed process that someone else will reap)."""
+    found = set()
+    with contextlib.suppress(OSError), os.scandir("/proc") as entries:
+        for entry in entries:
+            if not entry.name.isdigit():
+                continue
+            try:
+                fields = Path(entry.path, "stat").read_text().rpartition(")")[2].split()
+            except OSError:
+                continue  # gone meanwhile
+            if int(fields[field - 3]) in values and (zombies or fields[0] != "Z"):
+                found.add(int(entry.name))
+    return found
+
+
+def children() -> set[int]:
+    return processes_where(4, {os.getpid()})
+
+
+def stop_leftovers(ours: set[int], sessions: set[int]) -> None:
+    """Kill and reap what the programs left running: every process of the sessions they created (each
+    program leads one), and every process that became our child when its parent died (we are its
+    subreaper), round after round, since each death can orphan more."""
+    for _ in range(1000):
+        found = (processes_where(6, sessions, zombies=False) | children()) - ours - {os.getpid()}
+        if not found:
+            return
+        for pid in found:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        for pid in found & children():
+            with contextlib.suppress(ChildProcessError, OSError):
+                os.waitpid(pid, 0)
 
 
 class Echo:
@@ -1341,7 +1492,10 @@ def collect(processes: list[subprocess.Popen], timeout: float, echo: Echo | None
             for stream in (process.stdout, process.stderr):
                 selector.register(stream, selectors.EVENT_READ, process)
         while selector.get_map() and (remaining := deadline - time.monotonic()) > 0:
-            for key, _ in selector.select(remaining):
+            if all(exited(key.data) for key in selector.get_map().values()):
+                # only what the programs started holds the pipes now: wait for those writers a little
+                deadline = min(deadline, time.monotonic() + HELD_GRACE)
+            for key, _ in selector.select(min(remaining, 0.2)):
                 data = os.read(key.fd, 1 << 16)
                 output[key.fileobj] += data
                 if echo is not None and key.fileobj is processes[0].stderr:
@@ -1444,8 +1598,8 @@ def report_failed_run(doc: Document, target: str, run: Run, timeout: float, echo
     stopped it. echoed: its stderr up to the traceback was shown already (--progress)."""
     shown = doc.target_shown(target)
     if run.why == "held":
-        print(f"{shown}: error: exited, but a process it started still held its output open after {timeout:g} s; "
-              "stopped them all (wait for the processes a program starts before it exits)", file=sys.stderr)
+        print(f"{shown}: error: exited, but a process it started still held its output open; stopped them all "
+              "(wait for the processes a program starts before it exits)", file=sys.stderr)
         return
     if run.why == "output":
         print(f"{shown}: error: printed more than {MAX_OUTPUT_BYTES >> 20} MiB; stopped it", file=sys.stderr)
@@ -1548,6 +1702,7 @@ def prose_numbers(doc: Document) -> list[ProseNumber]:
     found: list[ProseNumber] = []
     problems: list[tuple[int, str]] = []
     sections = section_sources(doc)
+    section_starts = [start for start, _ in sections]
     book_columns: set[int] = set()
     column, row_line = 0, 1
     pending = scope = None  # a block comment waiting for its block; the block it applies to
@@ -1576,7 +1731,7 @@ def prose_numbers(doc: Document) -> list[ProseNumber]:
                 book_columns.add(column)
             whole_book = previous.type == "td_open" and column in book_columns
             first_line = token.map[0] + 1 if token.map else row_line
-            default = next(program for start, program in reversed(sections) if start <= first_line)
+            default = sections[bisect.bisect_right(section_starts, first_line) - 1][1]
             cites = scope[:2] if scope else (default, None)
             found += numbers_in_inline(doc, token, first_line, whole_book, cites, problems)
         if scope and token.type == scope[2] and token.level == scope[3]:
@@ -1603,10 +1758,12 @@ def section_sources(doc: Document) -> list[tuple[int, str]]:
     by_line = sorted((piece.fence_line, target) for target, transcript in doc.transcripts.items()
                      for piece in transcript.pieces())
     main = by_line[0][1] if by_line else ""
+    fence_lines = [line for line, _ in by_line]
     sections = []
     for start, end in itertools.pairwise([*starts, float("inf")]):
-        held = [target for line, target in by_line if start <= line < end]
-        sections.append((start, held[0] if held else main))
+        first = bisect.bisect_left(fence_lines, start)  # the first transcript fence at or after start
+        held = first < len(by_line) and by_line[first][0] < end
+        sections.append((start, by_line[first][1] if held else main))
     return sections
 
 
@@ -1633,34 +1790,49 @@ def cited_program(doc: Document, html: str, line: int, problems: list[tuple[int,
 def numbers_in_inline(doc: Document, token, first_line: int, whole_book: bool, cites: tuple[str, int | None],
                       problems: list[tuple[int, str]]) -> list[ProseNumber]:
     """The numbers of one paragraph or cell. cites: (program, line of its comment or None) for the whole
-    text; a <!-- 数字出自 PATH --> inside it changes that up to the end of its sentence."""
+    text; a <!-- 数字出自 PATH --> inside it changes that up to the end of its sentence. Linear in the
+    text: every lookup below is a bisection in positions found once."""
     text, comments = flatten_inline(token)
-    spans = []
-    for start in (match.start() for match in re.finditer(BOOK_WORD, text)):
-        end = BOOK_SPAN_END.search(text, start)
-        spans.append((start, end.start() if end else len(text)))
-    sentence_cites = []
+    newlines = [match.start() for match in re.finditer("\n", text)]
+    book = Spans(text, [match.start() for match in re.finditer(BOOK_WORD, text)], BOOK_SPAN_END)
+    cited = []
     for offset, html in comments:
-        line = first_line + text.count("\n", 0, offset)
+        line = first_line + bisect.bisect_left(newlines, offset)
         program = cited_program(doc, html, line, problems, alone=False)
         if program is not None:
-            end = SENTENCE_END.search(text, offset)
-            sentence_cites.append((offset, end.start() if end else len(text), program, line))
+            cited.append((offset, program, line))
+    sentences = Spans(text, [offset for offset, _, _ in cited], SENTENCE_END)
     numbers = []
     for match in NUMBER.finditer(text):
         if ("." not in match[0] and len(match[0]) == 1) or UNIT_AFTER.match(text, match.end()):
             continue
-        book = whole_book or any(start <= match.start() < end for start, end in spans)
-        program, cited_on = next(((program, line) for start, end, program, line in reversed(sentence_cites)
-                                  if start <= match.start() < end), cites)
-        numbers.append(ProseNumber(first_line + text.count("\n", 0, match.start()), match[0], book,
+        inside = sentences.covering(match.start())
+        program, cited_on = cited[inside][1:] if inside is not None else cites
+        numbers.append(ProseNumber(first_line + bisect.bisect_left(newlines, match.start()), match[0],
+                                   whole_book or book.covering(match.start()) is not None,
                                    program, cited_on, token, match.start()))
     return numbers
 
 
-def flatten_inline(token) -> tuple[str, list[tuple[int, str]]]:
-    """The text children of an inline token, line breaks as \\n; code spans, HTML, images,
-    autolinks and bare URLs become a separator. Also (offset in that text, HTML) of each inline HTML."""
+class Spans:
+    """Spans of a text that each run from a start to the end of its sentence (the next match of end, or
+    the end of the text), found in one pass; covering(position) is the latest span holding it. Starts
+    come in order, so their ends do too, and only the latest start at or before a position can hold it.
+    (A class only to keep the two sorted lists together.)"""
+
+    def __init__(self, text: str, starts: list[int], end: re.Pattern):
+        boundaries = [match.start() for match in end.finditer(text)]
+        self.starts = starts
+        after = [bisect.bisect_left(boundaries, start) for start in starts]
+        self.ends = [boundaries[index] if index < len(boundaries) else len(text) for index in after]
+
+    def covering(self, position: int) -> int | None:
+        index = bisect.bisect_right(self.starts, position) - 1
+        return index if index >= 0 and position < self.ends[index] else None
+
+
+def inline_parts(token) -> tuple[list[str], list[tuple[int, str]]]:
+    """flatten_inline, one string for each child of the token (weave.py places numbers with them)."""
     parts: list[str] = []
     html: list[tuple[int, str]] = []
     length = 0
@@ -1679,6 +1851,13 @@ def flatten_inline(token) -> tuple[str, list[tuple[int, str]]]:
             part = "\ufffc" + "\n" * child.content.count("\n")
         parts.append(part)
         length += len(part)
+    return parts, html
+
+
+def flatten_inline(token) -> tuple[str, list[tuple[int, str]]]:
+    """The text children of an inline token, line breaks as \\n; code spans, HTML, images,
+    autolinks and bare URLs become a separator. Also (offset in that text, HTML) of each inline HTML."""
+    parts, html = inline_parts(token)
     return "".join(parts), html
 
 
@@ -1692,13 +1871,10 @@ def read_book_figures(doc: Document) -> set[str]:
     """The figures the book prints, from book_figures.txt beside MD: one number a line, # comments."""
     path = doc.folder / BOOK_FIGURES
     shown = os.path.join(os.path.dirname(doc.shown), BOOK_FIGURES)
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
+    raw = read_regular(path, shown, MAX_BOOK_FIGURES_BYTES)  # like MD: a FIFO or /dev/zero is refused, not read
+    if raw is None:
         raise UserError(f"{shown}: error: no such file; {doc.shown} marks numbers as the book's (原书), so "
-                        f"{BOOK_FIGURES} beside it must list the figures the book prints, one a line") from None
-    except OSError as error:
-        raise UserError(f"{shown}: error: cannot read it: {error.strerror}") from None
+                        f"{BOOK_FIGURES} beside it must list the figures the book prints, one a line")
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
@@ -2036,13 +2212,15 @@ def write_transcripts(doc: Document, changed: dict[str, str]) -> Document:
                 label = "new output" + (f", part {piece.part}" if piece.part else "")
                 print(*transcript_diff(doc, piece, content, label, use_color()), sep="\n")
     data = ("\ufeff" if bom else "").encode() + rewritten.encode()
-    links = 1
     try:
-        with contextlib.suppress(FileNotFoundError):  # gone: write_atomically says it changed
+        try:
             info = os.stat(doc.path)
-            if not info.st_mode & 0o222:
-                raise UserError(f"{doc.shown}: error: is read-only; transcript not written (chmod u+w it first)")
-            links = info.st_nlink
+        except (FileNotFoundError, NotADirectoryError):  # write_atomically would make its folder again
+            raise Conflict(f"{doc.shown}: error: no longer exists (deleted while the program ran, with its folder?); "
+                           f"nothing written: restore it (git checkout -- {doc.shown}), then run make update again") from None
+        if not info.st_mode & 0o222:
+            raise UserError(f"{doc.shown}: error: is read-only; transcript not written (chmod u+w it first)")
+        links = info.st_nlink
         with signals_deferred():
             written = write_atomically(doc.path, data, expected=doc.raw)
     except OSError as error:
@@ -2182,6 +2360,9 @@ class ClosedPipeTolerant:
 
 def main(argv: list[str] | None = None) -> int:
     streams = sys.stdout, sys.stderr
+    for stream in streams:  # a cp1252 or ASCII console: a Chinese line is shown escaped, never lost with the verdict
+        with contextlib.suppress(AttributeError, ValueError, OSError):
+            stream.reconfigure(errors="backslashreplace")
     nowhere = open(os.devnull, "w", encoding="utf-8")  # for a stream that was closed before we started (>&-)
     sys.stdout, sys.stderr = (ClosedPipeTolerant(stream or nowhere) for stream in streams)
     try:

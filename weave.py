@@ -12,7 +12,8 @@ examples:
 
 The page (like noweave beside notangle: weave.py reads the document as tangle.py
 parses it and knows no Markdown syntax of its own, beyond the formulas):
-  - a contents list of the # and ## sections, ### nested under them;
+  - a contents list of the # and ## sections, ### nested under them; on a wide screen
+    beside the text, the sections in view marked (CSS view timelines, no script);
   - formulas converted to MathML when the page is built (latex2mathml; no script):
     $$...$$ or a ```math fence on its own (display), $...$ or $`...`$ (inline);
   - each code chunk, and each transcript (each of its parts, where it stands), under
@@ -21,41 +22,72 @@ parses it and knows no Markdown syntax of its own, beyond the formulas):
     gives (#chunk-NAME[-N], #file-PATH[-N], #output-PATH[-N], as on GitHub), with
     its link list; a document without captions gets <<NAME>> ≡ and, for a root, the
     list of its parts in the order they are tangled. Beside it: which of several
-    fences it is, links to the one before and after, and its line of MD. Under a
-    chunk's last fence a "用在 →" link to each <<NAME>> that includes it; each
-    <<NAME>> inside code a link to the chunk ("← MD:LINE", where it is defined);
+    fences it is, links to the one before and after; its line of MD in the caption's
+    tooltip (the reader's view is the lesson's). Under a chunk's last fence a "用在 →"
+    link to each <<NAME>> that includes it; each <<NAME>> inside code a link to the
+    chunk (where it is defined: in its tooltip);
     code is highlighted with Pygments when it is installed, plain otherwise;
   - every transcript line has the anchor #L<its line of MD> (a transcript in parts:
     each part's lines at their own lines); every prose number that make check
-    verifies is a link to one transcript line that prints it, in whichever part (the
-    one whose words best match the sentence), highlighted when you arrive; the book's
+    verifies is a link to the number itself (#L<line>-<number>) on one transcript
+    line that prints it, in whichever part (the one whose words best match the
+    sentence), highlighted when you arrive; the book's
     figures are marked as the book's; the top of the page says how many numbers were
     verified, against which program's transcript;
   - each attention matrix printed in a transcript (a header of column numbers, then
     rows like `输出 1    0.10  0.10 ...`) also drawn as an SVG heatmap beside it, from
     the printed numbers (the programs are never run), grouped with the same matrix
-    drawn in characters below it (`输出 1  |    ██|`) up to its legend;
+    drawn in characters below it (`输出 1  |    ██|`) up to its legend; one colour
+    scale for the whole page, by a weight's multiple of uniform (log, 1x grey, red
+    above, blue below), with a legend in multiples;
+  - in code and transcripts each wide character stands in a box two columns wide,
+    every other non-ASCII one in a box one column wide, so columns line up on any fonts;
+  - a phone's width scrolls no page sideways (boxes scroll in place); dark mode; print;
   - links to a caption's anchor keep it as written (not percent-encoded).
   The page needs nothing from the network: CSS is inline, there is no script.
   A number that the check does not verify is shown unlinked, marked, and counted
   in a warning (make check lists and fails on them); the page is still written.
 
-Writes OUT only when its content changes, atomically. Errors in the input are
-reported as `MD:LINE: error: ...` on stderr. Exit status: 0 ok, 2 bad input or usage.
+Safe by construction: every tag and attribute of the page comes from one escaping path and a fixed
+vocabulary (no script, no src, no style attribute, no event handler; links only to #fragments, relative
+paths, http(s) and mailto); the author's raw HTML keeps only <a name>, <details> and <summary> (comments
+are dropped, the rest is shown as text), formulas pass a MathML allow-list; images become links.
+
+Writes OUT only when its content changes, atomically, and only over a page weave.py wrote: never over MD,
+a file MD tangles, any other file, a folder, a FIFO or a device (-o - writes to stdout). Errors in the input
+are reported as `MD:LINE: error: ...` on stderr. Exit status: 0 ok, 2 bad input or usage, 130 after Ctrl-C.
 """
 
 from __future__ import annotations
 
 import argparse
+import bisect
+import contextlib
 import html
+import itertools
+import math
+import os
 import re
+import signal
+import stat
 import sys
+import unicodedata
 from dataclasses import dataclass, field
+from html.parser import HTMLParser
 from pathlib import Path
 from types import SimpleNamespace
-from urllib.parse import unquote
+from urllib.parse import unquote, urlsplit
 
-import tangle
+
+def interrupted_while_starting(_signum, _frame):
+    print("weave.py: interrupted (SIGINT) while starting; the page was not changed", file=sys.stderr)
+    os._exit(130)
+
+
+if __name__ == "__main__":  # Ctrl-C while the modules load: one line, not the traceback of an import
+    signal.signal(signal.SIGINT, interrupted_while_starting)
+
+import tangle  # noqa: E402
 
 try:
     from latex2mathml.converter import convert as latex_to_mathml
@@ -82,17 +114,192 @@ TRANSCRIPT_MATRIX_ROW = re.compile(r"^(\S+?) ?(\d+)((?:\s+-?\d+\.\d+)+)\s*$")  #
 COLUMN_HEADER = re.compile(r"^\s+\d+(?:\s+\d+)+\s*$")  # the column numbers above a matrix
 LEGEND = "图例"
 CJK_FONTS = '"Noto Sans CJK SC", "Source Han Sans SC", "PingFang SC", "Microsoft YaHei", sans-serif'
-# Chinese is twice as wide as Latin in Noto Sans Mono CJK, so the transcripts' columns line up; but it also
-# draws · ░ ▒ ▓ █ twice as wide (East Asian "ambiguous" width), while the program counts them as one column,
-# as terminals do. Those characters come from a Latin monospace font scaled to half an em (size-adjust).
-NARROW = "U+00B7, U+2013, U+2500-259F"
-NARROW_BLOCKS = "".join(
-    f'@font-face {{ font-family: "Narrow {name}"; src: {sources}; unicode-range: {NARROW}; size-adjust: {adjust}; }}\n'
-    for name, sources, adjust in (("DejaVu", 'local("DejaVu Sans Mono"), local("DejaVuSansMono")', "83%"),
-                                  ("Menlo", 'local("Menlo Regular"), local("Menlo-Regular")', "83%"),
-                                  ("Consolas", 'local("Consolas")', "91%")))
-MONO_FONTS = ('"Narrow DejaVu", "Narrow Menlo", "Narrow Consolas", "Noto Sans Mono CJK SC", "Sarasa Mono SC", '
-              '"DejaVu Sans Mono", Menlo, Consolas, monospace')
+# The transcripts' columns do not depend on these fonts: see columns() below.
+MONO_FONTS = '"Noto Sans Mono CJK SC", "Sarasa Mono SC", "DejaVu Sans Mono", Menlo, Consolas, monospace'
+LATIN_MONO_FONTS = '"DejaVu Sans Mono", Menlo, Consolas, "Liberation Mono", monospace'  # one column for ░ █ — α
+MAX_CANDIDATES = 256  # a number printed on more lines links to the best of the first 256 (linear time)
+MAX_PAGE_BYTES = 64 << 20  # an existing page read back to compare; weave's own pages are a few MB
+GENERATOR = "weave.py"  # <meta name="generator">: marks the pages weave.py wrote, the only files it overwrites
+
+
+# ---------------------------------------------------------------- HTML, escaped by construction
+# Every byte of the page comes from the functions of this section. A Markup is HTML already; any other
+# value is text and is escaped where it joins the page, so a forgotten escape shows as text and never runs.
+# Tags and attributes come from a fixed vocabulary (no script, no style attribute, no src: nothing runs,
+# nothing is fetched); a link goes only to #fragments, http(s) and mailto; the author's raw HTML and
+# latex2mathml's output are parsed and rebuilt through an allow-list (Sanitizer).
+
+HTML_TAGS = {"html", "head", "meta", "title", "style", "body", "main", "nav", "section", "h1", "h2", "h3", "h4", "h5", "h6",
+             "p", "a", "strong", "em", "s", "code", "pre", "span", "div", "figure", "figcaption", "ol", "ul",
+             "li", "table", "thead", "tbody", "tr", "th", "td", "blockquote", "details", "summary", "hr", "br"}
+SVG_TAGS = {"svg", "title", "text", "rect"}
+MATH_TAGS = {"math", "mrow", "mi", "mn", "mo", "ms", "mtext", "mspace", "msqrt", "mroot", "mfrac", "msub", "msup",
+             "msubsup", "munder", "mover", "munderover", "mtable", "mtr", "mtd", "mstyle", "mpadded", "mphantom",
+             "merror", "semantics", "annotation", "mmultiscripts", "mprescripts", "none", "menclose"}
+TAGS = HTML_TAGS | SVG_TAGS | MATH_TAGS
+VOID_TAGS = {"meta", "hr", "br"}
+# MathML Core's presentation attributes; not href, style, class, id, mathcolor or mathbackground
+MATH_ATTRIBUTES = {"display", "mathvariant", "stretchy", "fence", "form", "separator", "lspace", "rspace",
+                   "largeop", "movablelimits", "symmetric", "minsize", "maxsize", "accent", "accentunder",
+                   "linethickness", "scriptlevel", "displaystyle", "columnalign", "rowalign", "columnspacing",
+                   "rowspacing", "columnlines", "rowlines", "frame", "width", "height", "depth", "voffset",
+                   "notation", "mathsize", "dir", "columnspan", "rowspan", "align"}
+ATTRIBUTES = {"id", "class", "href", "title", "name", "lang", "charset", "content", "start", "open", "role",
+              "viewBox", "width", "height", "x", "y", "text-anchor", "fill", "xmlns", "data-rows",
+              "data-columns", "data-multiple", "aria-label"} | MATH_ATTRIBUTES
+URL_SCHEMES = {"", "http", "https", "mailto"}
+# The author's raw HTML that the page keeps (the lesson's own anchors and folds); comments are dropped,
+# everything else is shown as the text it is written as.
+PROSE_HTML = {"a": {"name", "href", "title"}, "details": {"open"}, "summary": set(), "br": set()}
+MATH_HTML = {name: MATH_ATTRIBUTES for name in MATH_TAGS}
+
+
+class Markup(str):
+    """A piece of the page that is HTML already (see above: only this section makes one)."""
+
+    __slots__ = ()
+
+
+def escape(value) -> Markup:
+    """Text as HTML: unchanged if it is Markup already."""
+    return value if isinstance(value, Markup) else Markup(html.escape(str(value), quote=False))
+
+
+def join(parts, separator="") -> Markup:
+    return Markup(escape(separator).join(escape(part) for part in parts))
+
+
+def safe_url(url: str) -> str | None:
+    """The link as written if it goes to a #fragment, a relative path, http(s) or mailto; else None. Blanks
+    and controls are taken out first, as browsers do (java\tscript: is javascript:)."""
+    compact = re.sub(r"[\x00-\x20\x7f]", "", url)
+    try:
+        scheme = urlsplit(compact).scheme.lower()
+    except ValueError:
+        return None
+    return url if scheme in URL_SCHEMES and not compact.startswith("//") else None
+
+
+def start_tag(name: str, attributes: dict | None = None) -> Markup:
+    """<name attributes>: the name and attributes from the vocabulary (else ValueError: a mistake of weave.py's
+    own), each value escaped; True is an attribute without value, None and False leave it out."""
+    if name not in TAGS:
+        raise ValueError(f"weave.py writes no <{name}>")
+    written = []
+    for key, value in (attributes or {}).items():
+        if key not in ATTRIBUTES:
+            raise ValueError(f"weave.py writes no {key}= attribute")
+        if key == "href" and value is not None:
+            value = safe_url(str(value))
+        if value is True:
+            written.append(f" {key}")
+        elif value is not None and value is not False:
+            written.append(f' {key}="{html.escape(str(value), quote=True)}"')
+    return Markup(f"<{name}{''.join(written)}>")
+
+
+def end_tag(name: str) -> Markup:
+    if name not in TAGS:
+        raise ValueError(f"weave.py writes no <{name}>")
+    return Markup(f"</{name}>")
+
+
+def tag(name: str, attributes: dict | None = None, *children) -> Markup:
+    """An element: its children are Markup or text (escaped)."""
+    if name in VOID_TAGS:
+        return start_tag(name, attributes)
+    return Markup(start_tag(name, attributes) + join(children) + end_tag(name))
+
+
+class Sanitizer(HTMLParser):
+    """HTML written by someone else, rebuilt: a tag of the allow-list (name -> its allowed attributes) by
+    start_tag, with only those attributes; any other tag, declaration or processing instruction shown as
+    the text it is written as; comments dropped; text escaped. Parsed as a browser would (html.parser):
+    the content of a <script> or <style> is text too. (A class because HTMLParser is one.)"""
+
+    def __init__(self, allowed: dict[str, set[str]]):
+        super().__init__(convert_charrefs=True)
+        self.allowed, self.out = allowed, []
+
+    def handle_starttag(self, name, attributes):
+        if name in self.allowed:
+            kept = {key: True if value is None else value for key, value in attributes if key in self.allowed[name]}
+            self.out.append(start_tag(name, kept))
+        else:
+            self.out.append(escape(self.get_starttag_text()))
+
+    def handle_startendtag(self, name, attributes):
+        self.handle_starttag(name, attributes)
+        if name in self.allowed and name not in VOID_TAGS:
+            self.out.append(end_tag(name))
+
+    def handle_endtag(self, name):
+        self.out.append(end_tag(name) if name in self.allowed else escape(f"</{name}>"))
+
+    def handle_data(self, data):
+        self.out.append(escape(data))
+
+    def handle_comment(self, data):
+        pass
+
+    def handle_decl(self, decl):
+        self.out.append(escape(f"<!{decl}>"))
+
+    def unknown_decl(self, data):
+        self.out.append(escape(f"<![{data}]>"))
+
+    def handle_pi(self, data):
+        self.out.append(escape(f"<?{data}>"))
+
+
+# ---------------------------------------------------------------- columns that do not depend on fonts
+# The programs print their tables for a terminal: a wide character (East Asian Wide or Fullwidth, 中) takes two
+# columns, a character of "ambiguous" width (— ░ █ · α) one. Fonts disagree (a proportional CJK fallback is about
+# 1.7 columns wide, Noto Sans Mono CJK draws █ two wide), so each run of such characters stands in a box of
+# exactly its columns (.w2 is 2 wide characters, 4ch); the text inside is the same, and copies the same.
+
+
+def column_kind(character: str) -> str:
+    """w: a wide character, two columns; a: any other beyond ASCII and Latin-1 (— · α █ ░ −), one column as the
+    programs count it, whatever width fonts draw it; "": the rest."""
+    if character < "\u00a1":
+        return ""
+    if unicodedata.east_asian_width(character) in ("W", "F"):
+        return "w"
+    # Any other character beyond Latin-1 is one column; fonts draw many of them wider: the ambiguous ones, but
+    # also ░ ▒ ▓ and − ("neutral"). Marks that take no column of their own (accents, joiners) stay as they are.
+    return "" if unicodedata.category(character) in ("Mn", "Me", "Cf") else "a"
+
+
+def columns(text: str, widths: set[tuple[str, int]]) -> Markup:
+    """Text for a <pre>: each run of wide characters in a box 2ch a character, each run of narrow ones in a box
+    1ch a character (the classes used go into widths, for the stylesheet)."""
+    out = []
+    for kind, group in itertools.groupby(text, column_kind):
+        run = "".join(group)
+        if kind == "w":  # glyphs of a CJK font are 1em, at most two columns: the run shares a box
+            widths.add((kind, len(run)))
+            out.append(tag("span", {"class": f"w w{len(run)}"}, run))
+        elif kind == "a":  # from a Latin monospace font, each cut to its column (█ of Noto Sans Mono CJK is 2)
+            widths.add((kind, 1))
+            out += [tag("span", {"class": "a a1"}, character) for character in run]
+        else:
+            out.append(run)
+    return join(out)
+
+
+def column_rules(widths: set[tuple[str, int]]) -> str:
+    """The width of each box class that the page uses."""
+    return "".join(f"pre .{kind}{count} {{ width: calc(var(--column) * {count * (2 if kind == 'w' else 1)}); }}\n"
+                   for kind, count in sorted(widths))
+
+
+def sanitized(text: str, allowed: dict[str, set[str]]) -> Markup:
+    parser = Sanitizer(allowed)
+    parser.feed(text)
+    parser.close()
+    return join(parser.out)
+
 
 
 @dataclass
@@ -108,8 +315,20 @@ class Page:
     captions: dict[int, int] = field(default_factory=dict)  # token index of a caption's paragraph -> its fence line
     caption_tokens: dict[int, object] = field(default_factory=dict)  # fence line -> its caption's inline token
     ids: set[str] = field(default_factory=set)
+    heading_counts: dict[str, int] = field(default_factory=dict)  # a heading's anchor -> how many have it
     headings: list[tuple[int, str, str]] = field(default_factory=list)  # (level, id, text)
     linked: list[tuple[tangle.ProseNumber, int]] = field(default_factory=list)  # number, transcript line
+    # caches that keep the page linear in the size of the lesson: each text is read once
+    line_words: dict[int, tuple[set[str], set[str]]] = field(default_factory=dict)  # MD line -> its words, numbers
+    context_index: dict[tuple, int] = field(default_factory=dict)  # (token id, span) -> index of its text
+    text_index: dict[str, int] = field(default_factory=dict)  # a context's text -> its index in texts
+    texts: list[str] = field(default_factory=list)
+    context_words: dict[int, tuple[set[str], set[str]]] = field(default_factory=dict)  # index -> words, numbers
+    best: dict[tuple, int] = field(default_factory=dict)  # (number, program, contexts) -> the line it links
+    formulas: dict[tuple[str, bool], Markup] = field(default_factory=dict)  # (LaTeX, display) -> its MathML
+    targets: dict[int, set[str]] = field(default_factory=dict)  # MD line -> the numbers a prose link may land on
+    scale: float = 2.0  # the largest multiple of uniform any matrix of the page prints: the heatmaps' full colour
+    widths: set[tuple[str, int]] = field(default_factory=set)  # the column boxes used (see columns)
     in_formulas: int = 0
     heatmaps: int = 0
     problems: list[str] = field(default_factory=list)
@@ -170,33 +389,64 @@ def piece_id(kind: str, label: str, index: int) -> str:
     return (tangle.root_anchor if kind == "root" else tangle.chunk_anchor)(label, index + 1)
 
 
-def sentence_around(text: str, offset: int) -> str:
-    starts = [match.end() for match in tangle.SENTENCE_END.finditer(text, 0, offset)]
-    end = tangle.SENTENCE_END.search(text, offset)
-    return text[starts[-1] if starts else 0 : end.start() if end else len(text)]
+class Flat:
+    """The text of an inline token as the prose check reads it (tangle.inline_parts), read once: where each
+    child starts in it, and where its sentences end. (A class only to keep them together.)"""
+
+    def __init__(self, token):
+        parts, _ = tangle.inline_parts(token)
+        self.text = "".join(parts)
+        self.starts = list(itertools.accumulate(map(len, parts), initial=0))
+        self.ends = [match.start() for match in tangle.SENTENCE_END.finditer(self.text)]
+
+    def sentence(self, offset: int) -> tuple[int, int]:
+        """(start, end) of the sentence around offset."""
+        after = bisect.bisect_left(self.ends, offset)
+        return (self.ends[after - 1] + 1 if after else 0, self.ends[after] if after < len(self.ends) else len(self.text))
 
 
-def best_line(number: tangle.ProseNumber, lines: list[int], contexts: tuple[str, str],
-              transcript_text: dict[int, str]) -> int:
-    """Of the transcript lines that print the number, the one whose words best match its sentence, then
-    its paragraph (or table row): shared pairs of characters, and the other numbers there, count; the
-    first line wins a tie."""
-    def pairs(text: str) -> set[str]:
-        text = re.sub(r"[\s0-9.+\-,，。：；、（）()|]+", " ", text)
-        return {text[i : i + 2] for i in range(len(text) - 1) if " " not in text[i : i + 2]}
+def words(text: str) -> tuple[set[str], set[str]]:
+    """The pairs of characters of a text (numbers and punctuation left out), and the numbers in it."""
+    letters = re.sub(r"[\s0-9.+\-,，。：；、（）()|]+", " ", text)
+    pairs = {letters[i : i + 2] for i in range(len(letters) - 1) if " " not in letters[i : i + 2]}
+    return pairs, {match[0] for match in tangle.NUMBER.finditer(text)}
 
-    def scorer(context: str):
-        words = pairs(context)
-        others = {match[0] for match in tangle.NUMBER.finditer(context)} - {number.text}
 
-        def score(line: int) -> int:
-            text = transcript_text[line]
-            printed = {match[0] for match in tangle.NUMBER.finditer(text)}
-            return len(words & pairs(text)) + 2 * len(others & printed)
-        return score
+def best_line(page: Page, number: tangle.ProseNumber, lines: list[int], contexts: list[tuple[tuple, str]]) -> int:
+    """Of the transcript lines that print the number (the first MAX_CANDIDATES of them), the one whose words
+    best match its sentence, then its paragraph (or table row): shared pairs of characters, and the other
+    numbers there, count; the first line wins a tie. contexts: (cache key, text) of the sentence and the
+    paragraph, each read once however many numbers it holds."""
+    known = []  # each context as the index of its text among those read (equal paragraphs: one index)
+    for key, text in contexts:
+        if key not in page.context_index:
+            value = text()
+            if value not in page.text_index:
+                page.text_index[value] = len(page.texts)
+                page.texts.append(value)
+            page.context_index[key] = page.text_index[value]
+        known.append(page.context_index[key])
+    memo = (number.text, number.program, *known)
+    if memo not in page.best:
+        page.best[memo] = max(lines[:MAX_CANDIDATES], key=line_scorer(page, number, known))
+    return page.best[memo]
 
-    sentence, block = map(scorer, contexts)
-    return max(lines, key=lambda line: (sentence(line), block(line), -line))
+
+def line_scorer(page: Page, number: tangle.ProseNumber, contexts: list[int]):
+    """The score of a transcript line for a number read in these contexts (indexes of their texts)."""
+    scorers = []
+    for index in contexts:
+        if index not in page.context_words:
+            page.context_words[index] = words(page.texts[index])
+        context_pairs, context_numbers = page.context_words[index]
+        scorers.append((context_pairs, context_numbers - {number.text}))
+
+    def score(line: int) -> tuple:
+        if line not in page.line_words:
+            page.line_words[line] = words(page.transcript_text[line])
+        pairs, printed = page.line_words[line]
+        return (*(len(want & pairs) + 2 * len(others & printed) for want, others in scorers), -line)
+    return score
 
 
 def block_contexts(tokens) -> dict[int, str]:
@@ -227,15 +477,37 @@ def numbers_by_token(sources: list[tuple[tangle.ProseNumber, list[int]]]):
 # ---------------------------------------------------------------- formulas
 
 
-def mathml(page: Page, latex: str, display: bool, line: int) -> str:
+def mathml(page: Page, latex: str, display: bool, line: int) -> Markup:
+    """The formula as MathML, rebuilt through the MathML allow-list (latex2mathml copies \\text{...} raw and
+    turns \\href into an href): no link, no style, its text escaped."""
+    if (latex, display) in page.formulas:  # a formula written many times is converted once
+        return page.formulas[latex, display]
     try:
         converted = latex_to_mathml(latex.strip(), display="block" if display else "inline")
-    except Exception as error:  # latex2mathml raises many kinds for what it cannot read
-        page.problems.append(f"{page.doc.where(line)}: error: cannot convert the formula {latex.strip()!r} "
-                             f"to MathML: {error}")
-        return html.escape(latex)
-    converted = converted.replace(' xmlns="http://www.w3.org/1998/Math/MathML"', "", 1)
-    return f'<span class="formula{" display" if display else ""}">{converted}</span>'
+    except Exception as error:  # latex2mathml raises many kinds (a RecursionError too) for what it cannot read
+        page.problems.append(f"{page.doc.where(line)}: error: cannot convert the formula {shorten(latex.strip())} "
+                             f"to MathML ({type(error).__name__}: {shorten(str(error))}); check its braces "
+                             "and commands")
+        return escape(latex)
+    shown = tag("span", {"class": "formula display" if display else "formula"},
+                sanitized(NAMED_SPACE.sub(named_space, converted), MATH_HTML))
+    page.formulas[latex, display] = shown
+    return shown
+
+
+# MathML 3's named spaces (\\! is width="negativethinmathspace"), which MathML Core, and so Chromium, does not read
+NAMED_SPACE = re.compile(r'"(negative)?(veryverythin|verythin|thin|medium|thick|verythick|veryverythick)mathspace"')
+SPACE_EIGHTEENTHS = {"veryverythin": 1, "verythin": 2, "thin": 3, "medium": 4, "thick": 5, "verythick": 6,
+                     "veryverythick": 7}
+
+
+def named_space(match: re.Match) -> str:
+    return f'"{"-" if match[1] else ""}{SPACE_EIGHTEENTHS[match[2]] / 18:.4f}em"'
+
+
+def shorten(text: str, width: int = 60) -> str:
+    """A piece of the input as a message quotes it: repr, at most about width characters."""
+    return repr(text if len(text) <= width else text[: width - 1] + "…")
 
 
 def raw_formulas(raw: str) -> list[tuple[str, bool]]:
@@ -247,67 +519,98 @@ def raw_formulas(raw: str) -> list[tuple[str, bool]]:
 # ---------------------------------------------------------------- inline text
 
 
-def render_inline(page: Page, token, renderer, options) -> str:
-    """A paragraph's or cell's text: numbers linked, formulas as MathML, the rest as markdown-it renders it."""
+def render_inline(page: Page, token, name_link: str | None = None) -> Markup:
+    """A paragraph's or cell's text: numbers linked, formulas as MathML, the rest rebuilt from markdown-it's
+    tokens. name_link: make the first **bold** a link to this anchor (a caption's name)."""
     children = token.children or []
     line = token.map[0] + 1 if token.map else 0
-    # where each child starts in the text the prose check reads (tangle.flatten_inline), to place its numbers
-    starts = [len(tangle.flatten_inline(SimpleNamespace(children=children[:i]))[0])
-              for i in range(len(children) + 1)]
+    flat = Flat(token)  # where each child starts in the text the prose check reads, to place its numbers
+    numbers = page.numbers.get(id(token), [])
     formulas = raw_formulas(token.content)
     # $`...`$ (GitHub): a code span between a text ending in $ and one starting with $
     github = {i for i, child in enumerate(children)
               if child.type == "code_inline" and 0 < i < len(children) - 1
               and children[i - 1].type == "text" and children[i - 1].content.endswith("$")
               and children[i + 1].type == "text" and children[i + 1].content.startswith("$")}
-    out, used = [], 0
+    out, used, first_number = [], 0, 0
+    bold = None if name_link else False  # None: the name's bold is still to come; True: inside it
     for i, child in enumerate(children):
         if i in github:
             out.append(mathml(page, child.content, False, line))
         elif child.type == "text":
-            numbers = [(number, lines) for number, lines in page.numbers.get(id(token), [])
-                       if starts[i] <= number.offset < starts[i + 1]]
-            text, used = text_html(page, token, child.content, (i - 1 in github, i + 1 in github),
-                                   [(number, lines, number.offset - starts[i]) for number, lines in numbers],
+            last_number = bisect.bisect_left([number.offset for number, _ in numbers], flat.starts[i + 1], first_number)
+            mine = [(number, lines, number.offset - flat.starts[i]) for number, lines in numbers[first_number:last_number]]
+            first_number = last_number
+            text, used = text_html(page, token, flat, child.content, (i - 1 in github, i + 1 in github), mine,
                                    formulas, used, line)
             out.append(text)
-        elif child.type == "softbreak":
-            out.append("\n")
+        elif child.type == "strong_open" and bold is None:
+            bold = True
+            out.append(Markup(start_tag("a", {"class": "name", "href": f"#{name_link}"}) + start_tag("strong")))
+        elif child.type == "strong_close" and bold:
+            bold = False
+            out.append(Markup(end_tag("strong") + end_tag("a")))
         else:
-            out.append(other_inline_html(child, renderer, options))
+            out.append(token_html(child))
     if used != len(formulas):
         page.problems.append(f"{page.doc.where(line)}: error: cannot find the formulas of this paragraph in its "
                              "text (emphasis or a link inside $...$?); write them as $`...`$")
-    return "".join(out)
+    text = join(out)
+    if name_link and bold is None:  # no bold name: the whole caption is the link
+        text = tag("a", {"class": "name", "href": f"#{name_link}"}, text)
+    return text
 
 
-def other_inline_html(child, renderer, options) -> str:
-    """A child that is neither text nor a formula, as markdown-it renders it; but a link to a caption's anchor
-    (#chunk-, #file-, #output-) keeps its anchor as written, not percent-encoded, as the page's ids are."""
-    if child.type == "link_open":
-        own = tangle.OWN_LINK.fullmatch(unquote(child.attrs.get("href", "")))
-        if own:
-            title = child.attrs.get("title")
-            return (f'<a href="#{html.escape(own[1])}"'
-                    + (f' title="{html.escape(str(title))}"' if title else "") + ">")
-    return renderer.renderInline([child], options, {})
+def token_html(token) -> Markup:
+    """A markdown-it token other than a fence or the text of a paragraph, rebuilt from the page's vocabulary:
+    its tag with the attributes that Markdown gives it (a link's href, a list's start, a cell's alignment)."""
+    kind = token.type
+    if kind in ("html_block", "html_inline"):
+        return sanitized(token.content, PROSE_HTML)
+    if kind in ("text", "code_inline"):
+        return tag("code", None, token.content) if kind == "code_inline" else escape(token.content)
+    if kind == "code_block":
+        return Markup(tag("pre", None, tag("code", None, token.content)) + "\n")
+    if kind == "softbreak":
+        return Markup("\n")
+    if kind == "image":  # nothing is fetched: its description, a link to the picture
+        return tag("a", {"class": "image", "href": token.attrs.get("src", "")}, f"［图：{token.content}］")
+    if token.hidden or token.tag not in HTML_TAGS:  # a tight list's paragraphs are not drawn
+        return Markup("")
+    if kind in ("hr", "hardbreak"):
+        return Markup(start_tag(token.tag) + "\n")
+    if token.nesting == -1:
+        return Markup(end_tag(token.tag) + ("\n" if token.block else ""))
+    attributes = {}
+    if kind == "link_open":
+        href = str(token.attrs.get("href", ""))
+        own = tangle.OWN_LINK.fullmatch(unquote(href))  # a caption's anchor, as written (as the page's ids are)
+        attributes = {"href": f"#{own[1]}" if own else href, "title": token.attrs.get("title")}
+    elif kind == "ordered_list_open":
+        attributes = {"start": token.attrs.get("start")}
+    elif kind in ("th_open", "td_open"):
+        align = re.fullmatch(r"text-align:(left|center|right)", str(token.attrs.get("style", "")))
+        attributes = {"class": f"align-{align[1]}" if align else None}
+    opening = start_tag(token.tag, attributes)
+    return Markup(opening + "\n") if token.block and kind not in ("paragraph_open", "th_open", "td_open",
+                                                                   "list_item_open") else opening
 
 
-def text_html(page: Page, token, content: str, github: tuple[bool, bool], numbers, formulas, used: int,
-              line: int) -> tuple[str, int]:
+def text_html(page: Page, token, flat: Flat, content: str, github: tuple[bool, bool], numbers, formulas,
+              used: int, line: int) -> tuple[Markup, int]:
     """One text child: its $...$ formulas (the next of the paragraph's formulas, as written in the source:
     markdown-it has already undone the backslash escapes in content) and its numbers. github: whether its
     first and last $ belong to a $`...`$ around. Returns the HTML and how many formulas are used now."""
     first, last = int(github[0]), len(content) - int(github[1])
     events = [(match.start(), "formula", match.end()) for match in INLINE_MATH.finditer(content, first, last)]
-    events += [(content_position(content, offset), "number", (number, lines)) for number, lines, offset in numbers]
-    flat = tangle.flatten_inline(token)[0]
+    positions = content_positions(content)
+    events += [(positions(offset), "number", (number, lines)) for number, lines, offset in numbers]
     pieces, position = [], first
     for where, kind, what in sorted(events, key=lambda event: event[0]):
         if where < position:  # a number inside a formula: the formula shows it
             page.in_formulas += 1
             continue
-        pieces.append(html.escape(content[position:where], quote=False))
+        pieces.append(content[position:where])
         if kind == "formula":
             latex, display = formulas[used] if used < len(formulas) else (content[where + 1 : what - 1], False)
             used += 1
@@ -315,44 +618,75 @@ def text_html(page: Page, token, content: str, github: tuple[bool, bool], number
             position = what
         else:
             number, lines = what
-            contexts = (sentence_around(flat, number.offset), page.blocks.get(id(token), flat))
+            sentence = flat.sentence(number.offset)
+            contexts = [((id(token), *sentence), lambda: flat.text[slice(*sentence)]),
+                        ((id(token),), lambda: page.blocks.get(id(token), flat.text))]
             pieces.append(number_html(page, number, lines, contexts))
             position = where + len(number.text)
-    pieces.append(html.escape(content[position:last], quote=False))
-    return "".join(pieces), used
+    pieces.append(content[position:last])
+    return join(pieces), used
 
 
-def content_position(content: str, offset: int) -> int:
-    """Where a character of the flattened text (tangle.flatten_inline) is in a text child's content:
-    there, each bare URL became one character."""
-    shift = 0
+def content_positions(content: str):
+    """A function from a character's offset in the flattened text (tangle.flatten_inline) to where it is in
+    a text child's content: there, each bare URL became one character. The URLs are found once."""
+    flat_starts, shifts, shift = [], [0], 0
     for match in tangle.BARE_URL.finditer(content):
-        if match.start() - shift >= offset:
-            break
+        flat_starts.append(match.start() - shift)
         shift += len(match[0]) - 1
-    return offset + shift
+        shifts.append(shift)
+    return lambda offset: offset + shifts[bisect.bisect_left(flat_starts, offset)]
 
 
-def number_html(page: Page, number: tangle.ProseNumber, lines: list[int], contexts: tuple[str, str]) -> str:
-    text = html.escape(number.text)
+def number_html(page: Page, number: tangle.ProseNumber, lines: list[int], contexts) -> Markup:
     if number.book:
-        return (f'<span class="num book" title="原书的数字（列在 {tangle.BOOK_FIGURES} 里），'
-                f'不是本仓库的程序打印的">{text}</span>')
+        return tag("span", {"class": "num book", "title": f"原书的数字（列在 {tangle.BOOK_FIGURES} 里），"
+                                                           "不是本仓库的程序打印的"}, number.text)
     if not lines:
-        return (f'<span class="num unverified" title="没有核对上：{html.escape(number.program)} 的实跑输出里没有它">'
-                f'{text}</span>')
-    line = best_line(number, lines, contexts, page.transcript_text)
+        why = (f"没有核对上：{number.program} 的实跑输出里没有它" if number.program
+               else f"没有核对上：{page.doc.path.name} 里没有实跑输出")
+        return tag("span", {"class": "num unverified", "title": why}, number.text)
+    line = best_line(page, number, lines, contexts)
     page.linked.append((number, line))
     title = (f"出自 {number.program} 的实跑输出（{page.doc.path.name} 第 {line} 行）："
              f"{page.transcript_text[line].strip()}")
-    return f'<a class="num" href="#L{line}" title="{html.escape(title)}">{text}</a>'
+    return tag("a", {"class": "num", "href": f"#{number_anchor(line, number.text)}", "title": title}, number.text)
+
+
+def number_anchor(line: int, text: str) -> str:
+    """The anchor of a number printed on a transcript line: L<line>-<number> (its first time on the line)."""
+    return f"L{line}-{text}"
+
+
+def link_targets(sources) -> dict[int, set[str]]:
+    """MD line -> the numbers that a prose number may link to there: each line best_line may choose."""
+    targets: dict[int, set[str]] = {}
+    for number, lines in sources:
+        for line in lines[:MAX_CANDIDATES]:
+            targets.setdefault(line, set()).add(number.text)
+    return targets
+
+
+def transcript_line(page: Page, line: int, text: str) -> Markup:
+    """One output line, anchored L<line>; each number a prose link may land on in a box of its own, anchored
+    too, so that the link highlights the number itself."""
+    wanted, out, position = set(page.targets.get(line, ())), [], 0
+    for match in tangle.NUMBER.finditer(text) if wanted else ():
+        if match[0] in wanted:
+            wanted.discard(match[0])
+            out += [columns(text[position : match.start()], page.widths),
+                    tag("span", {"class": "n", "id": number_anchor(line, match[0])}, match[0])]
+            position = match.end()
+    out += [columns(text[position:], page.widths), "\n"]
+    return tag("span", {"class": "l", "id": f"L{line}"}, *out)
 
 
 # ---------------------------------------------------------------- code and transcripts
 
 
-def highlighted_lines(code: list[str], language: str) -> list[str]:
-    """Each line of code as HTML: Pygments' token classes when it is installed, else escaped text."""
+def highlighted_lines(code: list[str], language: str, widths: set[tuple[str, int]]) -> list[Markup]:
+    """Each line of code as HTML: Pygments' token classes when it is installed, else escaped text; wide
+    characters in their column boxes."""
     lexer = None
     if get_lexer_by_name is not None and language:
         try:
@@ -360,7 +694,7 @@ def highlighted_lines(code: list[str], language: str) -> list[str]:
         except ClassNotFound:
             lexer = None
     if lexer is None:
-        return [html.escape(line, quote=False) for line in code]
+        return [columns(line, widths) for line in code]
     lines = [[]]
     for kind, value in lexer.get_tokens("\n".join(code)):
         while kind not in STANDARD_TYPES:
@@ -370,13 +704,12 @@ def highlighted_lines(code: list[str], language: str) -> list[str]:
             if number:
                 lines.append([])
             if part:
-                escaped = html.escape(part, quote=False)
-                lines[-1].append(f'<span class="{css}">{escaped}</span>' if css else escaped)
-    return ["".join(parts) for parts in lines[: len(code)]] + [""] * (len(code) - len(lines))
+                lines[-1].append(tag("span", {"class": css}, columns(part, widths)) if css else columns(part, widths))
+    return [join(parts) for parts in lines[: len(code)]] + [Markup("")] * (len(code) - len(lines))
 
 
-def code_html(page: Page, piece: tangle.Piece, language: str) -> str:
-    shown = highlighted_lines(piece.lines, language)
+def code_html(page: Page, piece: tangle.Piece, language: str) -> Markup:
+    shown = highlighted_lines(piece.lines, language, page.widths)
     out = []
     for offset, (code, text) in enumerate(zip(piece.lines, shown, strict=True)):
         line = piece.first_line + offset
@@ -384,14 +717,13 @@ def code_html(page: Page, piece: tangle.Piece, language: str) -> str:
         if match:
             name = " ".join(match[2].split())
             where = page.doc.chunks[name][0].fence_line
-            text = (f'{html.escape(match[1])}<a class="ref" href="#{chunk_id(name)}" '
-                    f'title="定义 ← {html.escape(page.doc.where(where))}">&lt;&lt;{html.escape(match[2])}&gt;&gt;</a>'
-                    f'<span class="def"> ← {page.doc.path.name}:{where}</span>')
-        out.append(f'<span class="l" id="L{line}">{text}\n</span>')
-    return f'<pre class="code"><code>{"".join(out)}</code></pre>'
+            text = join([match[1], tag("a", {"class": "ref", "href": f"#{chunk_id(name)}",
+                                              "title": f"定义在 {page.doc.path.name}:{where}"}, f"<<{match[2]}>>")])
+        out.append(tag("span", {"class": "l", "id": f"L{line}"}, text, "\n"))
+    return tag("pre", {"class": "code"}, tag("code", None, *out))
 
 
-def caption_html(page: Page, line: int, anchor: str, renderer, options) -> str | None:
+def caption_html(page: Page, line: int, anchor: str) -> Markup | None:
     """The caption written above the fence at line, rendered as the prose is, without its <a name> (the
     figure carries the anchor) and with its **bold name** a link to the anchor; None: the fence has none."""
     token = page.caption_tokens.get(line)
@@ -403,64 +735,68 @@ def caption_html(page: Page, line: int, anchor: str, renderer, options) -> str |
         closing = next((i for i in range(anchor_tag + 1, len(children)) if children[i].type == "html_inline"
                         and children[i].content.strip().lower() == "</a>"), None)
         children = [child for i, child in enumerate(children) if i not in (anchor_tag, closing)]
-    text = render_inline(page, SimpleNamespace(children=children, content=token.content, map=token.map),
-                         renderer, options).strip()
-    if "<strong>" in text:
-        text = (text.replace("<strong>", f'<a class="name" href="#{html.escape(anchor)}"><strong>', 1)
-                .replace("</strong>", "</strong></a>", 1))
-    else:
-        text = f'<a class="name" href="#{html.escape(anchor)}">{text}</a>'
-    return text
+    while children and children[0].type == "text" and not children[0].content.strip():
+        children.pop(0)
+    return render_inline(page, SimpleNamespace(children=children, content=token.content, map=token.map),
+                         name_link=anchor)
 
 
-def sequence_links(count: int, index: int, anchor_of) -> list[str]:
+def sequence_links(count: int, index: int, anchor_of) -> list[Markup]:
     """For one of several fences: which it is, and links to the one before and after."""
     if count < 2:
         return []
-    links = [f'<span class="part">第 {index + 1} 段，共 {count} 段</span>']
+    links = [tag("span", {"class": "part"}, f"第 {index + 1} 段，共 {count} 段")]
     if index:
-        links.append(f'<a href="#{html.escape(anchor_of(index - 1))}">← 上一段</a>')
+        links.append(tag("a", {"href": f"#{anchor_of(index - 1)}"}, "← 上一段"))
     if index + 1 < count:
-        links.append(f'<a href="#{html.escape(anchor_of(index + 1))}">下一段 →</a>')
+        links.append(tag("a", {"href": f"#{anchor_of(index + 1)}"}, "下一段 →"))
     return links
 
 
-def chunk_html(page: Page, token, kind: str, label: str, index: int, renderer, options) -> str:
+def chunk_html(page: Page, token, kind: str, label: str, index: int) -> Markup:
     doc = page.doc
     pieces = (doc.chunks if kind == "chunk" else doc.roots)[label]
     piece = pieces[index]
     anchor = piece_id(kind, label, index)
     page.ids.add(anchor)
     language = (token.info.split("{")[0].split() or [""])[0]
-    written = caption_html(page, piece.fence_line, anchor, renderer, options)
+    written = caption_html(page, piece.fence_line, anchor)
     if written is None:
-        name = f"&lt;&lt;{html.escape(label)}&gt;&gt;" if kind == "chunk" else html.escape(label)
-        caption = [f'<a class="name" href="#{html.escape(anchor)}">{name}</a> {"+≡" if index else "≡"}']
+        name = f"<<{label}>>" if kind == "chunk" else label
+        caption = [tag("a", {"class": "name", "href": f"#{anchor}"}, name), "+≡" if index else "≡"]
     else:
-        caption = [f'<span class="written">{written}</span>']
+        caption = [tag("span", {"class": "written"}, written)]
     caption += sequence_links(len(pieces), index, lambda i: piece_id(kind, label, i))
-    caption.append(f'<span class="where">{html.escape(doc.where(piece.fence_line))}</span>')
+    where = f"{doc.path.name}:{piece.fence_line}（在源文件里的位置）"  # for the writer: in the tooltip, not in the text
     foot = ""
     if kind == "chunk" and index == len(pieces) - 1:
-        links = [f'<a href="#L{line}">{html.escape(user)}</a>' for line, user in page.used_in.get(label, [])]
-        foot = f'<p class="used">用在 → {"，".join(links)}</p>'
+        links = [tag("a", {"href": f"#L{line}"}, user) for line, user in page.used_in.get(label, [])]
+        foot = tag("p", {"class": "used"}, "用在 → ", join(links, "，"))
     elif kind == "root" and index == len(pieces) - 1 and not doc.captions:
         # a captioned document lists the chunks of each piece in its caption already
-        foot = f'<div class="parts">依次拼成 {html.escape(label)}：{parts_list(page, pieces)}</div>'
-    return (f'<figure class="chunk {kind}" id="{html.escape(anchor)}"><figcaption>{" ".join(caption)}</figcaption>'
-            f'{code_html(page, piece, language)}{foot}</figure>\n')
+        foot = tag("div", {"class": "parts"}, f"依次拼成 {label}：", parts_list(page, pieces))
+    return Markup(tag("figure", {"class": f"chunk {kind}", "id": anchor}, tag("figcaption", {"title": where},
+                                                                            join(caption, " ")),
+                      code_html(page, piece, language), foot) + "\n")
 
 
-def parts_list(page: Page, pieces: list[tangle.Piece], seen: frozenset = frozenset()) -> str:
-    """The chunks a root (or chunk) includes, in the order they are tangled, nested."""
-    items = []
-    for line, name in tangle.references(pieces):
+def parts_list(page: Page, pieces: list[tangle.Piece]) -> Markup:
+    """The chunks a root includes, in the order they are tangled, nested; each chunk listed once, depth first
+    without recursion (chunks nest up to tangle.MAX_DEPTH deep)."""
+    out, stack, seen = [], [iter(tangle.references(pieces))], set()
+    while stack:
+        line, name = next(stack[-1], (None, None))
+        if name is None:
+            stack.pop()
+            out.append(Markup("</ol></li>") if stack else Markup(""))
+            continue
         if name in seen or name not in page.doc.chunks:
             continue
-        inner = parts_list(page, page.doc.chunks[name], seen | {name})
-        items.append(f'<li><a href="#{chunk_id(name)}">&lt;&lt;{html.escape(name)}&gt;&gt;</a> '
-                     f'<a class="def" href="#L{line}">（第 {line} 行）</a>{inner}</li>')
-    return f"<ol>{''.join(items)}</ol>" if items else ""
+        seen.add(name)
+        out.append(Markup(start_tag("li") + tag("a", {"href": f"#{chunk_id(name)}"}, f"<<{name}>>") + " "
+                          + tag("a", {"class": "def", "href": f"#L{line}"}, f"（第 {line} 行）") + start_tag("ol")))
+        stack.append(iter(tangle.references(page.doc.chunks[name])))
+    return tag("ol", None, join(out))
 
 
 def parse_matrices(lines: list[str]) -> list[tuple[int, int, list[str], list[tuple[str, list[float], list[str]]]]]:
@@ -501,39 +837,69 @@ def unicode_block_end(lines: list[str], end: int) -> int:
     return end
 
 
-def heatmap_svg(columns: list[str], rows, caption: str) -> str:
+def heatmap_svg(columns: list[str], rows, caption: str, scale: float) -> Markup:
     cell, left, top = 20, 44, 40
     width, height = left + cell * len(columns) + 8, top + cell * len(rows) + 8
-    parts = [f'<svg class="heatmap" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" '
-             f'width="{width}" height="{height}" role="img" data-rows="{len(rows)}" data-columns="{len(columns)}">'
-             f"<title>{html.escape(caption)}</title>"]
-    parts.append(f'<text class="axis" x="{left + cell * len(columns) / 2}" y="12" text-anchor="middle">'
-                 '输入 →</text>')
-    parts.append(f'<text class="axis vertical" x="12" y="{top + cell * len(rows) / 2}" text-anchor="middle">'
-                 '输出 →</text>')
+    parts = [tag("title", None, caption),
+             tag("text", {"class": "axis", "x": left + cell * len(columns) / 2, "y": 12, "text-anchor": "middle"},
+                 "输入 →"),
+             tag("text", {"class": "axis vertical", "x": 12, "y": top + cell * len(rows) / 2, "text-anchor": "middle"},
+                 "输出 →")]
     for j, label in enumerate(columns):
-        parts.append(f'<text x="{left + cell * j + cell / 2}" y="{top - 6}" text-anchor="middle">'
-                     f'{html.escape(label)}</text>')
+        parts.append(tag("text", {"x": left + cell * j + cell / 2, "y": top - 6, "text-anchor": "middle"}, label))
     for i, (label, weights, printed) in enumerate(rows):
         y = top + cell * i
-        parts.append(f'<text x="{left - 6}" y="{y + cell / 2 + 4}" text-anchor="end">'
-                     f'{html.escape(label.split()[-1])}</text>')
+        parts.append(tag("text", {"x": left - 6, "y": y + cell / 2 + 4, "text-anchor": "end"}, label.split()[-1]))
         for j, (weight, shown) in enumerate(zip(weights, printed, strict=True)):
-            parts.append(f'<rect class="cell" x="{left + cell * j}" y="{y}" width="{cell}" height="{cell}" '
-                         f'fill="{colour(weight)}"><title>{html.escape(label)}，输入 {html.escape(columns[j])}：'
-                         f'{html.escape(shown)}</title></rect>')
-    parts.append("</svg>")
-    return "".join(parts)
+            times = weight * len(columns)  # a weight's multiple of uniform (1/T)
+            parts.append(tag("rect", {"class": "cell", "x": left + cell * j, "y": y, "width": cell, "height": cell,
+                                      "fill": colour(times, scale), "data-multiple": f"{times:.4g}"},
+                             tag("title", None, f"{label}，输入 {columns[j]}：{shown}（均匀的 {times:.2g} 倍）")))
+    return tag("svg", {"class": "heatmap", "xmlns": "http://www.w3.org/2000/svg", "viewBox": f"0 0 {width} {height}",
+                       "width": width, "height": height, "role": "img", "data-rows": len(rows),
+                       "data-columns": len(columns)}, *parts)
 
 
-def colour(weight: float) -> str:
-    """White to dark blue; the square root spreads out the small weights, 1 is the darkest."""
-    t = min(max(weight, 0.0), 1.0) ** 0.5
-    light, dark = (247, 251, 255), (8, 48, 107)
-    return "#" + "".join(f"{round(a + (b - a) * t):02x}" for a, b in zip(light, dark, strict=True))
+NEUTRAL, ABOVE, BELOW = (246, 246, 246), (165, 15, 21), (33, 102, 172)  # 1×: grey; above: red; below: blue
 
 
-def transcript_html(page: Page, target: str, index: int, renderer, options) -> str:
+def colour(times: float, scale: float) -> str:
+    """One colour scale for every heatmap of the page, by a weight's multiple of uniform: 1× neutral grey,
+    above it red, below it blue, both by the logarithm, full colour at the page's largest multiple (scale)
+    and at its inverse, so that 2× and ½× are as strong, and two pictures compare."""
+    span = math.log(max(scale, 1.01))
+    position = max(-1.0, min(1.0, math.log(times) / span)) if times > 0 else -1.0
+    end = ABOVE if position > 0 else BELOW
+    return "#" + "".join(f"{round(a + (b - a) * abs(position)):02x}" for a, b in zip(NEUTRAL, end, strict=True))
+
+
+def legend_svg(scale: float) -> Markup:
+    """The scale as a row of swatches, each labelled with its multiple of uniform."""
+    marks = [1 / scale] + [m for m in (1 / 4, 1 / 2, 1, 2, 4) if 1 / scale < m < scale] + [scale]
+    names = {1 / 4: "¼", 1 / 2: "½"}
+    cell = 34
+    parts = []
+    for k, times in enumerate(marks):
+        label = names.get(times) or (f"{times:.2g}" if times >= 1 else f"1/{1 / times:.2g}")
+        parts.append(tag("rect", {"x": cell * k, "y": 0, "width": cell, "height": 12, "fill": colour(times, scale),
+                                  "data-multiple": f"{times:.4g}"}))
+        parts.append(tag("text", {"x": cell * k + cell / 2, "y": 26, "text-anchor": "middle"}, f"{label}×"))
+    return tag("svg", {"class": "legend", "xmlns": "http://www.w3.org/2000/svg", "viewBox": f"0 0 {cell * len(marks)} 30",
+                       "width": cell * len(marks), "height": 30, "role": "img",
+                       "aria-label": "图例：权重是均匀的几倍"}, *parts)
+
+
+def largest_multiple(doc: tangle.Document) -> float:
+    """The largest multiple of uniform printed in any matrix of the page's transcripts (at least 2)."""
+    largest = 2.0
+    for transcript in doc.transcripts.values():
+        for piece in transcript.pieces():
+            for _, _, names, rows in parse_matrices(tangle.output_lines(piece.content)):
+                largest = max([largest] + [weight * len(names) for _, weights, _ in rows for weight in weights])
+    return largest
+
+
+def transcript_html(page: Page, target: str, index: int) -> Markup:
     """One fence of a transcript (the whole output, or its part index + 1), where it stands in the document:
     each output line anchored by its own line of MD, each printed matrix beside its heatmap."""
     transcript = page.doc.transcripts[target]
@@ -543,61 +909,58 @@ def transcript_html(page: Page, target: str, index: int, renderer, options) -> s
     anchor = transcript_id(target, piece.part)
     page.ids.add(anchor)
 
-    def pre(first: int, end: int) -> str:
-        spans = "".join(f'<span class="l" id="L{piece.first_line + k}">'
-                        f'{html.escape(lines[k], quote=False)}\n</span>' for k in range(first, end))
-        return f'<pre class="output">{spans}</pre>' if spans else ""
+    def pre(first: int, end: int) -> Markup:
+        spans = [transcript_line(page, piece.first_line + k, lines[k]) for k in range(first, end)]
+        return tag("pre", {"class": "output"}, *spans) if spans else Markup("")
 
     out, position = [], 0
     for start, end, columns, rows in parse_matrices(lines):
         out.append(pre(position, start))
         caption = (f"{target} 的实跑输出里的矩阵（{page.doc.where(piece.first_line + start)} 起），"
-                   f"{len(rows)}×{len(columns)}，颜色越深权重越大")
+                   f"{len(rows)}×{len(columns)}，颜色是权重为均匀的几倍")
         page.heatmaps += 1
-        out.append(f'<div class="matrix">{pre(start, end)}<figure class="heatmap">'
-                   f'{heatmap_svg(columns, rows, caption)}<figcaption>用这里印出来的数字画的热图：行是输出第几位，'
-                   f'列是输入第几位；颜色越深权重越大，指着一格看它的数值。'
-                   f'<span class="scale"><span>0</span><span>0.25</span><span>1</span></span>'
-                   f'</figcaption></figure></div>')
+        out.append(tag("div", {"class": "matrix"}, pre(start, end), tag(
+            "figure", {"class": "heatmap"}, heatmap_svg(columns, rows, caption, page.scale),
+            tag("figcaption", None, "用这里印出来的数字画的热图：行是输出第几位，列是输入第几位。颜色是权重为均匀（1/T）"
+                                    "的几倍：1 倍灰，高于均匀越红，低于均匀越蓝，全页的热图用同一把尺子；"
+                                    "指着一格看它的数值。", legend_svg(page.scale)))))
         position = end
     out.append(pre(position, len(lines)))
-    written = caption_html(page, piece.fence_line, anchor, renderer, options)
+    written = caption_html(page, piece.fence_line, anchor)
     if written is None:
-        caption = [f'<a class="name" href="#{html.escape(anchor)}">实跑输出</a>：'
-                   f'<code>{html.escape(target)}</code>']
+        caption = [Markup(tag("a", {"class": "name", "href": f"#{anchor}"}, "实跑输出") + "："), tag("code", None, target)]
     else:
-        caption = [f'<span class="written">{written}</span>']
+        caption = [tag("span", {"class": "written"}, written)]
     around = sequence_links(len(pieces), index, lambda i: transcript_id(target, pieces[i].part))
     caption += around[1:] if written else around  # a written caption says 第 N 段 itself
-    caption.append(f'<span class="where">{html.escape(page.doc.where(piece.fence_line))}</span>')
-    caption.append('<span class="how">程序的标准输出：<code>tangle.py check</code> 重新运行程序，'
-                   + ("和各段连起来" if len(pieces) > 1 else "和这一段") + "逐字节比对</span>")
-    return (f'<figure class="transcript" id="{html.escape(anchor)}"><figcaption>{" ".join(caption)}</figcaption>'
-            f'<div class="printed">{"".join(out)}</div></figure>\n')
+    how = (f"{page.doc.path.name}:{piece.fence_line}：程序的标准输出，tangle.py check 重新运行程序，"
+           + ("和各段连起来" if len(pieces) > 1 else "和这一段") + "逐字节比对")  # the tooltip: the tool's words
+    return Markup(tag("figure", {"class": "transcript", "id": anchor}, tag("figcaption", {"title": how},
+                                                                           join(caption, " ")),
+                      tag("div", {"class": "printed"}, *out)) + "\n")
 
 
 # ---------------------------------------------------------------- the page
 
 
 def heading_id(page: Page, text: str) -> str:
-    """The heading's text, spaces as -, unless that looks like an anchor of the page's own."""
+    """The heading's text, spaces as -, unless that looks like an anchor of the page's own; a second heading
+    of the same text gets -2, and so on (counted, so that a thousand equal headings stay linear)."""
     base = re.sub(r"\s+", "-", text.strip()) or "section"
     if re.fullmatch(r"L\d+|(?:chunk|file|output)-.*|contents|verified", base):
         base = "section-" + base
-    anchor, count = base, 1
+    anchor = base
     while anchor in page.ids:
-        count += 1
-        anchor = f"{base}-{count}"
+        page.heading_counts[base] = page.heading_counts.get(base, 1) + 1
+        anchor = f"{base}-{page.heading_counts[base]}"
     page.ids.add(anchor)
     return anchor
 
 
-def body_html(page: Page) -> str:
-    md = tangle.markdown_parser()
-    renderer, options = md.renderer, md.options
+def body_html(page: Page) -> Markup:
     tokens = page.doc.tokens
     out = []
-    skip_until = -1
+    skip_until, in_section = -1, False
     for index, token in enumerate(tokens):
         if index <= skip_until:
             continue
@@ -608,7 +971,8 @@ def body_html(page: Page) -> str:
             match = DISPLAY_MATH.fullmatch(tokens[index + 1].content)
             if match:
                 page.in_formulas += len(page.numbers.get(id(tokens[index + 1]), []))
-                out.append(f'<div class="math">{mathml(page, match[1], True, token.map[0] + 1)}</div>\n')
+                out.append(tag("div", {"class": "math"}, mathml(page, match[1], True, token.map[0] + 1)))
+                out.append("\n")
                 skip_until = index + 2
                 continue
         if token.type == "heading_open":
@@ -616,51 +980,56 @@ def body_html(page: Page) -> str:
             text = "".join(child.content for child in inline.children or [] if child.type in ("text", "code_inline"))
             anchor = heading_id(page, text)
             page.headings.append((int(token.tag[1]), anchor, text))
-            out.append(f'<{token.tag} id="{html.escape(anchor)}">')
+            if token.tag == "h2":  # each ## section in a <section>: the contents mark the ones in view
+                out.append(Markup(("</section>\n" if in_section else "") + "<section>\n"))
+                in_section = True
+            out.append(start_tag(token.tag, {"id": anchor}))
+        elif token.type == "heading_close" and token.tag == "h2":
+            out.append(Markup(token_html(token) + tag("a", {"class": "back", "href": "#contents"}, "↑ 目录") + "\n"))
         elif token.type == "inline":
-            out.append(render_inline(page, token, renderer, options))
+            out.append(render_inline(page, token))
         elif token.type == "fence":
-            out.append(fence_html(page, token, renderer, options, tokens, index))
-        elif token.type in renderer.rules:
-            out.append(renderer.rules[token.type](tokens, index, options, {}))
+            out.append(fence_html(page, token))
         else:
-            out.append(renderer.renderToken(tokens, index, options, {}))
-    return "".join(out)
+            out.append(token_html(token))
+    if in_section:
+        out.append(Markup("</section>\n"))
+    return join(out)
 
 
-def fence_html(page: Page, token, renderer, options, tokens, index) -> str:
+def fence_html(page: Page, token) -> Markup:
     line = token.map[0] + 1
     role = page.fences.get(line)
     if role and role[0] == "transcript":
-        return transcript_html(page, role[1], role[2], renderer, options)
+        return transcript_html(page, role[1], role[2])
     if role:
-        return chunk_html(page, token, *role, renderer, options)
+        return chunk_html(page, token, *role)
     language = (token.info.split() or [""])[0]
     if language == "math":
-        return f'<div class="math">{mathml(page, token.content, True, line)}</div>\n'
-    piece = tangle.Piece(line, "", token.content.split("\n")[:-1])
-    shown = highlighted_lines(piece.lines, language)
-    return f'<pre class="code illustration"><code>{"".join(s + chr(10) for s in shown)}</code></pre>\n'
+        return Markup(tag("div", {"class": "math"}, mathml(page, token.content, True, line)) + "\n")
+    shown = highlighted_lines(token.content.split("\n")[:-1], language, page.widths)
+    return Markup(tag("pre", {"class": "code illustration"}, tag("code", None, *(join([s, "\n"]) for s in shown)))
+                  + "\n")
 
 
-def contents_html(page: Page) -> str:
+def contents_html(page: Page) -> Markup:
     items, open_sub = [], False
     for level, anchor, text in page.headings:
         if level == 1:
             continue
-        link = f'<a href="#{html.escape(anchor)}">{html.escape(text)}</a>'
+        link = tag("a", {"href": f"#{anchor}"}, text)
         if level == 2:
-            items.append(("</ol></li>" if open_sub else "</li>" if items else "") + f"<li>{link}")
+            items.append(Markup(("</ol></li>" if open_sub else "</li>" if items else "") + start_tag("li") + link))
             open_sub = False
         else:
-            items.append(("" if open_sub else "<ol>") + f"<li>{link}</li>")
+            items.append(Markup(("" if open_sub else "<ol>") + tag("li", None, link)))
             open_sub = True
     if items:
-        items.append("</ol></li>" if open_sub else "</li>")
-    return f'<nav id="contents"><h2>目录</h2><ol>{"".join(items)}</ol></nav>'
+        items.append(Markup("</ol></li>" if open_sub else "</li>"))
+    return tag("nav", {"id": "contents"}, tag("h2", None, "目录"), tag("ol", None, *items))
 
 
-def summary_html(page: Page, sources) -> str:
+def summary_html(page: Page, sources) -> Markup:
     doc = page.doc
     counted = [number for number, _ in sources]
     book = sum(number.book for number in counted)
@@ -671,17 +1040,19 @@ def summary_html(page: Page, sources) -> str:
     verified = len(counted) - book - failed
     first = {target: transcript_id(target, transcript.pieces()[0].part)  # its first part
              for target, transcript in doc.transcripts.items()}
-    parts = "，".join(f'{count} 个对上了 <a href="#{first[program]}"><code>{html.escape(program)}</code> '
-                     "的实跑输出</a>" for program, count in by_program.items())
-    text = (f'<p id="verified">正文里要核对的数字有 {len(counted)} 个：<strong>{verified} 个核对过</strong>'
-            f'（{parts}），{book} 个<span class="num book">标成原书的</span>（列在 <code>{tangle.BOOK_FIGURES}</code> 里）')
+    parts = join([join([f"{count} 个对上了 ", tag("a", {"href": f"#{first[program]}"}, tag("code", None, program),
+                                                   " 的实跑输出")]) for program, count in by_program.items()], "，")
+    text = [f"正文里要核对的数字有 {len(counted)} 个：", tag("strong", None, f"{verified} 个核对过"),
+            "（", parts, f"），{book} 个", tag("span", {"class": "num book"}, "标成原书的"),
+            "（列在 ", tag("code", None, tangle.BOOK_FIGURES), " 里）"]
     if page.in_formulas:
-        text += f"；其中 {page.in_formulas} 个写在公式里，没有链接"
+        text.append(f"；其中 {page.in_formulas} 个写在公式里，没有链接")
     if failed:
-        text += f'；<span class="num unverified">{failed} 个没有对上</span>（<code>make check</code> 会报错）'
-    text += ("。点正文里带下划线的数字，跳到印出它的那一行实跑输出。一位数和后面跟着「位」「维」「轮」这类量词的数字不用核对，"
-             f"规则见 README。本页由 <code>weave.py</code> 从 <code>{html.escape(doc.path.name)}</code> 生成。</p>")
-    return text
+        text += ["；", tag("span", {"class": "num unverified"}, f"{failed} 个没有对上"), "（", tag("code", None, "make check"),
+                 " 会报错）"]
+    text += ["。点正文里带下划线的数字，跳到印出它的那一行实跑输出。一位数和后面跟着「位」「维」「轮」这类量词的数字不用核对，"
+             "规则见 README。本页由 ", tag("code", None, "weave.py"), " 从 ", tag("code", None, doc.path.name), " 生成。"]
+    return tag("p", {"id": "verified"}, *text)
 
 
 def weave(doc: tangle.Document) -> tuple[str, Page, list[str]]:
@@ -695,86 +1066,161 @@ def weave(doc: tangle.Document) -> tuple[str, Page, list[str]]:
     captions = caption_paragraphs(doc)
     page = Page(doc=doc, numbers=numbers_by_token(sources), transcript_text=transcript_text,
                 fences=fence_roles(doc), blocks=block_contexts(doc.tokens), used_in=uses(doc), captions=captions,
-                caption_tokens={line: doc.tokens[index + 1] for index, line in captions.items()})
+                caption_tokens={line: doc.tokens[index + 1] for index, line in captions.items()},
+                targets=link_targets(sources), scale=largest_multiple(doc))
     body = body_html(page)
     if page.problems:
         raise tangle.UserError(*page.problems)
     title = next((text for level, _, text in page.headings if level == 1), doc.path.stem)
     first_h1_end = body.find("</h1>")
-    top = summary_html(page, sources) + contents_html(page)
-    if first_h1_end >= 0:
-        body = body[: first_h1_end + 5] + "\n" + top + body[first_h1_end + 5 :]
+    top = Markup(summary_html(page, sources) + contents_html(page))
+    if first_h1_end >= 0:  # cut between two Markups at a tag's end: both halves are Markup still
+        body = join([Markup(body[: first_h1_end + 5]), "\n", top, Markup(body[first_h1_end + 5 :])])
     else:
-        body = top + body
-    page_html = (f'<!DOCTYPE html>\n<html lang="zh-CN">\n<head>\n<meta charset="utf-8">\n'
-                 f'<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-                 f"<title>{html.escape(title)}</title>\n<style>\n{stylesheet()}</style>\n</head>\n"
-                 f'<body>\n<main>\n{body}</main>\n</body>\n</html>\n')
+        body = join([top, body])
+    head = join([tag("meta", {"charset": "utf-8"}), "\n",
+                 tag("meta", {"name": "viewport", "content": "width=device-width, initial-scale=1"}), "\n",
+                 tag("meta", {"name": "generator", "content": GENERATOR}), "\n",
+                 tag("title", None, title), "\n", tag("style", None, Markup(stylesheet(page))), "\n"])
+    page_html = join([Markup("<!DOCTYPE html>\n"), tag("html", {"lang": "zh-CN"}, "\n", tag("head", None, "\n", head),
+                      "\n", tag("body", None, "\n", tag("main", None, "\n", body), "\n"), "\n"), "\n"])
     return page_html, page, errors
 
 
-def stylesheet() -> str:
+MATH_FONTS = ('"STIX Two Math", "Latin Modern Math", "Cambria Math", "DejaVu Math TeX Gyre", "Noto Sans Math", '
+              'math')  # fonts with an OpenType MATH table, which Chromium needs to stretch brackets and roots
+COLOURS = {  # light, dark (prefers-color-scheme)
+    "text": ("#1f2328", "#e6edf3"), "muted": ("#59636e", "#9198a1"), "line": ("#d1d9e0", "#3d444d"),
+    "bg": ("#ffffff", "#0d1117"), "code-bg": ("#f6f8fa", "#161b22"), "caption-bg": ("#eef2f6", "#1c2128"),
+    "mark": ("#ffd84d", "#8a6d00"), "mark-line": ("#fff6cc", "#2e2a12"), "link": ("#0550ae", "#4493f8"),
+    "book-bg": ("#fbefe3", "#3d2a14"), "bad-bg": ("#ffe3e3", "#4a1c1c"), "ok-bg": ("#eef6ee", "#12261a"),
+    "ok-line": ("#b7dbb7", "#2f5a3a"), "shadow": ("rgba(0,0,0,.18)", "rgba(0,0,0,.6)"),
+}
+
+
+def stylesheet(page: Page) -> str:
+    """The page's CSS: weave.py's own text (fonts, colours, the column boxes and the contents' scroll marks of
+    this page), nothing from the lesson."""
+    light = "; ".join(f"--{name}: {pair[0]}" for name, pair in COLOURS.items())
+    dark = "; ".join(f"--{name}: {pair[1]}" for name, pair in COLOURS.items())
     css = f"""
-:root {{ --text: #1f2328; --muted: #59636e; --line: #d1d9e0; --code-bg: #f6f8fa; --mark: #fff1a8; --link: #0550ae; }}
+:root {{ {light}; color-scheme: light dark; }}
+@media (prefers-color-scheme: dark) {{ :root {{ {dark}; }} }}
 * {{ box-sizing: border-box; }}
 html {{ scroll-padding-top: 4rem; }}
-body {{ margin: 0; color: var(--text); background: #fff; font: 16px/1.75 {CJK_FONTS}; }}
+body {{ margin: 0; color: var(--text); background: var(--bg); font: 16px/1.75 {CJK_FONTS}; overflow-wrap: break-word; }}
 main {{ max-width: 60rem; margin: 0 auto; padding: 1.5rem 1.25rem 6rem; }}
 h1 {{ font-size: 1.9rem; line-height: 1.3; }}
 h2 {{ font-size: 1.45rem; margin-top: 2.6rem; border-bottom: 1px solid var(--line); padding-bottom: .2rem; }}
 h3 {{ font-size: 1.15rem; margin-top: 1.8rem; }}
 a {{ color: var(--link); }}
-{NARROW_BLOCKS}
+a.back {{ display: block; text-align: right; font-size: .8rem; color: var(--muted); margin-top: -.4rem; }}
 code, pre, kbd {{ font-family: {MONO_FONTS}; }}
-:not(pre) > code {{ background: var(--code-bg); padding: .1em .3em; border-radius: 4px; font-size: .9em; }}
-pre {{ font-size: 13px; line-height: 1.5; overflow-x: auto; margin: 0; padding: .6rem .8rem; background: var(--code-bg); }}
-pre .l {{ display: block; min-height: 1.5em; }}
-pre .l:target, .chunk:target > figcaption {{ background: var(--mark); outline: 2px solid #d4a400; }}
-table {{ border-collapse: collapse; margin: 1rem 0; display: block; overflow-x: auto; }}
+:not(pre) > code {{ background: var(--code-bg); padding: .1em .3em; border-radius: 4px; font-size: .9em;
+  white-space: nowrap; }}  /* (1, 0, 1) or x[..., 0, :] is not broken in the middle on a narrow screen */
+/* a box that scrolls sideways shows a shadow at the edge where more is hidden */
+pre {{ font-size: 13px; line-height: 1.5; overflow-x: auto; max-width: 100%; margin: 0; padding: .6rem .8rem;
+  background: linear-gradient(to right, var(--code-bg) 30%, transparent) left / 2rem 100% no-repeat local,
+    linear-gradient(to left, var(--code-bg) 30%, transparent) right / 2rem 100% no-repeat local,
+    radial-gradient(farthest-side at 0 50%, var(--shadow), transparent) left / .7rem 100% no-repeat scroll,
+    radial-gradient(farthest-side at 100% 50%, var(--shadow), transparent) right / .7rem 100% no-repeat scroll,
+    var(--code-bg); }}
+pre .l {{ display: block; min-height: 1.5em; min-width: max-content; }}
+/* a column is 1ch of the <pre>'s font, fixed there (a registered property), so that a box in another font keeps it */
+@property --column {{ syntax: "<length>"; inherits: true; initial-value: 0px; }}
+pre {{ --column: 1ch; }}
+pre .w, pre .a {{ display: inline-block; white-space: pre; vertical-align: bottom; }}
+pre .a {{ font-family: {LATIN_MONO_FONTS}; overflow: hidden; }}
+{column_rules(page.widths)}pre .l:target, pre .l:has(.n:target), .chunk:target > figcaption {{ background: var(--mark-line); }}
+pre .n:target {{ background: var(--mark); outline: 2px solid var(--mark); border-radius: 2px; }}
+table {{ border-collapse: collapse; margin: 1rem 0; display: block; overflow-x: auto; max-width: 100%; }}
 th, td {{ border: 1px solid var(--line); padding: .3rem .7rem; }}
-th {{ background: var(--code-bg); }}
+th {{ background: var(--code-bg); white-space: nowrap; }}
+.align-left {{ text-align: left; }} .align-center {{ text-align: center; }} .align-right {{ text-align: right; }}
 blockquote {{ margin: 1rem 0; padding: 0 1rem; color: var(--muted); border-left: .25rem solid var(--line); }}
 details {{ border: 1px solid var(--line); border-radius: 6px; padding: .4rem .9rem; margin: .8rem 0; }}
 summary {{ cursor: pointer; font-weight: 600; }}
-figure {{ margin: 1.2rem 0; }}
+figure {{ margin: 1.2rem 0; min-width: 0; }}
 figure.chunk, figure.transcript {{ border: 1px solid var(--line); border-radius: 6px; overflow: hidden; }}
-figure.chunk > figcaption, figure.transcript > figcaption {{ font-size: .85rem; padding: .3rem .8rem; background: #eef2f6;
-  border-bottom: 1px solid var(--line); }}
-figcaption .name {{ font-family: {MONO_FONTS}; font-weight: 600; text-decoration: none; }}
-figcaption .where, figcaption .part, figcaption .how {{ color: var(--muted); margin-left: .6rem; }}
-figcaption .how code {{ font-size: 1em; background: none; padding: 0; }}
+figure.chunk > figcaption, figure.transcript > figcaption {{ font-size: .85rem; line-height: 1.5; padding: .3rem .8rem;
+  background: var(--caption-bg); border-bottom: 1px solid var(--line); overflow-wrap: anywhere; }}
+figcaption .name {{ font-weight: 600; text-decoration: none; }}
+figcaption .part {{ color: var(--muted); margin-left: .6rem; }}
 figcaption a:not(.name) {{ margin-left: .6rem; }}
 .chunk .used, .chunk .parts {{ font-size: .85rem; margin: 0; padding: .3rem .8rem; border-top: 1px solid var(--line); }}
 .chunk .parts ol {{ margin: .2rem 0; padding-left: 1.6rem; columns: 2; }}
 .def {{ color: var(--muted); font-size: .85em; text-decoration: none; }}
 a.ref {{ font-weight: 600; }}
+a.image {{ font-style: italic; }}
 .transcript .printed {{ padding: .6rem 0; background: var(--code-bg); }}
 .transcript pre {{ padding: 0 .8rem; }}
 .matrix {{ display: flex; flex-wrap: wrap; align-items: flex-start; background: var(--code-bg); }}
-.matrix > pre {{ flex: 0 1 auto; }}
-figure.heatmap {{ margin: .6rem 1rem; max-width: 16rem; font-size: .8rem; color: var(--muted); line-height: 1.5; }}
-figure.heatmap svg {{ display: block; font: 11px {CJK_FONTS}; fill: var(--text); }}
+.matrix > pre {{ flex: 0 1 auto; min-width: 0; }}
+figure.heatmap {{ margin: .6rem 1rem; max-width: 17rem; font-size: .8rem; color: var(--muted); line-height: 1.5; }}
+figure.heatmap svg {{ display: block; max-width: 100%; height: auto; font: 11px {CJK_FONTS}; fill: var(--text); }}
+figure.heatmap svg.legend {{ margin-top: .4rem; }}
 figure.heatmap svg .axis {{ font-size: 12px; font-weight: 600; }}
 figure.heatmap svg .vertical {{ writing-mode: vertical-rl; }}
-figure.heatmap rect.cell {{ stroke: #fff; stroke-width: 1; }}
+figure.heatmap rect.cell {{ stroke: var(--bg); stroke-width: 1; }}
 figure.heatmap rect.cell:hover {{ stroke: #d4a400; stroke-width: 2; }}
-.scale {{ display: flex; justify-content: space-between; padding-top: .7rem; margin-top: .3rem; line-height: 1;
-  background: linear-gradient(to right, {colour(0)}, {colour(1)}) top / 100% .6rem no-repeat; }}
 .math {{ overflow-x: auto; margin: 1rem 0; }}
-math {{ font-size: 1.1em; }}
+math {{ font-family: {MATH_FONTS}; font-size: 1.15em; }}
 math[display="block"] {{ display: block math; }}
 a.num {{ text-decoration: underline dotted; text-underline-offset: .2em; }}
-.num.book {{ background: #fbefe3; border-bottom: 1px dashed #b35900; }}
-.num.unverified {{ background: #ffe3e3; }}
-#verified {{ background: #eef6ee; border: 1px solid #b7dbb7; border-radius: 6px; padding: .6rem .9rem; }}
+.num.book {{ background: var(--book-bg); border-bottom: 1px dashed #b35900; }}
+.num.unverified {{ background: var(--bad-bg); }}
+#verified {{ background: var(--ok-bg); border: 1px solid var(--ok-line); border-radius: 6px; padding: .6rem .9rem; }}
 #contents {{ border: 1px solid var(--line); border-radius: 6px; padding: .2rem 1rem; margin: 1rem 0 2rem; }}
 #contents h2 {{ font-size: 1.1rem; margin: .6rem 0; border: 0; }}
-#contents ol {{ margin: 0; padding-left: 1.5rem; }}
-@media (max-width: 40rem) {{ main {{ padding: 1rem .6rem 4rem; }} .chunk .parts ol {{ columns: 1; }} }}
-"""
+#contents ol {{ margin: 0; padding-left: 1rem; list-style: none; }}
+#contents > ol {{ padding-left: 0; }}
+#contents a {{ display: block; padding: 0 .3rem; border-radius: 4px; text-decoration: none; }}
+/* docstrings and comments: CJK fonts have no italic, and a synthetic slant is hard to read */
+pre.code .sd, pre.code .c1, pre.code .ch, pre.code .cm, pre.code .cs {{ font-style: normal; }}
+@media (min-width: 80rem) {{  /* the contents beside the text, marking the sections in view */
+  #contents {{ position: fixed; top: 0; left: 0; width: 18rem; height: 100vh; overflow-y: auto; margin: 0; border: 0;
+    border-right: 1px solid var(--line); border-radius: 0; padding: 1rem; font-size: .88rem; background: var(--bg); }}
+  main {{ margin-left: max(19rem, calc(50vw - 30rem)); }}
+  a.back {{ display: none; }}
+}}
+@media (max-width: 40rem) {{
+  main {{ padding: 1rem .6rem 4rem; }}
+  .chunk .parts ol {{ columns: 1; }}
+  .matrix > figure.heatmap {{ order: -1; }}  /* the picture first; the characters scroll in their box below */
+  figure.heatmap {{ margin: .6rem; }}
+}}
+@media print {{
+  #contents, a.back {{ display: none; }}
+  main {{ max-width: none; margin: 0; padding: 0; }}
+  body {{ font-size: 10.5pt; background: none; }}
+  pre {{ font-size: 7.5pt; overflow: visible; white-space: pre-wrap; background: none; }}
+  figure, pre .l, tr {{ break-inside: avoid; }}
+  h2, h3 {{ break-after: avoid; }}
+  a {{ color: inherit; text-decoration: none; }}
+}}
+{scroll_marks(page)}"""
     if get_lexer_by_name is not None:
         css += HtmlFormatter(style="default").get_style_defs("pre.code") + "\n"
+        dark_code = HtmlFormatter(style="monokai").get_style_defs("pre.code")
+        css += f"@media (prefers-color-scheme: dark) {{\n{dark_code}\npre.code {{ background-color: var(--code-bg); }}\n}}\n"
+        css += "pre.code .sd, pre.code .c1, pre.code .ch, pre.code .cm, pre.code .cs { font-style: normal; }\n"
     return css.lstrip("\n")
+
+
+def scroll_marks(page: Page) -> str:
+    """CSS only, no script: each ## section is a view timeline, and its entry in the contents is marked while
+    any of it is on the screen (Chromium 116 and later; elsewhere the contents simply stay unmarked)."""
+    count = sum(level == 2 for level, _, _ in page.headings)
+    if not count:
+        return ""
+    names = [f"--section-{k}" for k in range(1, count + 1)]
+    rules = [f"body {{ timeline-scope: {', '.join(names)}; }}",
+             "@keyframes in-view { from, to { background: var(--mark-line); font-weight: 600; } }"]
+    for k, name in enumerate(names, 1):
+        rules.append(f"main > section:nth-of-type({k}) {{ view-timeline-name: {name}; }} "
+                     f"#contents > ol > li:nth-child({k}) > a {{ animation: in-view linear none; "
+                     f"animation-timeline: {name}; }}")
+    return "\n".join(rules) + "\n"
 
 
 # ---------------------------------------------------------------- command line
@@ -785,11 +1231,95 @@ def parser() -> argparse.ArgumentParser:
                                   formatter_class=argparse.RawDescriptionHelpFormatter)
     top.add_argument("md", nargs="?", type=Path, default=Path("attention.md"),
                      help="the Markdown lesson (default: ./attention.md)")
-    top.add_argument("-o", "--output", type=Path, help="the page to write (default: build/<MD's name>.html beside MD)")
+    top.add_argument("-o", "--output", type=Path, help="the page to write (default: build/<MD's name>.html beside "
+                     "MD; - writes it to stdout). An existing file is replaced only if weave.py wrote it")
     return top
 
 
+def is_page(data: bytes) -> bool:
+    """Whether a file's bytes are a page weave.py wrote (the generator mark; pages from before it had one say
+    本页由 weave.py 生成 in their summary)."""
+    mark = str(tag("meta", {"name": "generator", "content": GENERATOR})).encode()
+    return data.startswith(b"<!DOCTYPE html>") and (mark in data[:4096] or "本页由 <code>weave.py</code>".encode() in data)
+
+
+def existing_output(doc: tangle.Document, output: Path) -> bytes | None:
+    """What is at output now (None: nothing), if weave.py may replace it; else UserError saying why not: it is
+    the lesson, a file the lesson tangles, no regular file, or a file that weave.py did not write."""
+    shown = str(output)
+    real = os.path.realpath(output)
+    ours = {os.path.realpath(doc.folder / target): f"{doc.target_shown(target)}, which {doc.shown} tangles"
+            for target in doc.roots}
+    ours[os.path.realpath(doc.path)] = f"the lesson {doc.shown} itself"
+    if real in ours:
+        raise tangle.UserError(f"{shown}: error: is {ours[real]}; write the page elsewhere "
+                               f"(the default is {doc.path.parent / 'build' / (doc.path.stem + '.html')})")
+    try:
+        info = os.stat(output)
+    except FileNotFoundError:
+        return None
+    except NotADirectoryError:
+        folder_problem(output)
+    except OSError as error:
+        raise tangle.UserError(f"{shown}: error: cannot use it: {tangle.describe(error)}") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise tangle.UserError(f"{shown}: error: is {tangle.file_kind(info.st_mode)}, not a regular file; weave.py "
+                               "replaces only a page it wrote: give -o the path of an .html file")
+    data = tangle.read_regular(output, shown, MAX_PAGE_BYTES) or b""
+    if not is_page(data):
+        raise tangle.UserError(f"{shown}: error: exists and is not a page weave.py wrote, so weave.py leaves it as "
+                               "it is; give -o another path, or move that file away if it is to be replaced")
+    return data
+
+
+def folder_problem(output: Path):
+    """UserError: a folder on the way to output is a file (-o lesson.md/page.html)."""
+    blocking = next((folder for folder in reversed(output.parents) if os.path.exists(folder)
+                     and not os.path.isdir(folder)), output.parent)
+    raise tangle.UserError(f"{output}: error: cannot be written: {blocking} is a file, not a folder; "
+                           "give -o a path in a folder")
+
+
+def write_page(doc: tangle.Document, output: Path, data: bytes) -> bool:
+    """Write the page unless it holds these bytes already; whether it wrote. Atomically, and only if the file
+    still holds what existing_output read (a page saved meanwhile is kept)."""
+    current = existing_output(doc, output)
+    if current == data:
+        return False
+    try:
+        with tangle.signals_deferred():
+            written = tangle.write_atomically(output, data, expected=current)
+    except OSError as error:
+        raise tangle.UserError(f"{output}: error: cannot write it: {tangle.describe(error)}; "
+                               "check that its folder exists and is writable, or give another -o") from None
+    if not written:
+        raise tangle.Conflict(f"{output}: error: changed while weave.py was writing it; left as it is: run it again")
+    return True
+
+
 def main(argv: list[str] | None = None) -> int:
+    """Ctrl-C, a closed pipe and a console that cannot show Chinese end it with one line, never a traceback."""
+    streams = sys.stdout, sys.stderr
+    for stream in streams:
+        with contextlib.suppress(AttributeError, ValueError, OSError):
+            stream.reconfigure(errors="backslashreplace")
+    nowhere = open(os.devnull, "w", encoding="utf-8")  # for a stream closed before we started (>&-)
+    sys.stdout, sys.stderr = (tangle.ClosedPipeTolerant(stream or nowhere) for stream in streams)
+    try:
+        with tangle.interrupts_raised():
+            return run_command(argv)
+    except KeyboardInterrupt as stop:  # Ctrl-C, SIGTERM or SIGHUP: the page is written whole or not at all
+        number = getattr(stop, "signum", signal.SIGINT)
+        print(f"weave.py: interrupted ({signal.Signals(number).name}); the page was not changed", file=sys.stderr)
+        return 128 + number
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            stream.flush()
+        sys.stdout, sys.stderr = streams
+        nowhere.close()
+
+
+def run_command(argv: list[str] | None) -> int:
     try:
         args = parser().parse_args(argv)
     except SystemExit as stop:  # argparse: --help (0) or a usage error (2)
@@ -798,23 +1328,31 @@ def main(argv: list[str] | None = None) -> int:
     try:
         doc = tangle.load(args.md, str(args.md))
         page_html, page, errors = weave(doc)
+        if errors:
+            print(f"{doc.shown}: warning: {len(errors)} prose number{'s are' if len(errors) != 1 else ' is'} not "
+                  "printed by the transcript cited (shown unlinked, marked in red); make check lists them",
+                  file=sys.stderr)
+        data = page_html.encode()
+        if str(output) == "-":
+            with contextlib.suppress(OSError, ValueError):  # a reader that went away (| head) wants no more
+                sys.stdout.buffer.write(data)
+                sys.stdout.flush()
+            report, changed = sys.stderr, True
+        else:
+            report, changed = sys.stdout, write_page(doc, output, data)
     except tangle.UserError as error:
         print(*error.messages, sep="\n", file=sys.stderr)
+        return error.code
+    except RecursionError:
+        print(f"{args.md}: error: nested too deeply to draw as a page (lists or quotes inside each other)",
+              file=sys.stderr)
         return BAD_INPUT
-    if errors:
-        print(f"{doc.shown}: warning: {len(errors)} prose number{'s are' if len(errors) != 1 else ' is'} not printed "
-              "by the transcript cited (shown unlinked, marked in red); make check lists them", file=sys.stderr)
-    data = page_html.encode()
-    try:
-        changed = not output.is_file() or output.read_bytes() != data
-        if changed:
-            tangle.write_atomically(output, data)
-    except OSError as error:
-        print(f"{output}: error: cannot write it: {error.strerror}", file=sys.stderr)
+    except MemoryError:
+        print("weave.py: error: out of memory", file=sys.stderr)
         return BAD_INPUT
     chunks = sum(len(pieces) for pieces in [*doc.chunks.values(), *doc.roots.values()])
     print(f"{'wrote' if changed else 'unchanged:'} {output}: {chunks} code chunks, {len(page.linked)} numbers linked "
-          f"to their transcript lines, {page.heatmaps} heatmaps")
+          f"to their transcript lines, {page.heatmaps} heatmaps", file=report)
     return OK
 
 

@@ -817,7 +817,7 @@ BAD_BOOK_LISTS = {
     "a number with a unit": (b"16 \xe7\xbb\xb4\n", "book_figures.txt:1: error: '16 维' is not one number"),
     "listed twice": (b"0.95\n# x\n+0.95\n", "book_figures.txt:3: error: +0.95 is listed twice (first on line 1)"),
     "not UTF-8": (b"0.95\n\xff\n", "book_figures.txt: error: not UTF-8"),
-    "a folder": ("folder", "book_figures.txt: error: cannot read it"),
+    "a folder": ("folder", "book_figures.txt: error: is a directory, not a regular file"),
 }
 
 

@@ -241,7 +241,8 @@ def test_the_captions_written_above_the_fences_name_them_once(small):
     # which of the chunk's two fences, where it stands, and a way to the other
     second = caption_of(ids["chunk-打印_结果-2"])
     fences = [i for i, line in enumerate(md.read_text().split("\n"), 1) if line == "```python {#打印 结果}"]
-    assert "第 2 段，共 2 段" in second.text() and f"lesson.md:{fences[1]}" in second.text()
+    assert "第 2 段，共 2 段" in second.text() and "lesson.md" not in second.text()  # the reader's view is the lesson's
+    assert second.attrs["title"].startswith(f"lesson.md:{fences[1]}")  # where it stands: in the tooltip
     assert any(e.tag == "a" and e.attrs["href"] == "#chunk-打印_结果" for e in second.iter())
 
 
@@ -271,8 +272,8 @@ def test_references_link_to_their_chunk_and_chunks_say_where_they_are_used(varia
         assert ref.attrs["href"][1:] in ids
         line = ref.parent  # the code line holding <<name>>, anchored by its line in the Markdown
         assert "l" in line.classes() and re.fullmatch(r"L\d+", line.attrs["id"])
-        definition = ref.parent.children[ref.parent.children.index(ref) + 1]
-        assert "def" in definition.classes() and definition.text().startswith(" ← lesson.md:")
+        assert ref.attrs["title"].startswith("定义在 lesson.md:")  # where it is defined: in the tooltip
+        assert "lesson.md" not in line.text()
     used = [e for e in tree.all("p", "used")]
     assert len(used) == 2  # one for each chunk, under its last piece
     for paragraph in used:
@@ -333,12 +334,14 @@ def test_each_verified_number_links_to_the_transcript_line_that_prints_it_in_its
     links = tree.all("a", "num")
     assert [link.text() for link in links] == ["0.9300", "1.2345", "0.9300", "0.6180"]
     first, last = md_line(md, "acc 0.9300 x 1.2345"), md_line(md, "more 0.6180")
-    assert [link.attrs["href"] for link in links] == [f"#L{first}"] * 3 + [f"#L{last}"]
+    assert [link.attrs["href"] for link in links] == [f"#L{first}-0.9300", f"#L{first}-1.2345", f"#L{first}-0.9300",
+                                                      f"#L{last}-0.6180"]
     for link, part in zip(links, [1, 1, 1, 2], strict=True):
-        target = ids[link.attrs["href"][1:]]
-        assert "l" in target.classes() and ids[f"output-generated/p.py-{part}"] in target.ancestors()
-        assert link.text() in target.text()
-        assert "出自 generated/p.py" in link.attrs["title"] and f"第 {target.attrs['id'][1:]} 行" in link.attrs["title"]
+        target = ids[link.attrs["href"][1:]]  # the number itself, in its line
+        line = target.parent
+        assert "n" in target.classes() and target.text() == link.text()
+        assert "l" in line.classes() and ids[f"output-generated/p.py-{part}"] in line.ancestors()
+        assert "出自 generated/p.py" in link.attrs["title"] and f"第 {line.attrs['id'][1:]} 行" in link.attrs["title"]
 
 
 def test_the_books_figures_are_marked_and_unverified_numbers_are_not_links(small):
@@ -387,7 +390,8 @@ def test_each_printed_matrix_becomes_a_heatmap_with_one_cell_per_weight(small):
     cells = [[e for e in m.iter() if e.tag == "rect"] for m in maps]
     assert [len(c) for c in cells] == [100, 9]
     titles = [next(e for e in cell.iter() if e.tag == "title").text() for cell in cells[0]]
-    assert titles[9] == "输出 1，输入 10：0.75" and titles[0] == "输出 1，输入 1：0.02"
+    assert titles[9] == "输出 1，输入 10：0.75（均匀的 7.5 倍）" and titles[0] == "输出 1，输入 1：0.02（均匀的 0.2 倍）"
+    assert cells[0][9].attrs["data-multiple"] == "7.5" and cells[1][0].attrs["data-multiple"] == "0.06"
     assert {"输入 →", "输出 →"} <= {e.text() for e in maps[0].iter() if e.tag == "text"}
     assert cells[0][9].attrs["fill"] != cells[0][0].attrs["fill"]
     # beside the transcript lines they were read from, which keep their anchors: the numbers, and the same
@@ -472,9 +476,9 @@ def test_the_lessons_page(tmp_path, capsys):
     for link in links:
         target = ids[link.attrs["href"][1:]]
         program = link.attrs["title"].split()[1]  # 出自 PROGRAM 的实跑输出...
-        assert int(link.attrs["href"][2:]) in printing[program][link.text()], link.attrs
+        line, number = link.attrs["href"][2:].split("-", 1)
+        assert number == link.text() == target.text() and int(line) in printing[program][link.text()], link.attrs
         assert any(a.attrs.get("id", "").startswith(f"output-{program}") for a in target.ancestors()), link.attrs
-        assert link.text() in target.text()
     verified = sum(1 for number, lines in sources if lines)
     assert len(links) == verified
     assert f"{verified} 个核对过" in ids["verified"].text()

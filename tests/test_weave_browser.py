@@ -69,6 +69,8 @@ window.addEventListener("load", () => {
     r.numbers++;
     const t = target(a);
     if (!t || !t.textContent.includes(a.textContent)) { r.numberMismatch.push(a.textContent + " " + a.getAttribute("href")); continue; }
+    // Chromium ignores more than 200 navigations in 10 s ("throttling navigation"): follow the first 150
+    if (r.numbers > 150) continue;
     location.hash = a.getAttribute("href");  // what a click does
     const arrived = document.querySelector(":target"), box = t.getBoundingClientRect();
     const colour = getComputedStyle(t).backgroundColor;
@@ -91,23 +93,20 @@ window.addEventListener("load", () => {
     const cells = [...svg.querySelectorAll("rect.cell")];
     r.heatmaps.push({rows: +svg.dataset.rows, columns: +svg.dataset.columns, cells: cells.length,
                      drawn: cells.filter(c => { const b = c.getBoundingClientRect(); return b.width > 5 && b.height > 5; }).length,
-                     titled: cells.filter(c => /：[0-9.]+$/.test(c.querySelector("title").textContent)).length,
+                     titled: cells.filter(c => /：[0-9.]+（均匀的 [0-9.e+-]+ 倍）$/.test(c.querySelector("title").textContent)).length,
                      width: Math.round(svg.getBoundingClientRect().width), visible: visible(svg)});
   }
-  // the transcripts' columns: Chinese twice as wide as Latin, and the shade characters one column wide
-  const pre = document.querySelector("pre.output"), width = text => {
-    const s = document.createElement("span"); s.textContent = text; pre.append(s);
-    const w = s.getBoundingClientRect().width; s.remove(); return w;
-  };
-  r.columns = {latin: width("abcdefghij"), chinese: width("输出输出输出输出输出"), shades: width("··░░▒▒▓▓██")};
+  // (every column of every transcript, on any fonts: test_weave_reader_browser.py)
   // the matrices drawn in characters: every row's closing | in the same place
   r.frames = [];
   for (const pre of document.querySelectorAll("pre.output")) {
     const rows = [...pre.querySelectorAll("span.l")].filter(l => /^\S+ \S+ *\|.*\|\n?$/.test(l.textContent));
     if (!rows.length) continue;
-    const ends = rows.map(l => { const range = document.createRange(); range.selectNodeContents(l.firstChild);
-                                  range.setEnd(l.firstChild, l.textContent.trimEnd().length);
-                                  return range.getBoundingClientRect().right; });
+    const ends = rows.map(l => {  // the right edge of the line's last | (its text is split among column boxes)
+      const walker = document.createTreeWalker(l, NodeFilter.SHOW_TEXT); let node, last = null;
+      while ((node = walker.nextNode())) if (node.data.includes("|")) last = node;
+      const range = document.createRange(); const at = last.data.lastIndexOf("|");
+      range.setStart(last, at); range.setEnd(last, at + 1); return range.getBoundingClientRect().right; });
     r.frames.push({rows: rows.length, spread: Math.max(...ends) - Math.min(...ends), first: rows[0].id});
   }
   // each fence under its caption: the name written in the Markdown, visible, linking to the figure
@@ -179,9 +178,6 @@ def test_each_heatmap_draws_one_titled_cell_per_weight(page):
 
 def test_transcript_columns_line_up_and_nothing_overflows_the_page(page):
     _, _, r = page
-    columns = r["columns"]
-    assert abs(columns["chinese"] - 2 * columns["latin"]) < 1, ("no CJK monospace font (fonts-noto-cjk)?", columns)
-    assert abs(columns["shades"] - columns["latin"]) < 1, columns
     assert r["overflow"] == []
     # the heatmaps drawn in characters: each a column of rows framed by |, the frames straight
     assert len(r["frames"]) >= 8 and all(frame["rows"] >= 10 for frame in r["frames"]), r["frames"]

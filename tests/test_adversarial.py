@@ -1,0 +1,605 @@
+"""The page is safe and the tools are linear (issue 20): tangle.py and weave.py attacked as a hostile or careless
+author would. Every test is named after the verdict it rules out:
+
+  test_injection_*   nothing the author writes runs in the page, or makes it fetch anything;
+  test_data_loss_*   nothing is overwritten that the tool did not write;
+  test_hang_*        no input blocks the tools or makes them quadratic (counted, never timed);
+  test_traceback_*   every edge ends with one clear line, never a Python traceback;
+  test_wrong_*       the run is controlled and names are compared as the reader sees them;
+  test_message_*     a message names the path and the next step.
+
+Times on 1 MiB inputs are measured by tests/bench_pathological.py, a benchmark, not a test."""
+
+import os
+import re
+import signal
+import socket
+import stat
+import subprocess
+import sys
+import time
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+pytest.importorskip("latex2mathml", reason="weave.py needs latex2mathml: make test installs requirements-html.txt")
+
+import tangle  # noqa: E402
+import weave  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+linux = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc, uses FIFOs and signals")
+# a generous bound on a subprocess that must end by itself: it is there so that a regression hangs no test run
+GUARD = 120
+
+
+def lesson(body: str = "", code: str = "print('acc 0.9300')\n", transcript: str = "acc 0.9300\n",
+           name: str = "打印", target: str = "generated/p.py") -> str:
+    """A small lesson without captions: a root including one chunk, its transcript, then body."""
+    return (f"# 课\n\n```python {{file={target}}}\n<<{name}>>\n```\n\n```python {{#{name}}}\n{code}```\n\n"
+            f"```text {{transcript}}\n{transcript}```\n\n{body}")
+
+
+def write(folder: Path, text: str, name: str = "lesson.md") -> Path:
+    path = folder / name
+    path.write_bytes(text.encode())
+    (folder / "book_figures.txt").write_text("0.25\n")
+    return path
+
+
+def woven(tmp_path: Path, text: str) -> str:
+    """The page weave.py writes for a lesson (which must be valid input)."""
+    md = write(tmp_path, text)
+    out = tmp_path / "page.html"
+    assert weave.main([str(md), "-o", str(out)]) == 0
+    return out.read_text()
+
+
+class Audit(HTMLParser):
+    """Everything in a page that could run or fetch: a tag or attribute outside weave.py's vocabulary, an
+    event handler, a style attribute, a src, a link that is not #fragment, relative, http(s) or mailto."""
+
+    def __init__(self, page: str):
+        super().__init__(convert_charrefs=True)
+        self.found: list[str] = []
+        self.feed(page)
+        self.close()
+
+    def handle_starttag(self, name, attributes):
+        if name not in weave.TAGS:
+            self.found.append(f"<{name}>")
+        for key, value in attributes:
+            if key not in weave.ATTRIBUTES or key.startswith("on") or key in ("style", "src", "srcset"):
+                self.found.append(f"<{name} {key}=...>")
+            if key == "href" and weave.safe_url(value or "") is None:
+                self.found.append(f"<{name} href={value!r}>")
+
+    handle_startendtag = handle_starttag
+
+
+def assert_safe(page: str) -> None:
+    assert Audit(page).found == []
+    lowered = page.lower()
+    assert "<script" not in lowered and "<img" not in lowered and "<iframe" not in lowered
+    assert 'href="javascript' not in lowered and "url(http" not in lowered
+
+
+# ---------------------------------------------------------------- injection
+
+HOSTILE_PROSE = {
+    "an img with onerror": "看 <img src=x onerror=alert(1)> 这里。",
+    "a script block": "<script>alert(1)</script>",
+    "an iframe": "<iframe src=\"https://example.com/\"></iframe>",
+    "a javascript link in HTML": '<a href="javascript:alert(1)">点我</a>',
+    "an anchor with a handler": '<a name="x" onclick="alert(1)">x</a>',
+    "details that toggle": "<details open ontoggle=alert(1)><summary>s</summary>\n\n正文\n\n</details>",
+    "a style block": "<style>body { display: none }</style>",
+    "svg with a script": "<svg><script>alert(1)</script></svg>",
+    "a comment that closes early": "<!--><script>alert(1)</script>-->",
+    "math with a script": "<math><mtext><script>alert(1)</script></mtext></math>",
+    "a remote image": "![图](https://example.com/x.png)",
+    "a javascript image": "![x](javascript:alert(1))",
+    "a javascript link": "[点我](javascript:alert(1))",
+    "a javascript link with blanks": "[点我](<java\tscript:alert(1)>)",
+    "a data link": "[点我](data:text/html,<script>alert(1)</script>)",
+    "a protocol-relative link": "[点我](//example.com/x)",
+    "an object": '<object data="https://example.com/x.swf"></object>',
+    "a base tag": '<base href="https://example.com/">',
+    "a meta refresh": '<meta http-equiv="refresh" content="0;url=https://example.com/">',
+    "a form": '<form action="https://example.com/"><input name=x></form>',
+    "a link tag": '<link rel="stylesheet" href="https://example.com/x.css">',
+    "a heading with html": "## 标题 <img src=x onerror=alert(1)>",
+    "html in a table": "| a | b |\n|---|---|\n| <img src=x onerror=alert(1)> | <script>x</script> |",
+}
+
+
+@pytest.mark.parametrize("body", HOSTILE_PROSE.values(), ids=HOSTILE_PROSE.keys())
+def test_injection_raw_html_and_links_in_prose_are_shown_or_dropped(tmp_path, body):
+    page = woven(tmp_path, lesson(body + "\n"))
+    assert_safe(page)
+
+
+def test_injection_the_allowed_html_is_kept(tmp_path):
+    page = woven(tmp_path, lesson('<a name="here"></a>这里\n\n<details><summary>展开</summary>\n\n正文\n\n</details>\n\n'
+                                  "<!-- 注释 -->\n\n[站外](https://example.com/) 和 [页内](#here)\n"))
+    assert '<a name="here"></a>' in page and "<details><summary>展开</summary>" in page and "</details>" in page
+    assert "注释" not in page and 'href="https://example.com/"' in page and 'href="#here"' in page
+    assert_safe(page)
+
+
+def test_injection_what_is_not_allowed_is_shown_as_text(tmp_path):
+    page = woven(tmp_path, lesson("看 <img src=x onerror=alert(1)> 和 <script>alert(2)</script>\n"))
+    assert "&lt;img src=x onerror=alert(1)&gt;" in page and "&lt;script&gt;alert(2)&lt;/script&gt;" in page
+
+
+HOSTILE_NAMES = ['x"><svg/onload=alert(1)>', "x'><img src=x onerror=alert(1)>", "</pre><script>alert(1)</script>",
+                 "a&b<c>d"]
+
+
+@pytest.mark.parametrize("name", HOSTILE_NAMES)
+def test_injection_chunk_names_reach_no_attribute_unescaped(tmp_path, name):
+    page = woven(tmp_path, lesson(name=name))
+    assert_safe(page)
+    ids = {element for element in IdParser(page).ids}
+    assert weave.chunk_id(name) in ids  # the anchor is still the name's, escaped, not cut short
+
+
+class IdParser(HTMLParser):
+    def __init__(self, page: str):
+        super().__init__(convert_charrefs=True)
+        self.ids, self.hrefs = [], []
+        self.feed(page)
+
+    def handle_starttag(self, name, attributes):
+        attributes = dict(attributes)
+        if "id" in attributes:
+            self.ids.append(attributes["id"])
+        if "href" in attributes:
+            self.hrefs.append(attributes["href"])
+
+
+def test_injection_file_paths_reach_no_attribute_unescaped(tmp_path):
+    page = woven(tmp_path, lesson(target='generated/x"><img src=x onerror=alert(1)>.py'.replace(" ", "\u00a0")))
+    assert_safe(page)
+
+
+HOSTILE_MATH = [r"\text{<script>alert(1)</script>}", r"\text{<img src=x onerror=alert(1)>}",
+                r"\href{javascript:alert(1)}{x}", r"\style{background:url(https://example.com/x)}{x}",
+                r"\color{white}{x}", r"\text{a < b & c > d}", r"\mathrm{<b>}", r"\operatorname{<img>}"]
+
+
+@pytest.mark.parametrize("latex", HOSTILE_MATH)
+@pytest.mark.parametrize("spelling", ["fence", "github", "dollars"])
+def test_injection_formulas_pass_the_mathml_allow_list(tmp_path, latex, spelling):
+    body = {"fence": f"```math\n{latex}\n```\n", "github": f"公式 $`{latex}`$ 在此。\n",
+            "dollars": f"公式 ${latex}$ 在此。\n"}[spelling]
+    md = write(tmp_path, lesson(body))
+    out = tmp_path / "page.html"
+    code = weave.main([str(md), "-o", str(out)])
+    if code == 0:
+        page = out.read_text()
+        assert_safe(page)
+        assert "mathcolor" not in page and "href=\"javascript" not in page
+
+
+def test_injection_text_in_a_formula_is_shown_as_written(tmp_path):
+    page = woven(tmp_path, lesson("```math\n\\text{<b>a < b</b>}\n```\n"))
+    assert "<mtext>&lt;b&gt;a\u00a0&lt;\u00a0b&lt;/b&gt;</mtext>" in page  # latex2mathml keeps blanks as NBSP
+
+
+def test_injection_transcripts_code_and_tooltips_are_escaped(tmp_path):
+    hostile = '0.9300 "><img src=x onerror=alert(1)> </pre><script>alert(1)</script>'
+    page = woven(tmp_path, lesson("准确率 0.9300。\n", code=f"print({hostile!r})\n", transcript=hostile + "\n"))
+    assert_safe(page)
+    assert 'title="出自 generated/p.py' in page  # the number links, its tooltip quoting the line, escaped
+
+
+def test_injection_a_caption_and_the_title_are_escaped(tmp_path):
+    text = lesson().replace("# 课", "# 课 </title><script>alert(1)</script>")
+    text = text.replace("```python {#打印}", '<a name="chunk-打印"></a>**〈打印〉** <img src=x onerror=alert(1)>\n\n'
+                        "```python {#打印}")
+    text = text.replace("```python {file=", '<a name="file-generated/p.py"></a>**〈generated/p.py〉**，由这些代码块依次'
+                        "拼成：[〈打印〉](#chunk-打印)\n\n```python {file=")
+    text = text.replace("```text {transcript}", '<a name="output-generated/p.py"></a>**〈generated/p.py〉的实跑输出**'
+                        "\n\n```text {transcript}")
+    page = woven(tmp_path, text)
+    assert_safe(page)
+    assert re.search(r"<title>课 [^<]*</title>", page)
+
+
+FRAGMENTS = ["<", ">", '"', "'", "&", "=", "/", "script", "img", "onerror", "javascript:", "\\text{", "}", "$", "`",
+             "<!--", "-->", "<a ", "href=", "x", " ", "0.9300", "*", "[", "](", ")", "\n", "|", "#"]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(prose=st.lists(st.sampled_from(FRAGMENTS), max_size=40).map("".join),
+       name=st.lists(st.sampled_from([f for f in FRAGMENTS if f not in ("\n", "`", "}")]), min_size=1, max_size=8)
+       .map("".join))
+def test_injection_random_hostile_lessons_stay_safe(tmp_path, prose, name):
+    """Any mix of the fragments in prose and in a chunk name: the page is written safe, or refused as bad input."""
+    md = write(tmp_path, lesson(prose + "\n", name=name.strip() or "x"))
+    out = tmp_path / "page.html"
+    code = weave.main([str(md), "-o", str(out)])
+    assert code in (0, 2)
+    if code == 0:
+        assert_safe(out.read_text())
+
+
+# ---------------------------------------------------------------- data loss
+
+
+def test_data_loss_weave_never_writes_over_the_lesson(tmp_path, capsys):
+    md = write(tmp_path, lesson())
+    before = md.read_bytes()
+    (tmp_path / "link.html").symlink_to(md)
+    for target in (md, tmp_path / "link.html", tmp_path / "." / "lesson.md"):
+        assert weave.main([str(md), "-o", str(target)]) == 2
+        assert "is the lesson" in capsys.readouterr().err
+    assert md.read_bytes() == before
+
+
+def test_data_loss_weave_never_writes_over_a_tangled_file_or_one_it_did_not_write(tmp_path, capsys):
+    md = write(tmp_path, lesson())
+    assert tangle.main(["tangle", str(md)]) == 0
+    generated = tmp_path / "generated" / "p.py"
+    mine = tmp_path / "tangle.py"
+    mine.write_text("# someone's code\n")
+    before = generated.read_bytes()
+    capsys.readouterr()
+    assert weave.main([str(md), "-o", str(generated)]) == 2
+    assert "which" in capsys.readouterr().err and generated.read_bytes() == before
+    assert weave.main([str(md), "-o", str(mine)]) == 2
+    err = capsys.readouterr().err
+    assert "is not a page weave.py wrote" in err and "give -o another path" in err
+    assert mine.read_text() == "# someone's code\n"
+
+
+@linux
+def test_data_loss_weave_never_replaces_what_is_not_a_regular_file(tmp_path, capsys):
+    md = write(tmp_path, lesson())
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    folder = tmp_path / "folder"
+    folder.mkdir()
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(str(tmp_path / "sock"))
+    try:
+        for target, kind in ((fifo, "FIFO"), (folder, "directory"), (tmp_path / "sock", "socket")):
+            assert weave.main([str(md), "-o", str(target)]) == 2
+            assert kind in capsys.readouterr().err
+        assert stat.S_ISFIFO(os.stat(fifo).st_mode) and stat.S_ISSOCK(os.stat(tmp_path / "sock").st_mode)
+    finally:
+        server.close()
+
+
+def test_data_loss_weave_replaces_its_own_page_old_and_new(tmp_path, capsys):
+    md = write(tmp_path, lesson())
+    out = tmp_path / "page.html"
+    out.write_text("<!DOCTYPE html>\n<html><p>本页由 <code>weave.py</code> 从 lesson.md 生成。</p></html>\n")
+    assert weave.main([str(md), "-o", str(out)]) == 0  # a page from before the generator mark
+    assert weave.is_page(out.read_bytes())
+    md.write_bytes(md.read_bytes() + "新的一段。\n".encode())
+    assert weave.main([str(md), "-o", str(out)]) == 0 and "新的一段" in out.read_text()
+
+
+@pytest.mark.parametrize("force", [[], ["--force"]], ids=["plain", "--force"])
+def test_data_loss_tangle_never_overwrites_a_file_it_never_wrote(tmp_path, capsys, force):
+    md = write(tmp_path, lesson(target="tool.py"))
+    tool = tmp_path / "tool.py"
+    tool.write_text("print('my own tool')\n")
+    assert tangle.main(["tangle", str(md), *force]) == 2
+    err = capsys.readouterr().err
+    assert "was not written by tangle.py" in err and "not even with --force" in err and "lesson.md:3" in err
+    assert tool.read_text() == "print('my own tool')\n"
+    assert tangle.main(["check", str(md)]) == 1
+    assert "was not written by tangle.py" in capsys.readouterr().err
+
+
+def test_data_loss_tangle_still_refreshes_its_own_files(tmp_path, capsys):
+    md = write(tmp_path, lesson())
+    assert tangle.main(["tangle", str(md)]) == 0
+    md.write_bytes(md.read_bytes().replace(b"0.9300')", b"0.9400')"))
+    assert tangle.main(["tangle", str(md)]) == 0 and "0.9400" in (tmp_path / "generated" / "p.py").read_text()
+
+
+# ---------------------------------------------------------------- hangs and blow-ups
+
+
+def run_tool(tool: str, *argv, env=None, input_bytes=None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(ROOT / tool), *map(str, argv)], capture_output=True, timeout=GUARD,
+                          env=env, input=input_bytes)
+
+
+@linux
+@pytest.mark.parametrize("kind", ["FIFO", "/dev/zero", "3 GB sparse file"])
+@pytest.mark.parametrize("tool", ["tangle.py", "weave.py"])
+def test_hang_book_figures_that_is_no_small_file_is_refused_at_once(tmp_path, kind, tool):
+    md = write(tmp_path, lesson("原书是 0.25。\n"))
+    figures = tmp_path / "book_figures.txt"
+    figures.unlink()
+    if kind == "FIFO":
+        os.mkfifo(figures)
+    elif kind == "/dev/zero":
+        figures.symlink_to("/dev/zero")
+    else:
+        with open(figures, "wb") as file:
+            file.truncate(3 << 30)
+    assert run_tool("tangle.py", "tangle", md).returncode == 0
+    done = run_tool(tool, *(["check", md] if tool == "tangle.py" else [md, "-o", tmp_path / "p.html"]))
+    assert done.returncode == 2
+    assert b"book_figures.txt: error: " in done.stderr
+    assert (b"too large" if kind.endswith("file") else b"not a regular file") in done.stderr
+
+
+def counting(monkeypatch, module, name: str) -> list:
+    calls = []
+    original = getattr(module, name)
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return original(*args, **kwargs)
+    monkeypatch.setattr(module, name, counted)
+    return calls
+
+
+@pytest.mark.parametrize("lines", [50, 400])
+def test_hang_a_paragraph_is_read_once_however_many_children(tmp_path, monkeypatch, lines):
+    """The paragraph of `w *e*` lines (once 184 s at 48 KB): each inline token is flattened a fixed number of
+    times, not once per child."""
+    md = write(tmp_path, lesson("w *e*\n" * lines + "\n准确率 0.9300。\n"))
+    doc = tangle.load(md, str(md))
+    calls = counting(monkeypatch, tangle, "inline_parts")
+    weave.weave(doc)
+    inline_tokens = sum(token.type == "inline" for token in doc.tokens)
+    assert len(calls) <= 4 * inline_tokens
+
+
+@pytest.mark.parametrize("count", [20, 400])
+def test_hang_each_sentence_and_transcript_line_is_scored_once(tmp_path, monkeypatch, count):
+    """A line of numbers, and many paragraphs citing one number against a long transcript (once 221 s and
+    72 s): the words of each text are read once, however many numbers stand in it."""
+    printed = "".join(f"line {i} 0.9300\n" for i in range(count))
+    body = " ".join(["0.9300"] * count) + "\n\n" + "段落说 0.9300。\n\n" * count
+    md = write(tmp_path, lesson(body, code=f"for i in range({count}):\n    print(f'line {{i}} 0.9300')\n",
+                                transcript=printed))
+    doc = tangle.load(md, str(md))
+    calls = counting(monkeypatch, weave, "words")
+    _, page, errors = weave.weave(doc)
+    assert not errors and len(page.linked) == 2 * count
+    assert len(calls) <= count + 4  # each transcript line once, and the few distinct contexts
+
+
+class Counted:
+    """A compiled pattern that counts how often it is used to search."""
+
+    def __init__(self, pattern):
+        self.pattern, self.calls = pattern, []
+
+    def finditer(self, *args):
+        self.calls.append("finditer")
+        return self.pattern.finditer(*args)
+
+    def search(self, *args):
+        self.calls.append("search")
+        return self.pattern.search(*args)
+
+
+@pytest.mark.parametrize("count", [20, 2000])
+def test_hang_book_spans_are_found_in_one_pass(tmp_path, monkeypatch, count):
+    """1 MiB of 原书 0.25 (once 245 s): the ends of all 原书 spans of a paragraph come from one scan of it,
+    not a search from each 原书 to the end of the sentence."""
+    md = write(tmp_path, lesson("原书 0.25 " * count + "\n"))
+    doc = tangle.load(md, str(md))
+    counted = Counted(tangle.BOOK_SPAN_END)
+    monkeypatch.setattr(tangle, "BOOK_SPAN_END", counted)
+    errors, numbers = tangle.stale_numbers(doc)
+    assert not errors and len(numbers) == count and all(number.book for number in numbers)
+    assert "search" not in counted.calls and len(counted.calls) <= sum(t.type == "inline" for t in doc.tokens)
+
+
+def test_hang_equal_headings_get_distinct_anchors_in_one_step_each(tmp_path):
+    page = woven(tmp_path, lesson("## 同名\n\n" * 300))
+    ids = IdParser(page).ids
+    assert len(ids) == len(set(ids)) and "同名-300" in ids
+
+
+@linux
+@pytest.mark.parametrize("keeps_output", [True, False], ids=["keeps stdout", "closes stdout"])
+def test_hang_a_daemon_in_its_own_session_does_not_outlive_check(tmp_path, capsys, keeps_output):
+    """A program that double-forks into a session of its own: check ends it (tangle.py is its subreaper),
+    whether it keeps the pipe open or closes it first."""
+    daemon = (
+        "import os, sys, time\n"
+        "if os.fork() == 0:\n"
+        "    os.setsid()\n"
+        "    if os.fork() == 0:\n"
+        + ("" if keeps_output else "        os.close(1); os.close(2)\n")
+        + "        open('daemon', 'w').write(str(os.getpid()))\n"
+        "        time.sleep(300)\n"
+        "    os._exit(0)\n"
+        "os.wait()\n"
+        "while not os.path.exists('daemon') or not open('daemon').read():\n"
+        "    time.sleep(0.01)\n"
+        "print('acc 0.9300')\n")
+    md = write(tmp_path, lesson(code=daemon))
+    assert tangle.main(["tangle", str(md)]) == 0
+    code = tangle.main(["check", str(md), "--timeout", "60"])
+    err = capsys.readouterr().err
+    pid = int((tmp_path / "daemon").read_text())
+    assert code == (1 if keeps_output else 0), err
+    if keeps_output:
+        assert "still held its output open; stopped them all" in err
+    assert not Path(f"/proc/{pid}").exists() or Path(f"/proc/{pid}/stat").read_text().split(")")[1].split()[0] in "ZX"
+
+
+# ---------------------------------------------------------------- tracebacks
+
+
+@linux
+def test_traceback_weave_interrupted_says_one_line(tmp_path):
+    md = write(tmp_path, lesson("w *e*\n" * 40000))
+    process = subprocess.Popen([sys.executable, str(ROOT / "weave.py"), str(md), "-o", str(tmp_path / "p.html")],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    time.sleep(1.0)
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=GUARD)
+    if process.returncode == 0:
+        pytest.skip("weave.py finished before the signal")
+    assert process.returncode == 130, err
+    lines = err.decode().splitlines()
+    assert b"Traceback" not in err and len(lines) == 1 and lines[0].startswith("weave.py: interrupted (SIGINT)")
+    assert lines[0].endswith("the page was not changed")
+    assert not (tmp_path / "p.html").exists() and not list(tmp_path.glob("*.tmp"))
+
+
+def test_traceback_weave_to_a_closed_pipe(tmp_path):
+    md = write(tmp_path, lesson())
+    done = subprocess.run(f"{sys.executable} {ROOT / 'weave.py'} {md} -o - | head -c 20", shell=True,
+                          capture_output=True, timeout=GUARD)
+    assert done.stdout == b"<!DOCTYPE html>\n<htm" and b"Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("encoding", ["ascii", "cp1252"])
+def test_traceback_weave_and_check_on_a_console_that_cannot_show_chinese(tmp_path, encoding):
+    md = write(tmp_path, lesson(transcript="准确率 0.9300\n", code="print('acc 0.9300')\n"), name="讲义.md")
+    env = {**os.environ, "PYTHONIOENCODING": encoding}
+    assert run_tool("tangle.py", "tangle", md, env=env).returncode == 0
+    check = run_tool("tangle.py", "check", md, env=env)
+    assert check.returncode == 1 and b"Traceback" not in check.stderr
+    assert b"text/layout changed" in check.stderr + check.stdout and b"transcript differs" in check.stdout
+    assert b"-\\u51c6\\u786e\\u7387 0.9300" in check.stdout  # the diff's 准确率, escaped, not lost
+    page = run_tool("weave.py", md, "-o", tmp_path / "页.html", env=env)
+    assert page.returncode == 0 and b"Traceback" not in page.stderr and b"\\u9875.html" in page.stdout
+
+
+def test_traceback_a_formula_nested_400_deep_is_one_short_error(tmp_path, capsys):
+    md = write(tmp_path, lesson("```math\n" + "{" * 400 + "x" + "}" * 400 + "\n```\n"))
+    code = weave.main([str(md), "-o", str(tmp_path / "p.html")])
+    err = capsys.readouterr().err
+    if code == 0:
+        return  # latex2mathml read it: nothing to report
+    assert code == 2 and "cannot convert the formula" in err and len(err) < 600 and "Traceback" not in err
+
+
+def test_traceback_deeply_nested_quotes_and_lists(tmp_path, capsys):
+    md = write(tmp_path, lesson("> " * 300 + "x\n\n" + "".join("  " * i + "- x\n" for i in range(300))))
+    code = weave.main([str(md), "-o", str(tmp_path / "p.html")])
+    assert code in (0, 2) and "Traceback" not in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- wrong results
+
+
+@pytest.mark.parametrize("variable, value", [("PYTHONSAFEPATH", "1"), ("PYTHONOPTIMIZE", "2"), ("PYTHONPATH", "evil"),
+                                             ("PYTHONWARNINGS", "error"), ("PYTHONHASHSEED", "1"),
+                                             ("PYTHONIOENCODING", "ascii"), ("PYTHONDONTWRITEBYTECODE", "")])
+def test_wrong_the_callers_python_variables_do_not_reach_the_program(tmp_path, capsys, monkeypatch, variable, value):
+    """The program imports a module of its folder (as experiments.py does), prints its docstring, asserts,
+    and prints Chinese and a set of strings: none of it may change with the caller's PYTHON* variables."""
+    (tmp_path / "evil").mkdir()
+    (tmp_path / "evil" / "helper.py").write_text("raise SystemExit('the caller PYTHONPATH was used')\n")
+    code = ('"""文档字符串"""\nimport sys\nsys.path.insert(0, __file__.rsplit("/", 1)[0])\nimport helper\n'
+            "assert True\nprint(__doc__, sorted({'b', 'a'}), helper.X, sys.flags.optimize, sys.flags.safe_path)\n")
+    expected = "文档字符串 ['a', 'b'] 1 0 False\n"
+    md = write(tmp_path, lesson(code=code, transcript=expected))
+    (tmp_path / "generated").mkdir()
+    (tmp_path / "generated" / "helper.py").write_text("X = 1\n")
+    assert tangle.main(["tangle", str(md)]) == 0
+    monkeypatch.setenv(variable, value)
+    monkeypatch.chdir(tmp_path)
+    assert tangle.main(["check", str(md)]) == 0, capsys.readouterr().err
+
+
+def test_wrong_the_run_keeps_the_variables_the_lesson_needs(tmp_path, capsys):
+    code = "import os\nprint(*(os.environ.get(n, '-') for n in ('PYTHONHASHSEED', 'OPENBLAS_NUM_THREADS', 'MALLOC_TOP_PAD_')))\n"
+    md = write(tmp_path, lesson(code=code, transcript=f"0 1 {64 << 20}\n"))
+    assert tangle.main(["tangle", str(md)]) == 0
+    assert tangle.main(["check", str(md)]) == 0, capsys.readouterr().err
+
+
+@pytest.mark.parametrize("first, second", [("a b", "a_b"), ("x-2", None)], ids=["a b and a_b", "x twice and x-2"])
+def test_wrong_two_fences_with_one_anchor_are_refused(tmp_path, capsys, first, second):
+    if second is None:  # {#x} twice gives chunk-x and chunk-x-2, which {#x-2} also gets
+        text = lesson(name="x").replace("```text", "```python {#x}\nprint(2)\n```\n\n```python {#x-2}\nprint(3)\n```\n\n```text")
+        text = text.replace("<<x>>", "<<x>>\n<<x-2>>")
+    else:
+        text = lesson(name=first).replace("```text", f"```python {{#{second}}}\nprint(2)\n```\n\n```text")
+        text = text.replace(f"<<{first}>>", f"<<{first}>>\n<<{second}>>")
+    md = write(tmp_path, text)
+    assert tangle.main(["tangle", str(md)]) == 2
+    err = capsys.readouterr().err
+    assert "a link to one would lead to the other" in err and "rename one of them" in err
+
+
+@pytest.mark.parametrize("where", ["code", "name", "reference"])
+@pytest.mark.parametrize("character", ["\u202e", "\u2066", "\u200b", "\u200d", "\u2060", "\ufeff"])
+def test_wrong_bidi_and_zero_width_characters_are_refused_with_their_line(tmp_path, capsys, where, character):
+    if where == "code":
+        text = lesson(code=f"access = 'user{character}'  # admin\nprint('acc 0.9300')\n")
+    elif where == "name":
+        text = lesson(name=f"打{character}印")
+    else:
+        text = lesson().replace("<<打印>>", f"<<打印>>\n<<打{character}印>>").replace(
+            "```text", f"```python {{#打{character}印}}\nx = 1\n```\n\n```text")
+    md = write(tmp_path, text)
+    assert tangle.main(["tangle", str(md)]) == 2
+    err = capsys.readouterr().err
+    assert f"U+{ord(character):04X}" in err and "lesson.md:" in err
+    assert not (tmp_path / "generated").exists()
+
+
+def test_wrong_names_that_differ_only_in_normalisation_are_named_so(tmp_path, capsys):
+    composed, decomposed = "caf\u00e9", "cafe\u0301"
+    md = write(tmp_path, lesson(name=composed).replace(f"<<{composed}>>", f"<<{decomposed}>>"))
+    assert tangle.main(["tangle", str(md)]) == 2
+    err = capsys.readouterr().err
+    assert "looks the same, but they differ only in invisible characters" in err and "NFD" in err
+    assert "did you mean" not in err
+
+
+def test_wrong_a_lesson_without_transcript_names_no_empty_program(tmp_path):
+    text = "# 课\n\n```python {file=generated/p.py}\nprint(1)\n```\n\n准确率 0.9300。\n"
+    page = woven(tmp_path, text)
+    assert "没有核对上：lesson.md 里没有实跑输出" in page and "没有核对上： 的" not in page
+
+
+# ---------------------------------------------------------------- messages
+
+
+def test_message_an_output_inside_a_file_names_the_file(tmp_path, capsys):
+    md = write(tmp_path, lesson())
+    assert weave.main([str(md), "-o", str(md / "x.html")]) == 2
+    err = capsys.readouterr().err
+    assert f"{md} is a file, not a folder" in err and "File exists" not in err
+
+
+def test_message_weave_to_stdout(tmp_path, capsys):
+    md = write(tmp_path, lesson())
+    assert weave.main([str(md), "-o", "-"]) == 0
+    out, err = capsys.readouterr()
+    assert out.startswith("<!DOCTYPE html>") and err.startswith("wrote -:")
+
+
+@pytest.mark.skipif(not Path("/usr/bin/make").exists() and not Path("/bin/make").exists(), reason="no make")
+def test_message_make_without_python_says_how_to_name_one(tmp_path):
+    for name in ("Makefile", "requirements.txt", "requirements-html.txt"):
+        (tmp_path / name).write_bytes((ROOT / name).read_bytes())
+    done = subprocess.run(["make", "-C", str(tmp_path), ".venv/stamp", "PYTHON=no-such-python3"], capture_output=True,
+                          timeout=GUARD)
+    assert done.returncode != 0 and b"make PYTHON=" in done.stderr and not (tmp_path / ".venv").exists()
+
+
+def test_message_a_lesson_deleted_while_update_runs_is_named(tmp_path, capsys):
+    code = ("import contextlib, os\nwith contextlib.suppress(OSError):\n"
+            "    os.remove(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 'lesson.md'))\n"
+            "print('acc 0.9300')\n")
+    md = write(tmp_path, lesson(code=code, transcript="old\n"))
+    assert tangle.main(["tangle", str(md)]) == 0
+    assert tangle.main(["update", str(md)]) == 1
+    err = capsys.readouterr().err
+    assert f"{md}: error: no longer exists" in err and "git checkout" in err and "make update again" in err
+    assert not md.exists() and (tmp_path / "generated").is_dir()
