@@ -48,6 +48,8 @@ window.addEventListener("load", () => {
   const r = {width: innerWidth, pageScroll: document.documentElement.scrollWidth - innerWidth, scrollers: [],
              sticking: [], lines: 0, starts: 0, worst: 0, worstAt: "", copied: 0, copyWrong: [], cells: [],
              delimiters: [], numbers: 0, numberWrong: [], contents: ""};
+  // 0. unfold what the lesson folds (big matrices): every check below covers it too, as a reader who opens it sees it
+  for (const d of document.querySelectorAll("details")) d.open = true;
   // 1. sideways: only a code or transcript box, a table or a formula may scroll; nothing else sticks out
   const boxes = "pre, table, .math";
   for (const el of document.querySelectorAll("main *, #contents *")) {
