@@ -1,11 +1,12 @@
 # Generated from attention.md by tangle.py — do not edit; edit attention.md and run make tangle.
-# sha256 of the lines below: 837eea5d9ebf39f7fbf36f97b8af746e6f7d233f45ea2eef14f851da7965ed7a
+# sha256 of the lines below: 87e52ea8fa70b0fa78b400f2727606c87d2cfc3265f03a502d1c5301ca2c336a
 # attention.md:750 (generated/attention.py)
 """注意力：每次解码时自己回头挑重点。
 
 由 attention.md 用 tangle.py 生成，请改 attention.md，不要改这个文件。
 运行：python generated/attention.py
 """
+import ctypes
 import os
 import sys
 import time
@@ -14,7 +15,23 @@ from decimal import Decimal, localcontext
 
 import numpy as np
 
-# attention.md:1751 (精确的矩阵乘法、exp 与 tanh)
+# attention.md:1739 (附录：让释放的内存留在进程里)
+def keep_freed_memory():
+    """让 glibc 把释放的内存留着重用，不还给系统。只在 glibc 上做：别的 C 库没有 mallopt，或者编号不同。"""
+    try:
+        libc = ctypes.CDLL(None)                       # 本进程已经载入的 C 库
+    except (OSError, TypeError):
+        return
+    if not hasattr(libc, "gnu_get_libc_version"):      # 只有 glibc 有这个函数
+        return
+    M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3        # glibc 的 <malloc.h> 里的编号
+    libc.mallopt(M_MMAP_THRESHOLD, 32 << 20)           # 32 MiB（允许的最大值）以下的块都从堆里分，不单独映射
+    libc.mallopt(M_TRIM_THRESHOLD, 64 << 20)           # 堆顶空出 64 MiB 以上才还给系统
+
+
+keep_freed_memory()
+
+# attention.md:1774 (精确的矩阵乘法、exp 与 tanh)
 def mm(a, b):
     """a @ b，形状规则同 np.matmul；但每个结果都按 k = 0, 1, 2, … 的顺序一项项加出来。"""
     if b.ndim == 2:                                   # 右边是一个矩阵：左边所有的行摞成一摞来乘
@@ -332,7 +349,7 @@ def loss_and_grads(params, src, tgt, query="after", uniform=False):
     grads["enc_Wx"], grads["enc_b"] = input_grads(dz, src)
     return loss, {name: grads[name] for name in params}
 
-# attention.md:1670 (附录：快一些的 rnn、rnn_backward 和 input_grads)
+# attention.md:1673 (附录：快一些的 rnn、rnn_backward 和 input_grads)
 plain_rnn, plain_rnn_backward, plain_input_grads = rnn, rnn_backward, input_grads   # 第四节的写法，留作对照
 
 
@@ -589,7 +606,7 @@ def sample_heatmap(seq, weights):
     print("输入 " + " ".join(letters(seq)) + "，倒过来应该输出 " + " ".join(wanted))
     heatmap(weights, letters(seq), ["输出 %s  " % c for c in wanted])     # 第 r 行 = 输出第 r 位
 
-# attention.md:803 (打印实跑输出)
+# attention.md:806 (打印实跑输出)
 RULE = "-" * 68
 
 
@@ -686,7 +703,7 @@ def main(train_long=attention_run):
     print()
     print_sample(picking_run)
 
-# attention.md:1713 (附录：同时训练)
+# attention.md:1716 (附录：同时训练)
 def in_background(pool, function, *args):
     """让另一个进程去算 function(*args)，返回一个之后取结果的 Future。进程之间按「模块名.函数名」
     传函数，所以这个模块要能按名字导入；不能的时候（比如被别的程序按文件路径执行），就当场算。"""

@@ -1,13 +1,13 @@
 # Generated from attention.md by tangle.py — do not edit; edit attention.md and run make tangle.
-# sha256 of the lines below: 112746c3e2968f19b373e95fb6242e1662061893b5527ea8d76fd48a499a7852
-# attention.md:1544 (generated/experiments.py)
+# sha256 of the lines below: 8373ddcd4139bd2cfa9414e4ec0671466d4c80c00d3c18a4be383d7b4e7d4b6d
+# attention.md:1547 (generated/experiments.py)
 """「30 秒实验」的答案。运行：python generated/experiments.py（要几分钟）。
 
 由 attention.md 用 tangle.py 生成，请改 attention.md，不要改这个文件。
 """
 from attention import *        # 正文的全部代码：同一个文件夹里的 generated/attention.py
 
-# attention.md:924 (实验一：除以根号 d，还是除以 d)
+# attention.md:927 (实验一：除以根号 d，还是除以 d)
 SEED_EXPERIMENT = 4           # 实验一用的随机流
 
 
@@ -75,7 +75,7 @@ def scaling_experiment(dims=(3, 300), n=2000, T=10):
             print("%-6d %-12s %10.3f   %8.3f  %7.3f   %8.4f  %8.4f"
                   % (d, label, var, top, entropy, grad_scores, grad_q))
 
-# attention.md:1016 (实验二：只保留最大的那个)
+# attention.md:1019 (实验二：只保留最大的那个)
 def hard_max(scores):
     """「只保留最大的那个」：最大的分数拿权重 1，其余拿 0。"""
     return (scores == scores.max()).astype(float)
@@ -104,7 +104,7 @@ def hard_attention_experiment():
     print("硬选择的梯度处处是 0：%s；softmax 的梯度里非零的有 %d 个（共 %d 个）。"
           % ("是" if not hard_grad.any() else "否", np.count_nonzero(soft_grad), soft_grad.size))
 
-# attention.md:1068 (实验三：多个种子)
+# attention.md:1071 (实验三：多个种子)
 EXPERIMENT_SEEDS = [(s, 100 + s) for s in range(10)]   # 种子 s：RandomState(s) 初始化，RandomState(100 + s) 抽批次
 
 
@@ -205,7 +205,7 @@ def print_cell_summary(lr, cell):
             "%.4f" % np.mean(other) if other else "—",
             np.mean([pick["drop"] for pick in picks]), np.mean([pick["diagonal"] for pick in picks])))
 
-# attention.md:1203 (实验四：注意力什么时候真的在挑)
+# attention.md:1206 (实验四：注意力什么时候真的在挑)
 SWEEP_RATES = (0.003, 0.01, 0.02)          # 学习率：从第四节的 0.003 到大它六倍多的 0.02
 SWEEP_QUERIES = ("after", "before")        # 查询：这一步更新之后的状态，或更新之前的状态
 
@@ -235,7 +235,7 @@ def print_picture(title, choice):
     print_matrix(run["sample"][1])
     sample_heatmap(*run["sample"])
 
-# attention.md:1422 (实验五：训练得更久)
+# attention.md:1425 (实验五：训练得更久)
 LONG_ROUNDS = 30000
 LONG_CHECKPOINTS = (3000, 10000)
 
@@ -267,7 +267,7 @@ def print_long_training(run):
           + "，第 %d 轮 %.2f；左边一列 %.2f 倍。" % (LONG_ROUNDS, diagonal_weight(run["matrix"]) * 10,
                                                     diagonal_weight(run["matrix"], -1) * 10))
 
-# attention.md:1504 (实验六：峰值落在哪一列)
+# attention.md:1507 (实验六：峰值落在哪一列)
 def print_peak_offsets(sweep):
     n, T = len(EXPERIMENT_SEEDS), 10
     print("严格倒序：输出第 r 位对输入第 %d − r 位。训练时解码器在这一步读进的是上一位的答案，" % (T + 1))
