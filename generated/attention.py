@@ -1,5 +1,5 @@
 # Generated from attention.md by tangle.py — do not edit; edit attention.md and run make tangle.
-# sha256 of the lines below: 87e52ea8fa70b0fa78b400f2727606c87d2cfc3265f03a502d1c5301ca2c336a
+# sha256 of the lines below: 97bf56fc1a7205fa193d416bbcac0a82e959c9a39fd80d67ea314a66d7955ae9
 # attention.md:750 (generated/attention.py)
 """注意力：每次解码时自己回头挑重点。
 
@@ -15,7 +15,7 @@ from decimal import Decimal, localcontext
 
 import numpy as np
 
-# attention.md:1739 (附录：让释放的内存留在进程里)
+# attention.md:1743 (附录：让释放的内存留在进程里)
 def keep_freed_memory():
     """让 glibc 把释放的内存留着重用，不还给系统。只在 glibc 上做：别的 C 库没有 mallopt，或者编号不同。"""
     try:
@@ -31,7 +31,7 @@ def keep_freed_memory():
 
 keep_freed_memory()
 
-# attention.md:1774 (精确的矩阵乘法、exp 与 tanh)
+# attention.md:1965 (精确的矩阵乘法、exp 与 tanh)
 def mm(a, b):
     """a @ b，形状规则同 np.matmul；但每个结果都按 k = 0, 1, 2, … 的顺序一项项加出来。"""
     if b.ndim == 2:                                   # 右边是一个矩阵：左边所有的行摞成一摞来乘
@@ -349,7 +349,7 @@ def loss_and_grads(params, src, tgt, query="after", uniform=False):
     grads["enc_Wx"], grads["enc_b"] = input_grads(dz, src)
     return loss, {name: grads[name] for name in params}
 
-# attention.md:1673 (附录：快一些的 rnn、rnn_backward 和 input_grads)
+# attention.md:1677 (附录：快一些的 rnn、rnn_backward 和 input_grads)
 plain_rnn, plain_rnn_backward, plain_input_grads = rnn, rnn_backward, input_grads   # 第四节的写法，留作对照
 
 
@@ -703,7 +703,7 @@ def main(train_long=attention_run):
     print()
     print_sample(picking_run)
 
-# attention.md:1716 (附录：同时训练)
+# attention.md:1720 (附录：同时训练)
 def in_background(pool, function, *args):
     """让另一个进程去算 function(*args)，返回一个之后取结果的 Future。进程之间按「模块名.函数名」
     传函数，所以这个模块要能按名字导入；不能的时候（比如被别的程序按文件路径执行），就当场算。"""

@@ -1,5 +1,5 @@
 # Generated from attention.md by tangle.py — do not edit; edit attention.md and run make tangle.
-# sha256 of the lines below: 8373ddcd4139bd2cfa9414e4ec0671466d4c80c00d3c18a4be383d7b4e7d4b6d
+# sha256 of the lines below: dcf5ac2bc5a20cc12d187b6111eb90f66fe8aa1ef725af31a93ecdb586db776f
 # attention.md:1547 (generated/experiments.py)
 """「30 秒实验」的答案。运行：python generated/experiments.py（要几分钟）。
 
@@ -280,6 +280,185 @@ def print_peak_offsets(sweep):
             counts = [int((offsets == o).sum()) for o in (0, -1, -2, 1)]
             print("%-8g%-8s  %4d   %5d   %5d   %5d   %4d"
                   % ((lr, QUERY_SHORT[query]) + tuple(counts) + (len(offsets) - sum(counts),)))
+
+# attention.md:1763 (附录：同时训练几个种子)
+def per_model(x, W):
+    """每个模型用自己的权重乘：x (S·B, …, K) 里第 i 个模型的那些行乘 W[i]，W (S, K, N)。就是 mm，一个模型一次。"""
+    xs = x.reshape((len(W), -1) + x.shape[1:])
+    return np.concatenate([mm(xi, Wi) for xi, Wi in zip(xs, W)])
+
+
+def per_model_grad(x, d, S):
+    """每个模型自己的 rows(x)ᵀ @ rows(d)，和 loss_and_grads 里算权重梯度的 mm 一样：(S, K, N)。"""
+    xs, ds = x.reshape(S, -1, x.shape[-1]), d.reshape(S, -1, d.shape[-1])
+    return np.stack([mm(xi.T, di) for xi, di in zip(xs, ds)])
+
+
+def per_model_sum(d, S):
+    """每个模型自己那些行的和，按行的顺序：(S·B, …, N) → (S, N)。"""
+    return d.reshape(S, -1, d.shape[-1]).sum(axis=1)
+
+
+def stacked_rnn(x_rows, Wh, h):
+    """附录里的 rnn，只是第 i 个模型的那些行乘它自己的 Wh[i]：Wh (S, H, H)，x_rows (S·B, T, H)。"""
+    x_steps = x_rows.transpose(1, 2, 0).copy()
+    hs = np.empty_like(x_steps)
+    Wh_wide = np.repeat(Wh.transpose(1, 2, 0), len(h) // len(Wh), axis=2)        # (K, N, S·B)
+    hT = h.T
+    for t in range(len(x_steps)):
+        hT = tanh(x_steps[t] + np.add.reduce(Wh_wide * hT[:, None, :], axis=0))
+        hs[t] = hT
+    return hs.transpose(2, 0, 1)
+
+
+def stacked_rnn_backward(dhs, hs, h0, Wh):
+    """附录里的 rnn_backward，每个模型用自己的 Wh；返回 (dz, 每个模型的 dWh (S, H, H), dh0)。"""
+    dhs_steps, hs_steps = dhs.transpose(1, 2, 0), hs.transpose(1, 2, 0)
+    dtanh = 1 - hs_steps * hs_steps
+    dz = np.empty(dtanh.shape)
+    dhT = np.zeros(dz.shape[1:])
+    WhT_wide = np.repeat(Wh.transpose(2, 1, 0), len(h0) // len(Wh), axis=2)     # Whᵀ 铺开 (N, K, S·B)
+    for t in reversed(range(len(dz))):
+        dz[t] = (dhs_steps[t] + dhT) * dtanh[t]
+        dhT = np.add.reduce(WhT_wide * dz[t][:, None, :], axis=0)
+    dz = np.ascontiguousarray(dz.transpose(2, 0, 1))
+    h_prev = np.concatenate([h0[:, None], hs[:, :-1]], axis=1)
+    return dz, per_model_grad(h_prev, dz, len(Wh)), dhT.T
+
+
+def stacked_input_grads(dz, tokens, S):
+    """附录里的 input_grads：第 i 个模型的 dz 只加到它自己的 dWx 上，每一格仍按行的顺序加。"""
+    H = dz.shape[-1]
+    model = np.arange(S).repeat(tokens.size // S)                              # 每一行属于哪个模型
+    cells = ((model * VOCAB + tokens.reshape(-1))[:, None] * H + np.arange(H)).ravel()
+    dWx = np.bincount(cells, weights=dz.ravel(), minlength=S * VOCAB * H).reshape(S, VOCAB, H)
+    return dWx, per_model_sum(dz, S)
+
+
+def stacked_loss_grads(P, src, tgt, query, uniform):
+    """loss_and_grads，S 个模型摞在一起：P 的每个参数多一维 (S, …)，src、tgt 是 S 批摞成的 (S·B, T)，
+    第 i 批是第 i 个模型的。返回每个参数的梯度 (S, …)。每一行只和自己模型的参数打交道。"""
+    S = len(P["dec_Wh"])
+    SB, T = src.shape
+    H = P["dec_Wh"].shape[-1]
+    model = np.arange(S).repeat(SB // S)                                        # 每一行属于哪个模型
+    dec_in = np.concatenate([np.full((SB, 1), START), tgt[:, :-1]], axis=1)
+    hs_enc = stacked_rnn(P["enc_Wx"][model[:, None], src] + P["enc_b"][model][:, None], P["enc_Wh"],
+                         np.zeros((SB, H)))
+    hs_dec = stacked_rnn(P["dec_Wx"][model[:, None], dec_in] + P["dec_b"][model][:, None], P["dec_Wh"],
+                         hs_enc[:, -1])
+    queries = hs_dec if query == "after" else np.concatenate([hs_enc[:, -1:], hs_dec[:, :-1]], axis=1)
+    features, weights = hs_dec, None
+    if P["Wo"].shape[1] == 2 * H:
+        ctx, weights = attend(queries, hs_enc, uniform=uniform)
+        features = np.concatenate([hs_dec, ctx], axis=-1)
+    logits = per_model(features, P["Wo"]) + P["bo"][model][:, None]
+    dlogits = (softmax(logits) - one_hot(tgt, VOCAB)) / (SB // S * T)
+    grads = {"Wo": per_model_grad(features, dlogits, S), "bo": per_model_sum(dlogits, S)}
+    dfeatures = per_model(dlogits, P["Wo"].transpose(0, 2, 1))
+    dhs_dec, dhs_enc = dfeatures[..., :H], np.zeros_like(hs_enc)
+    if weights is not None:
+        dq, dhs_enc = attend_backward(dfeatures[..., H:], queries, hs_enc, weights, uniform)
+        if query == "after":
+            dhs_dec = dhs_dec + dq
+        else:
+            dhs_dec = dhs_dec + np.concatenate([dq[:, 1:], np.zeros_like(dq[:, :1])], axis=1)
+            dhs_enc[:, -1] += dq[:, 0]
+    dz, grads["dec_Wh"], dh0 = stacked_rnn_backward(dhs_dec, hs_dec, hs_enc[:, -1], P["dec_Wh"])
+    grads["dec_Wx"], grads["dec_b"] = stacked_input_grads(dz, dec_in, S)
+    dhs_enc[:, -1] += dh0
+    dz, grads["enc_Wh"], _ = stacked_rnn_backward(dhs_enc, hs_enc, np.zeros((SB, H)), P["enc_Wh"])
+    grads["enc_Wx"], grads["enc_b"] = stacked_input_grads(dz, src, S)
+    return grads
+
+
+def train_stacked(length, attention, rounds, test, seed_list, query="after", lr=LR, uniform=False,
+                  after_round=None):
+    """和 train 一样训练，只是一次训练 seed_list 里的每一对种子，S 个模型的参数摞成 theta (S, P)。
+    每个模型的初始权重、训练批次都来自它自己的种子，返回 S 个参数字典，和分别调 train 得到的逐位相同。
+    after_round(n, models)：每一轮之后调用，models 是 S 个参数字典（指向 theta 的视图）。"""
+    progress("开始同时训练 %d 个模型：%d 位，%s，学习率 %g，%d 轮" % (
+        len(seed_list), length, ("权重均匀" if uniform else "查询取更新%s的状态" % ("之后" if query == "after" else "之前")) if attention else "不用注意力",
+        lr, rounds))
+    singles = [init_params(np.random.RandomState(seed_init), attention) for seed_init, _ in seed_list]
+    theta = np.stack([as_vector(params)[0] for params in singles])             # (S, P)
+    S, P, start = len(theta), {}, 0
+    for name, p in singles[0].items():
+        P[name] = theta[:, start:start + p.size].reshape((S,) + p.shape)        # 指向 theta 的视图
+        start += p.size
+    models = [{name: P[name][i] for name in P} for i in range(S)]
+    batches = [np.random.RandomState(seed_batch) for _, seed_batch in seed_list]
+    test_codes = np.sort(seq_codes(test))
+    m, v = np.zeros_like(theta), np.zeros_like(theta)
+    beta1_t = beta2_t = 1.0
+    for n in range(1, rounds + 1):
+        src = np.concatenate([sample_batch(rng, length, test_codes) for rng in batches])
+        grads = stacked_loss_grads(P, src, src[:, ::-1], query, uniform)
+        g = np.concatenate([grads[name].reshape(S, -1) for name in P], axis=1)
+        norm = np.sqrt((g * g).sum(axis=1, keepdims=True))                   # 每个模型自己的范数
+        g = g * (CLIP / np.maximum(norm, CLIP))                               # 不超过 CLIP 时乘的是 1.0
+        m = BETA1 * m + (1 - BETA1) * g
+        v = BETA2 * v + (1 - BETA2) * g * g
+        beta1_t *= BETA1
+        beta2_t *= BETA2
+        theta -= lr * (m / (1 - beta1_t)) / (np.sqrt(v / (1 - beta2_t)) + EPS)
+        if after_round is not None:
+            after_round(n, models)
+    return models
+
+# attention.md:1892 (附录：一格的种子一起训练)
+def picking_runs(length, rounds, lr, seed_list, query):
+    """picking_run 的同时训练版：seed_list 里每一对种子一个模型，返回的字典和逐个调 picking_run 的逐项相同。"""
+    test = make_test_set(length)
+    diagonal_at = [{} for _ in seed_list]
+
+    def measure(n, models):
+        if n in CHECKPOINTS:
+            for at, params in zip(diagonal_at, models):
+                _, _, _, weights = evaluate(params, test, query)
+                at[n] = diagonal_weight(weights.mean(axis=0)) * length
+
+    runs = []
+    models = train_stacked(length, True, rounds, test, seed_list, query, lr, after_round=measure)
+    for params, at in zip(models, diagonal_at):             # 以下和 attention_run 的后半段一样
+        whole, per_token, by_position, weights = evaluate(params, test, query)
+        runs.append({"query": query, "lr": lr, "whole": whole, "per_token": per_token, "by_position": by_position,
+                     "uniform": with_uniform_weights(params, test, query),
+                     "matrix": weights.mean(axis=0), "sample": (test[0], weights[0]), "diagonal_at": at})
+    return runs
+
+
+def control_runs(length, rounds, lr, seed_list, attention):
+    """control_run 的同时训练版。"""
+    test = make_test_set(length)
+    models = train_stacked(length, attention, rounds, test, seed_list, lr=lr, uniform=attention)
+    return [evaluate(params, test, uniform=attention)[:2] for params in models]
+
+
+plain_selection_sweep = selection_sweep                # 实验三的写法，留作对照
+
+
+def selection_sweep(pool, length, rounds, rates, queries):
+    """和实验三的 selection_sweep 一样，只是交给进程池的是一格（10 个种子一起训练），不是一个模型。"""
+    picks = [(lr, query) for lr in rates for query in queries]
+    controls = [(lr, name, attention) for lr in rates for name, attention in (("none", False), ("uniform", True))]
+    picked = [pool.submit(picking_runs, length, rounds, lr, EXPERIMENT_SEEDS, query) for lr, query in picks]
+    controlled = [pool.submit(control_runs, length, rounds, lr, EXPERIMENT_SEEDS, attention)
+                  for lr, _, attention in controls]
+    finished = []
+
+    def tick(_):
+        finished.append(1)
+        progress("扫描 %d 位：%d/%d 格训练完" % (length, len(finished), len(picked) + len(controlled)))
+
+    for future in picked + controlled:
+        future.add_done_callback(tick)
+    sweep = {lr: {} for lr in rates}
+    for (lr, name, _), future in zip(controls, controlled):
+        sweep[lr][name] = future.result()
+    for (lr, query), future in zip(picks, picked):
+        sweep[lr][query] = future.result()
+    return sweep
 
 
 def main():
