@@ -1,5 +1,5 @@
 # Generated from attention.md by tangle.py — do not edit; edit attention.md and run make tangle.
-# sha256 of the lines below: 97bf56fc1a7205fa193d416bbcac0a82e959c9a39fd80d67ea314a66d7955ae9
+# sha256 of the lines below: d707a88dad543ef0978bce1880b4b878458d5ce50506c30c4c68482026afd2a1
 # attention.md:750 (generated/attention.py)
 """注意力：每次解码时自己回头挑重点。
 
@@ -31,7 +31,7 @@ def keep_freed_memory():
 
 keep_freed_memory()
 
-# attention.md:1965 (精确的矩阵乘法、exp 与 tanh)
+# attention.md:1968 (精确的矩阵乘法、exp 与 tanh)
 def mm(a, b):
     """a @ b，形状规则同 np.matmul；但每个结果都按 k = 0, 1, 2, … 的顺序一项项加出来。"""
     if b.ndim == 2:                                   # 右边是一个矩阵：左边所有的行摞成一摞来乘

@@ -1,5 +1,5 @@
 # Generated from attention.md by tangle.py — do not edit; edit attention.md and run make tangle.
-# sha256 of the lines below: dcf5ac2bc5a20cc12d187b6111eb90f66fe8aa1ef725af31a93ecdb586db776f
+# sha256 of the lines below: 3a07bcc9e5a8595c6fa7a9af799a9ed7a93d6c6d3f89044b40f11d91e589d65e
 # attention.md:1547 (generated/experiments.py)
 """「30 秒实验」的答案。运行：python generated/experiments.py（要几分钟）。
 
@@ -377,9 +377,11 @@ def train_stacked(length, attention, rounds, test, seed_list, query="after", lr=
     """和 train 一样训练，只是一次训练 seed_list 里的每一对种子，S 个模型的参数摞成 theta (S, P)。
     每个模型的初始权重、训练批次都来自它自己的种子，返回 S 个参数字典，和分别调 train 得到的逐位相同。
     after_round(n, models)：每一轮之后调用，models 是 S 个参数字典（指向 theta 的视图）。"""
-    progress("开始同时训练 %d 个模型：%d 位，%s，学习率 %g，%d 轮" % (
+    what = "%d 个模型：%d 位，%s，学习率 %g，%d 轮" % (
         len(seed_list), length, ("权重均匀" if uniform else "查询取更新%s的状态" % ("之后" if query == "after" else "之前")) if attention else "不用注意力",
-        lr, rounds))
+        lr, rounds)
+    progress("开始同时训练 " + what)
+    started = time.monotonic()
     singles = [init_params(np.random.RandomState(seed_init), attention) for seed_init, _ in seed_list]
     theta = np.stack([as_vector(params)[0] for params in singles])             # (S, P)
     S, P, start = len(theta), {}, 0
@@ -404,9 +406,10 @@ def train_stacked(length, attention, rounds, test, seed_list, query="after", lr=
         theta -= lr * (m / (1 - beta1_t)) / (np.sqrt(v / (1 - beta2_t)) + EPS)
         if after_round is not None:
             after_round(n, models)
+    progress("同时训练完：%s（%.0f 秒）" % (what, time.monotonic() - started))
     return models
 
-# attention.md:1892 (附录：一格的种子一起训练)
+# attention.md:1895 (附录：一格的种子一起训练)
 def picking_runs(length, rounds, lr, seed_list, query):
     """picking_run 的同时训练版：seed_list 里每一对种子一个模型，返回的字典和逐个调 picking_run 的逐项相同。"""
     test = make_test_set(length)
