@@ -1,5 +1,5 @@
 # Generated from attention.md by tangle.py — do not edit; edit attention.md and run make tangle.
-# sha256 of the lines below: 4dbc65b368c0697ebc812ebb9da2a557e419932b1be5a09a1f2510e2f6091295
+# sha256 of the lines below: cc12e4a4d0f4acb5a55251479dedf4ab47ff0cd8065dc27f3a0d2580da8fdb01
 # attention.md:750 (generated/attention.py)
 """注意力：每次解码时自己回头挑重点。
 
@@ -31,7 +31,7 @@ def keep_freed_memory():
 
 keep_freed_memory()
 
-# attention.md:1968 (精确的矩阵乘法、exp 与 tanh)
+# attention.md:1971 (精确的矩阵乘法、exp 与 tanh)
 def mm(a, b):
     """a @ b，形状规则同 np.matmul；但每个结果都按 k = 0, 1, 2, … 的顺序一项项加出来。"""
     if b.ndim == 2:                                   # 右边是一个矩阵：左边所有的行摞成一摞来乘

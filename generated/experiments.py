@@ -1,5 +1,5 @@
 # Generated from attention.md by tangle.py — do not edit; edit attention.md and run make tangle.
-# sha256 of the lines below: 3a07bcc9e5a8595c6fa7a9af799a9ed7a93d6c6d3f89044b40f11d91e589d65e
+# sha256 of the lines below: c8b4e3be9e60b968761092aa877470d9bae4b90e4150fd72035b44cf2644a556
 # attention.md:1547 (generated/experiments.py)
 """「30 秒实验」的答案。运行：python generated/experiments.py（要几分钟）。
 
@@ -439,28 +439,31 @@ def control_runs(length, rounds, lr, seed_list, attention):
 
 
 plain_selection_sweep = selection_sweep                # 实验三的写法，留作对照
+SEEDS_PER_JOB = 5        # 一格的 10 个种子分两份交出去：5 个一起训练已经省下大部分调用，两个进程也分得匀
 
 
 def selection_sweep(pool, length, rounds, rates, queries):
-    """和实验三的 selection_sweep 一样，只是交给进程池的是一格（10 个种子一起训练），不是一个模型。"""
+    """和实验三的 selection_sweep 一样，只是交给进程池的一件事是一格里的 5 个种子（一起训练），不是一个模型。"""
+    parts = [EXPERIMENT_SEEDS[i:i + SEEDS_PER_JOB] for i in range(0, len(EXPERIMENT_SEEDS), SEEDS_PER_JOB)]
     picks = [(lr, query) for lr in rates for query in queries]
     controls = [(lr, name, attention) for lr in rates for name, attention in (("none", False), ("uniform", True))]
-    picked = [pool.submit(picking_runs, length, rounds, lr, EXPERIMENT_SEEDS, query) for lr, query in picks]
-    controlled = [pool.submit(control_runs, length, rounds, lr, EXPERIMENT_SEEDS, attention)
+    picked = [[pool.submit(picking_runs, length, rounds, lr, part, query) for part in parts] for lr, query in picks]
+    controlled = [[pool.submit(control_runs, length, rounds, lr, part, attention) for part in parts]
                   for lr, _, attention in controls]
+    futures = [future for cell in picked + controlled for future in cell]
     finished = []
 
     def tick(_):
         finished.append(1)
-        progress("扫描 %d 位：%d/%d 格训练完" % (length, len(finished), len(picked) + len(controlled)))
+        progress("扫描 %d 位：%d/%d 份训练完" % (length, len(finished), len(futures)))
 
-    for future in picked + controlled:
+    for future in futures:
         future.add_done_callback(tick)
     sweep = {lr: {} for lr in rates}
-    for (lr, name, _), future in zip(controls, controlled):
-        sweep[lr][name] = future.result()
-    for (lr, query), future in zip(picks, picked):
-        sweep[lr][query] = future.result()
+    for (lr, name, _), cell in zip(controls, controlled):
+        sweep[lr][name] = [run for future in cell for run in future.result()]
+    for (lr, query), cell in zip(picks, picked):
+        sweep[lr][query] = [run for future in cell for run in future.result()]
     return sweep
 
 
