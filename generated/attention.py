@@ -1,5 +1,5 @@
 # Generated from attention.md by tangle.py — do not edit; edit attention.md and run make tangle.
-# sha256 of the lines below: cc12e4a4d0f4acb5a55251479dedf4ab47ff0cd8065dc27f3a0d2580da8fdb01
+# sha256 of the lines below: 9bacaac7d38e69469b488fdf321d49346416da84444706ba8b049a02a505dae1
 # attention.md:750 (generated/attention.py)
 """注意力：每次解码时自己回头挑重点。
 
@@ -25,8 +25,8 @@ def keep_freed_memory():
     if not hasattr(libc, "gnu_get_libc_version"):      # 只有 glibc 有这个函数
         return
     M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3        # glibc 的 <malloc.h> 里的编号
-    libc.mallopt(M_MMAP_THRESHOLD, 32 << 20)           # 32 MiB（允许的最大值）以下的块都从堆里分，不单独映射
-    libc.mallopt(M_TRIM_THRESHOLD, 64 << 20)           # 堆顶空出 64 MiB 以上才还给系统
+    if libc.mallopt(M_MMAP_THRESHOLD, 32 << 20):       # 32 MiB 以下的块都从堆里分，不单独映射（32 位的 glibc 不接受，返回 0）
+        libc.mallopt(M_TRIM_THRESHOLD, 64 << 20)       # 堆顶空出 64 MiB 以上才还给系统；只调这一个反而更糟
 
 
 keep_freed_memory()
