@@ -1,30 +1,32 @@
-"""Time generated/attention.py and compare it with a PyTorch reference (`make bench`).
+"""Time generated/attention.py against plain numpy and a PyTorch reference (`make bench`).
 
 A benchmark report, never a test: it prints times, which the lesson never does. Each
 time is given as wall time and as CPU time (user + system, child processes included):
 on a machine shared with other jobs the wall time stretches, the CPU time much less.
+Every measurement is printed with the load average it saw.
 
-  1. The whole program: `python generated/attention.py`, --runs times, stdout to
-     /dev/null: median, min and max; and as many runs, taking turns with those, with
-     glibc's MALLOC_TOP_PAD_ set, to show what the page faults cost, and with plain numpy
-     numerics (bench/plain_numpy.py: BLAS @, np.tanh, np.exp) to show what exactness costs.
-  2. Its phases in this process (the module imported from generated/attention.py):
-     the hand example, the three trainings, the evaluations; rounds per second.
+  1. What a user pays, whole processes, taking turns (so that a change of load hits all
+     alike), --runs times each, no MALLOC_* variable set, BLAS and torch on one thread:
+     `python generated/attention.py`; the same program with plain numpy numerics
+     (bench/plain_numpy.py: BLAS @, np.tanh, np.exp), which is what exactness costs; and
+     bench/torch_reference.py, the same four trainings written in PyTorch (CPU, float64,
+     autograd, one thread), import torch included. Medians, the page faults, and the
+     ratios of CPU time.
+  2. The phases of generated/attention.py in this process (the module imported): the hand
+     example, the four trainings, the evaluations; rounds per second.
   3. The floor: numpy calls and elements of the product temporaries (mm's, and those of
      right_multiplier in the recurrence) per training round, counted by instrumenting the
      module, times the measured CPU cost of one small numpy call and of one product
-     element, next to the measured CPU per round (and its system part and page faults:
-     large temporaries are mapped and unmapped).
-  4. The same three trainings in PyTorch (bench/torch_reference.py: CPU, float64,
-     autograd) with 1 or 2 threads, whichever a probe on a tenth of the rounds finds
-     faster, and the ratios torch / ours. torch is installed on first use into
+     element, next to the measured CPU per round (and its system part and page faults).
+  4. The four trainings alone, in-process: PyTorch's (from the runs of section 1) against
+     ours (section 2), and the accuracies of both. torch is installed on first use into
      .cache/bench-venv with `pip install torch==2.13.0`; if that cannot be done (or pip
      would fetch a CUDA build), the reference is skipped with a line saying why.
 
 Examples:
-  python bench/bench.py                 # the full report: 5 runs, about 7 minutes
-  python bench/bench.py --quick         # 1 run, a tenth of the rounds: for development
-  python bench/bench.py --runs 3 --no-torch
+  python bench/bench.py                 # the full report: 3 runs, about 5 minutes on 2 idle cores
+  python bench/bench.py --quick         # 1 run, a tenth of the rounds in-process: for development
+  python bench/bench.py --runs 5 --no-torch
 
 Progress goes to stderr when it is a terminal. Exit status: 0 done (the torch reference
 may have been skipped), 1 a program under measurement failed, 2 bad usage. Linux and
@@ -56,8 +58,10 @@ PROGRAM = os.path.join(ROOT, "generated", "attention.py")
 TORCH_SCRIPT = os.path.join(ROOT, "bench", "torch_reference.py")
 BENCH_VENV = os.path.join(ROOT, ".cache", "bench-venv")
 TORCH_PIN = "torch==2.13.0"          # on these machines a CPU build of it lies on local disk
-TORCH_THREADS = (1, 2)
-MODELS = [(5, False, 2000), (5, True, 2000), (10, True, 3000)]   # (length, attention, rounds)
+# The four trainings of generated/attention.py (bench/torch_reference.py has the same list)
+Model = collections.namedtuple("Model", "length attention rounds query lr")
+MODELS = [Model(5, False, 2000, "after", 0.003), Model(5, True, 2000, "after", 0.003),
+          Model(10, True, 3000, "after", 0.003), Model(10, True, 3000, "before", 0.02)]
 COUNT_ROUNDS = 20                    # rounds of each training run under the counters
 TORCH_TIMING_KEYS = ("train_s", "train_cpu_s", "train_sys_s", "train_faults")
 INSTALL_TIMEOUT = 1800               # seconds for creating the venv and installing torch
@@ -68,13 +72,14 @@ def progress(message):
         print(message, file=sys.stderr, flush=True)
 
 
-def model_name(length, attention):
-    return "length %d, %s" % (length, "attention" if attention else "no attention")
+def model_name(model):
+    if not model.attention:
+        return "length %d, no attention" % model.length
+    return "length %d, attention, query %s, lr %g" % (model.length, model.query, model.lr)
 
 
 def scaled_models(fraction):
-    return [(length, attention, max(1, round(rounds * fraction)))
-            for length, attention, rounds in MODELS]
+    return [model._replace(rounds=max(1, round(model.rounds * fraction))) for model in MODELS]
 
 
 def load_now():
@@ -112,10 +117,10 @@ def usage_now(who):
                   usage.ru_minflt)
 
 
-def timed(function, *args):
-    """(result, Timing) of function(*args) in this process."""
+def timed(function, *args, **kwargs):
+    """(result, Timing) of function(*args, **kwargs) in this process."""
     before = usage_now(resource.RUSAGE_SELF)
-    result = function(*args)
+    result = function(*args, **kwargs)
     return result, difference(usage_now(resource.RUSAGE_SELF), before)
 
 
@@ -128,42 +133,50 @@ def run_timed(command, stdout, timeout=None, env=None):
 
 
 # ---------------------------------------------------------------------------
-# 1. The whole program
+# 1. Whole processes: ours, plain numpy, PyTorch
 
 
-# The program frees large temporaries every round; glibc gives the top of its heap back
-# to the system and takes it again, a page fault per 4 KiB. A top pad keeps it (tangle.py
-# sets it when it runs the program). The last variant is the same program with plain numpy
-# numerics (bench/plain_numpy.py): what exactness costs, which issue 4 bounds by 2.5×.
-TOP_PAD = {"MALLOC_TOP_PAD_": str(64 << 20)}
+# The program sets glibc's allocator thresholds itself (its appendix); no MALLOC_* variable
+# may help it here. One thread for every BLAS and for torch: CPU seconds compare work.
 PLAIN_SCRIPT = os.path.join(ROOT, "bench", "plain_numpy.py")
-EXACT_VARIANT = "MALLOC_TOP_PAD_=64 MiB (glibc)"
-PLAIN_VARIANT = "plain numpy (@, np.tanh, np.exp), top pad"
-PLAIN_BOUND = 2.5
+OURS = "ours: python generated/attention.py"
+PLAIN = "plain numpy (@, np.tanh, np.exp)"
+TORCH = "PyTorch, same four trainings, 1 thread"
+ONE_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+PLAIN_BOUND, TORCH_BOUND = 2.7, 1.3      # issue 22: ours/plain at most, torch/ours at least
+
+# One run: its Timing, the 1-minute load average at its start and its stdout (torch's JSON)
+Run = collections.namedtuple("Run", "timing load stdout")
 
 
-def whole_program_variants():
-    """{name: (script, extra environment)}, in the order they are run and printed."""
-    return {"as is": (PROGRAM, {}), EXACT_VARIANT: (PROGRAM, TOP_PAD),
-            PLAIN_VARIANT: (PLAIN_SCRIPT, TOP_PAD)}
+def measured_env():
+    env = {name: value for name, value in os.environ.items() if not name.startswith("MALLOC_")}
+    env.update(ONE_THREAD)
+    return env
 
 
-def time_whole_program(runs):
-    """{variant: a Timing of the whole program per run}; the variants take turns, so that
-    a change of load hits all alike."""
-    variants = whole_program_variants()
-    timings = {name: [] for name in variants}
+def whole_program_variants(torch_python=None, threads=1):
+    """{name: command}, in the order they are run and printed."""
+    variants = {OURS: [sys.executable, PROGRAM], PLAIN: [sys.executable, PLAIN_SCRIPT]}
+    if torch_python is not None:
+        variants[TORCH] = [torch_python, TORCH_SCRIPT, "--threads", str(threads)]
+    return variants
+
+
+def time_whole_program(runs, variants):
+    """{variant: [Run, …]}; the variants take turns, so that a change of load hits all alike."""
+    results = {name: [] for name in variants}
     for run in range(runs):
-        for name, (script, extra) in variants.items():
+        for name, command in variants.items():
             progress("whole program, %s: run %d of %d" % (name, run + 1, runs))
-            done, timing = run_timed([sys.executable, script], subprocess.DEVNULL,
-                                     env=dict(os.environ, **extra))
+            load = load_now()
+            done, timing = run_timed(command, subprocess.PIPE, env=measured_env())
             if done.returncode != 0:
                 raise MeasuredProgramFailed("%s exited with %d:\n%s"
-                                            % (os.path.relpath(script, ROOT), done.returncode,
-                                               done.stderr[-2000:]))
-            timings[name].append(timing)
-    return timings
+                                            % (" ".join(map(os.path.basename, command[1:])),
+                                               done.returncode, done.stderr[-2000:]))
+            results[name].append(Run(timing, load, done.stdout))
+    return results
 
 
 # ---------------------------------------------------------------------------
@@ -182,12 +195,13 @@ def time_phases_once(lesson, models):
     """{phase: Timing} for one pass, and {model: (whole, per_token)} accuracies."""
     timings, accuracy = {}, {}
     _, timings["hand example"] = timed(lesson.hand_example)
-    for length, attention, rounds in models:
-        name = model_name(length, attention)
-        progress("in-process: training %s, %d rounds" % (name, rounds))
-        test = lesson.make_test_set(length)
-        params, timings["train " + name] = timed(lesson.train, length, attention, rounds, test)
-        result, timings["evaluate " + name] = timed(lesson.evaluate, params, test)
+    for model in models:
+        name = model_name(model)
+        progress("in-process: training %s, %d rounds" % (name, model.rounds))
+        test = lesson.make_test_set(model.length)
+        params, timings["train " + name] = timed(lesson.train, model.length, model.attention,
+                                                 model.rounds, test, query=model.query, lr=model.lr)
+        result, timings["evaluate " + name] = timed(lesson.evaluate, params, test, model.query)
         accuracy[name] = (float(result[0]), float(result[1]))
     return timings, accuracy
 
@@ -345,19 +359,19 @@ def instrumented(lesson):
         vars(lesson).update(saved)
 
 
-def count_training(lesson, length, attention, rounds, test):
+def count_training(lesson, length, attention, rounds, test, query="after", lr=0.003):
     """Numpy calls of each kind and product elements of train(...), set-up included."""
     COUNTER.__init__()
     with instrumented(lesson):
-        lesson.train(length, attention, rounds, test)
+        lesson.train(length, attention, rounds, test, query=query, lr=lr)
     return dict(COUNTER.calls, elements=COUNTER.product_elements)
 
 
-def count_per_round(lesson, length, attention, rounds=COUNT_ROUNDS):
+def count_per_round(lesson, length, attention, rounds=COUNT_ROUNDS, query="after", lr=0.003):
     """Per training round: the counts of `rounds` rounds less those of the set-up alone."""
     test = lesson.make_test_set(length)
-    setup = count_training(lesson, length, attention, 0, test)
-    total = count_training(lesson, length, attention, rounds, test)
+    setup = count_training(lesson, length, attention, 0, test, query, lr)
+    total = count_training(lesson, length, attention, rounds, test, query, lr)
     return {key: (total[key] - setup[key]) / rounds for key in total}
 
 
@@ -453,38 +467,24 @@ def run_torch_once(python, threads, fraction, timeout=None):
     return timing, json.loads(done.stdout)
 
 
-def training_rate(report):
-    """Rounds per second over the report's three trainings."""
-    return (sum(m["rounds"] for m in report["models"])
-            / sum(m["train_s"] for m in report["models"]))
-
-
-def probe_threads(python, fraction):
-    """{threads: rounds/s, or None if stopped} on a tenth of the rounds. A thread count
-    that takes over three times as long as the first is stopped: with the cores busy,
-    OpenMP threads that wait on each other can be a hundred times slower."""
-    rates, timeout = {}, None
-    for threads in TORCH_THREADS:
-        progress("torch reference: probing %d thread(s)" % threads)
-        try:
-            timing, report = run_torch_once(python, threads, fraction / 10, timeout)
-        except subprocess.TimeoutExpired:
-            rates[threads] = None
-            continue
-        rates[threads] = training_rate(report)
-        timeout = timeout or 3 * timing.wall + 30
-    return rates
-
-
 def time_torch(python, threads, fraction, runs):
-    """Medians over `runs` runs: whole-process and per-model training Timings, import and
-    warm-up seconds; the last run's report (the accuracies do not depend on timing)."""
-    load, timings, reports = load_now(), [], []
+    """Section 4 on its own, when section 1 did not run torch with the full rounds."""
+    results = []
     for run in range(runs):
         progress("torch reference, %d thread(s): run %d of %d" % (threads, run + 1, runs))
+        load = load_now()
         timing, report = run_torch_once(python, threads, fraction)
-        timings.append(timing)
-        reports.append(report)
+        results.append(Run(timing, load, report))
+    return torch_summary(threads, results)
+
+
+def torch_summary(threads, results):
+    """Medians over the runs: whole-process and per-model training Timings, import and
+    warm-up seconds; the last run's report (the accuracies do not depend on timing)."""
+    timings = [run.timing for run in results]
+    reports = [run.stdout if isinstance(run.stdout, dict) else json.loads(run.stdout)
+               for run in results]
+    load = statistics.median(run.load for run in results)
     train = [median_timing([Timing(*(r["models"][i][key] for key in TORCH_TIMING_KEYS))
                             for r in reports]) for i in range(len(MODELS))]
     return {"threads": threads, "load": load, "whole": median_timing(timings), "train": train,
@@ -529,21 +529,27 @@ def print_header(runs, fraction):
           " sys = the system part")
 
 
-def print_whole_program(timings, load):
+def print_whole_program(results):
     print()
-    runs = len(next(iter(timings.values())))
-    print("1. whole program: python generated/attention.py, %d run(s) of each variant,"
-          " stdout to /dev/null (load %.2f at start)" % (runs, load))
+    runs = len(next(iter(results.values())))
+    print("1. what a user pays: whole processes, %d run(s) of each, taking turns; no MALLOC_*"
+          " variable set, BLAS and torch on one thread" % runs)
     rows = []
-    for name, samples in timings.items():
-        walls, median = [t.wall for t in samples], median_timing(samples)
+    for name, samples in results.items():
+        timings = [run.timing for run in samples]
+        walls, median = [t.wall for t in timings], median_timing(timings)
         rows.append([name, "%.2f" % median.wall, "%.2f" % min(walls), "%.2f" % max(walls),
-                     "%.2f" % median.cpu, "%.2f" % median.sys, "%.0f" % median.faults])
+                     "%.2f" % median.cpu, "%.2f" % median.sys, "%.0f" % median.faults,
+                     "%.2f" % statistics.median(run.load for run in samples)])
     print_table(["variant (medians)", "wall s", "min", "max", "cpu s", "of it sys",
-                 "page faults"], rows)
-    exact, plain = (median_timing(timings[name]) for name in (EXACT_VARIANT, PLAIN_VARIANT))
-    print("   exact / plain numpy: %.2f× wall, %.2f× cpu (issue 4's bound: %.1f×)"
-          % (exact.wall / plain.wall, exact.cpu / plain.cpu, PLAIN_BOUND))
+                 "page faults", "load at start"], rows)
+    ours, plain = (median_timing([run.timing for run in results[name]]) for name in (OURS, PLAIN))
+    print("   ours / plain numpy: %.2f× cpu, %.2f× wall (issue 22: cpu at most %.1f×)"
+          % (ours.cpu / plain.cpu, ours.wall / plain.wall, PLAIN_BOUND))
+    if TORCH in results:
+        torch = median_timing([run.timing for run in results[TORCH]])
+        print("   PyTorch / ours: %.2f× cpu, %.2f× wall (issue 22: cpu at least %.1f×)"
+              % (torch.cpu / ours.cpu, torch.wall / ours.wall, TORCH_BOUND))
 
 
 def phase_row(name, timing, rounds=None):
@@ -556,7 +562,7 @@ def phase_row(name, timing, rounds=None):
 def print_phases(import_timing, phases, models, whole, load):
     print()
     print("2. phases, in-process, median over the runs (load %.2f at start)" % load)
-    rounds = {"train " + model_name(length, attention): n for length, attention, n in models}
+    rounds = {"train " + model_name(model): model.rounds for model in models}
     rows = [phase_row("import generated/attention.py (tables)", import_timing)]
     rows += [phase_row(phase, timing, rounds.get(phase)) for phase, timing in phases.items()]
     total = total_timing([import_timing, *phases.values()])
@@ -572,21 +578,22 @@ def print_phases(import_timing, phases, models, whole, load):
 def print_floor(counts, call_s, element_s, phases):
     print()
     print("3. the floor: per training round, counted over %d rounds (set-up excluded)"
-          % min(COUNT_ROUNDS, counts[0][0][2]))
+          % min(COUNT_ROUNDS, counts[0][0].rounds))
     print_table(["model", "numpy calls", "ufunc/func/method", "product elements"],
-                [[model_name(length, attention), "%.0f" % sum(count[k] for k in CALL_KINDS),
+                [[model_name(model), "%.0f" % sum(count[k] for k in CALL_KINDS),
                   "/".join("%.0f" % count[k] for k in CALL_KINDS), "%.0f" % count["elements"]]
-                 for (length, attention, _), count in counts])
+                 for model, count in counts])
     print()
     print("   priced in CPU time, measured after each pass of section 2: one small numpy call"
           " (x + y, 512 float64) %.2f µs, one product element (mm, 131072 at once) %.3f ns"
           % (call_s * 1e6, element_s * 1e9))
     rows = []
-    for (length, attention, rounds), count in counts:
+    for model, count in counts:
+        rounds = model.rounds
         calls_ms = sum(count[k] for k in CALL_KINDS) * call_s * 1e3
         elements_ms = count["elements"] * element_s * 1e3
-        measured = phases["train " + model_name(length, attention)]
-        rows.append([model_name(length, attention), "%.2f" % calls_ms, "%.2f" % elements_ms,
+        measured = phases["train " + model_name(model)]
+        rows.append([model_name(model), "%.2f" % calls_ms, "%.2f" % elements_ms,
                      "%.2f" % (calls_ms + elements_ms), "%.2f" % (1e3 * measured.cpu / rounds),
                      "%.2f" % (1e3 * measured.sys / rounds), "%.0f" % (measured.faults / rounds),
                      "%.1f" % (measured.cpu / rounds * 1e3 / (calls_ms + elements_ms))])
@@ -600,28 +607,21 @@ def ratio_row(name, torch_timing, ours_timing):
                "%.2f" % (torch_timing.cpu / ours_timing.cpu)])
 
 
-def print_torch(rates, best, ours):
+def print_torch(best, ours):
     report = best["report"]
     print()
-    print("4. PyTorch reference: torch %s, CPU, float64, autograd, Adam"
-          " (bench/torch_reference.py; load %.2f at start)" % (report["torch"], best["load"]))
-    print("   threads, probed on a tenth of the rounds: %s → %d used"
-          % (", ".join("%d: %s" % (threads, "stopped (far slower)" if rate is None
-                                   else "%.0f rounds/s" % rate)
-                       for threads, rate in rates.items()), best["threads"]))
+    print("4. the four trainings alone, in-process: PyTorch %s (CPU, float64, autograd, Adam,"
+          " %d thread(s); bench/torch_reference.py; load %.2f) against ours (section 2)"
+          % (report["torch"], best["threads"], best["load"]))
     print("   import torch %.2f s and its first round (which imports torch._dynamo) %.2f s:"
-          " in its whole process, not in its trainings" % (best["import"], best["warmup"]))
-    names = [model_name(m["length"], m["attention"]) for m in report["models"]]
+          " in its whole process (section 1), not in its trainings" % (best["import"], best["warmup"]))
+    names = [model_name(Model(m["length"], m["attention"], m["rounds"], m["query"], m["lr"]))
+             for m in report["models"]]
     rows = [ratio_row(name, best["train"][i], ours["train"][i]) for i, name in enumerate(names)]
-    rows.append(ratio_row("the three trainings", total_timing(best["train"]),
+    rows.append(ratio_row("the four trainings", total_timing(best["train"]),
                           total_timing(ours["train"])))
-    if ours["whole"] is not None:
-        rows.append(ratio_row("whole process", best["whole"], ours["whole"]))
     print_table(["median seconds", "torch wall", "torch cpu", "ours wall", "ours cpu",
                  "torch/ours wall", "torch/ours cpu"], rows)
-    if ours["whole"] is None:
-        print("   torch's whole process: wall %.2f s, cpu %.2f s; not compared, the whole"
-              " program always trains the lesson's full rounds" % best["whole"][:2])
     print()
     print_table(["same task: accuracy on 100 held-out sequences", "rounds",
                  "torch whole / per token", "ours whole / per token"],
@@ -630,17 +630,18 @@ def print_torch(rates, best, ours):
                  for name, m in zip(names, report["models"], strict=True)])
 
 
-def measure_torch(args, ours):
-    """Section 4: install torch if need be, choose the threads, time, print."""
+def torch_or_skip(args):
+    """The bench venv's python, or None after printing why the reference is skipped."""
+    if args.no_torch:
+        print()
+        print("PyTorch reference: skipped (--no-torch)")
+        return None
     try:
-        python = ensure_torch()
+        return ensure_torch()
     except TorchUnavailable as why:
         print()
-        print("4. PyTorch reference: skipped — %s" % why)
-        return
-    rates = probe_threads(python, args.fraction)
-    fastest = max((t for t in rates if rates[t] is not None), key=rates.get)
-    print_torch(rates, time_torch(python, fastest, args.fraction, max(1, args.runs)), ours)
+        print("PyTorch reference: skipped — %s" % why)
+        return None
 
 
 # ---------------------------------------------------------------------------
@@ -649,14 +650,16 @@ def measure_torch(args, ours):
 def parse_args(argv):
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--runs", type=int, default=5,
-                        help="runs of each measurement (default 5; 0: no whole-program runs"
+    parser.add_argument("--runs", type=int, default=3,
+                        help="runs of each measurement (default 3; 0: no whole-process runs"
                              " and one of each other)")
     parser.add_argument("--fraction", type=float, default=1.0,
                         help="fraction of the lesson's rounds for the in-process and torch"
                              " trainings (default 1)")
     parser.add_argument("--quick", action="store_true", help="same as --runs 1 --fraction 0.1")
     parser.add_argument("--no-torch", action="store_true", help="skip the PyTorch reference")
+    parser.add_argument("--torch-threads", type=int, default=1,
+                        help="torch.set_num_threads for the reference (default 1)")
     args = parser.parse_args(argv)
     if args.quick:
         args.runs, args.fraction = 1, 0.1
@@ -665,39 +668,36 @@ def parse_args(argv):
     return args
 
 
-def report_ours(args, models):
-    """Sections 1 to 3; what section 4 compares with: {"train": [Timing per model],
-    "whole": median Timing or None, "accuracy": {model: (whole, per_token)}}."""
-    whole_load = load_now()
-    whole = time_whole_program(args.runs) if args.runs else {}
-    phases_load = load_now()
-    lesson, import_timing = load_lesson()
-    phases, accuracy, (call_s, element_s) = time_phases(lesson, models, max(1, args.runs))
-    counts = [((length, attention, rounds),
-               count_per_round(lesson, length, attention, min(COUNT_ROUNDS, rounds)))
-              for length, attention, rounds in models]
-    if whole:
-        print_whole_program(whole, whole_load)
-    # The whole program trains the full rounds: compare it only with full-round phases.
-    whole_median = median_timing(whole[EXACT_VARIANT]) if whole and args.fraction == 1 else None
-    print_phases(import_timing, phases, models, whole_median, phases_load)
-    print_floor(counts, call_s, element_s, phases)
-    sys.stdout.flush()
-    return {"train": [phases["train " + model_name(length, attention)]
-                      for length, attention, _ in models],
-            "whole": whole_median, "accuracy": accuracy}
-
-
 def main(argv=None):
     args = parse_args(argv)
     print_header(args.runs, args.fraction)
+    models = scaled_models(args.fraction)
     try:
-        ours = report_ours(args, scaled_models(args.fraction))
-        if args.no_torch:
-            print()
-            print("4. PyTorch reference: skipped (--no-torch)")
-        else:
-            measure_torch(args, ours)
+        python = torch_or_skip(args)
+        sys.stdout.flush()
+        whole = (time_whole_program(args.runs, whole_program_variants(python, args.torch_threads))
+                 if args.runs else {})
+        if whole:
+            print_whole_program(whole)
+        phases_load = load_now()
+        lesson, import_timing = load_lesson()
+        phases, accuracy, (call_s, element_s) = time_phases(lesson, models, max(1, args.runs))
+        counts = [(model, count_per_round(lesson, model.length, model.attention,
+                                          min(COUNT_ROUNDS, model.rounds), model.query, model.lr))
+                  for model in models]
+        # The whole program trains the full rounds: compare it only with full-round phases.
+        ours_whole = (median_timing([run.timing for run in whole[OURS]])
+                      if whole and args.fraction == 1 else None)
+        print_phases(import_timing, phases, models, ours_whole, phases_load)
+        print_floor(counts, call_s, element_s, phases)
+        if python is not None:
+            if TORCH in whole and args.fraction == 1:
+                best = torch_summary(args.torch_threads, whole[TORCH])
+            else:
+                best = time_torch(python, args.torch_threads, args.fraction, max(1, args.runs))
+            ours = {"train": [phases["train " + model_name(model)] for model in models],
+                    "accuracy": accuracy}
+            print_torch(best, ours)
     except MeasuredProgramFailed as failure:
         print("bench: error: %s" % failure, file=sys.stderr)
         return 1

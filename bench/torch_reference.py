@@ -1,4 +1,4 @@
-"""The lesson's three trainings written in PyTorch: a yardstick for bench/bench.py.
+"""The lesson's four trainings written in PyTorch: a yardstick for bench/bench.py.
 
 Same task, model, sizes and optimizer as generated/attention.py, written the way one
 would in PyTorch (autograd, torch.optim.Adam, clip_grad_norm_), on the CPU in float64.
@@ -27,9 +27,11 @@ import torch  # noqa: E402  (timed: the import is part of what a torch program p
 
 IMPORT_SECONDS = time.perf_counter() - _started
 
-MODELS = [(5, False, 2000), (5, True, 2000), (10, True, 3000)]  # (length, attention, rounds)
+# (length, attention, rounds, query, learning rate): the four trainings of generated/attention.py
+MODELS = [(5, False, 2000, "after", 0.003), (5, True, 2000, "after", 0.003),
+          (10, True, 3000, "after", 0.003), (10, True, 3000, "before", 0.02)]
 LETTERS, START, VOCAB, HIDDEN, BATCH, TEST_SIZE = 5, 5, 6, 16, 32, 100
-LR, BETAS, EPS, CLIP = 0.003, (0.9, 0.999), 1e-8, 1.0
+BETAS, EPS, CLIP = (0.9, 0.999), 1e-8, 1.0
 SEED = 2
 DTYPE = torch.float64
 
@@ -86,35 +88,38 @@ def rnn(x_rows, Wh, h):
     return torch.stack(hs, dim=1)
 
 
-def output_logits(params, hs_dec, hs_enc, attention):
-    """Luong dot-product attention over the encoder states, then the output layer."""
+def output_logits(params, hs_dec, hs_enc, attention, queries=None):
+    """Luong dot-product attention over the encoder states, then the output layer. The queries
+    are the decoder states themselves unless given (the state before each update)."""
     features = hs_dec
     if attention:
-        scores = hs_dec @ hs_enc.transpose(1, 2) / math.sqrt(HIDDEN)   # (B, Tq, Tk)
+        queries = hs_dec if queries is None else queries
+        scores = queries @ hs_enc.transpose(1, 2) / math.sqrt(HIDDEN)  # (B, Tq, Tk)
         context = torch.softmax(scores, dim=-1) @ hs_enc                # (B, Tq, H)
         features = torch.cat([hs_dec, context], dim=-1)
     return features @ params["Wo"] + params["bo"]
 
 
-def loss_fn(params, src, tgt, attention):
+def loss_fn(params, src, tgt, attention, query):
     """Mean cross-entropy per output token, teacher forcing (decoder input START, tgt[:-1])."""
     B = len(src)
     dec_in = torch.cat([torch.full((B, 1), START), tgt[:, :-1]], dim=1)
     h0 = torch.zeros(B, HIDDEN, dtype=DTYPE)
     hs_enc = rnn(params["enc_Wx"][src] + params["enc_b"], params["enc_Wh"], h0)
     hs_dec = rnn(params["dec_Wx"][dec_in] + params["dec_b"], params["dec_Wh"], hs_enc[:, -1])
-    logits = output_logits(params, hs_dec, hs_enc, attention)
+    queries = hs_dec if query == "after" else torch.cat([hs_enc[:, -1:], hs_dec[:, :-1]], dim=1)
+    logits = output_logits(params, hs_dec, hs_enc, attention, queries)
     return torch.nn.functional.cross_entropy(logits.reshape(-1, VOCAB), tgt.reshape(-1))
 
 
-def train(length, attention, rounds, test, gen):
+def train(length, attention, rounds, test, gen, query="after", lr=0.003):
     params = init_params(gen, attention)
     values = list(params.values())
-    optimizer = torch.optim.Adam(values, lr=LR, betas=BETAS, eps=EPS)
+    optimizer = torch.optim.Adam(values, lr=lr, betas=BETAS, eps=EPS)
     test_codes = codes(test)
     for _ in range(rounds):
         src = sample_batch(gen, length, test_codes)
-        loss = loss_fn(params, src, src.flip(1), attention)
+        loss = loss_fn(params, src, src.flip(1), attention, query)
         optimizer.zero_grad(set_to_none=True)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(values, CLIP)
@@ -123,7 +128,7 @@ def train(length, attention, rounds, test, gen):
 
 
 @torch.no_grad()
-def evaluate(params, test, attention):
+def evaluate(params, test, attention, query):
     """Greedy decoding; (whole-sequence accuracy, per-token accuracy)."""
     B, T = test.shape
     h0 = torch.zeros(B, HIDDEN, dtype=DTYPE)
@@ -131,8 +136,10 @@ def evaluate(params, test, attention):
     h, token = hs_enc[:, -1], torch.full((B,), START)
     tokens = []
     for _ in range(T):
+        h_before = h
         h = torch.tanh(params["dec_Wx"][token] + params["dec_b"] + h @ params["dec_Wh"])
-        token = output_logits(params, h[:, None], hs_enc, attention)[:, 0].argmax(dim=-1)
+        q = h if query == "after" else h_before
+        token = output_logits(params, h[:, None], hs_enc, attention, q[:, None])[:, 0].argmax(dim=-1)
         tokens.append(token)
     correct = torch.stack(tokens, dim=1) == test.flip(1)
     return correct.all(dim=1).double().mean().item(), correct.double().mean().item()
@@ -145,15 +152,15 @@ def usage_now():
             usage.ru_minflt)
 
 
-def run_model(length, attention, rounds, gen):
+def run_model(length, attention, rounds, query, lr, gen):
     test = make_test_set(gen, length)
     before = usage_now()
-    params = train(length, attention, rounds, test, gen)
+    params = train(length, attention, rounds, test, gen, query, lr)
     wall, cpu, sys_, faults = (a - b for a, b in zip(usage_now(), before, strict=True))
     trained = time.perf_counter()
-    whole, per_token = evaluate(params, test, attention)
+    whole, per_token = evaluate(params, test, attention, query)
     return {
-        "length": length, "attention": attention, "rounds": rounds,
+        "length": length, "attention": attention, "rounds": rounds, "query": query, "lr": lr,
         "params": sum(p.numel() for p in params.values()),
         "train_s": wall, "train_cpu_s": cpu, "train_sys_s": sys_, "train_faults": faults,
         "eval_s": time.perf_counter() - trained,
@@ -180,8 +187,8 @@ def main(argv=None):
     torch.set_num_threads(args.threads)
     warmup_s = warm_up()
     gen = torch.Generator().manual_seed(SEED)
-    models = [run_model(length, attention, max(1, round(rounds * args.fraction)), gen)
-              for length, attention, rounds in MODELS]
+    models = [run_model(length, attention, max(1, round(rounds * args.fraction)), query, lr, gen)
+              for length, attention, rounds, query, lr in MODELS]
     print(json.dumps({"torch": torch.__version__, "threads": torch.get_num_threads(),
                       "import_s": IMPORT_SECONDS, "warmup_s": warmup_s,
                       "models": models}))

@@ -1,11 +1,12 @@
 # Generated from attention.md by tangle.py — do not edit; edit attention.md and run make tangle.
-# sha256 of the lines below: cdd9d40878a441db5a4d909c73517135e642a35d864d67363cc91fe42ec44f37
+# sha256 of the lines below: 7f1ec2a3a618be7035e713147741026464ff2ff79cf96fd61db17910206f23cb
 # attention.md:503 (generated/attention.py)
 """注意力：每次解码时自己回头挑重点。
 
 由 attention.md 用 tangle.py 生成，请改 attention.md，不要改这个文件。
 运行：python generated/attention.py
 """
+import ctypes
 import os
 import sys
 import time
@@ -14,7 +15,23 @@ from decimal import Decimal, localcontext
 
 import numpy as np
 
-# attention.md:2005 (精确的矩阵乘法、exp 与 tanh)
+# attention.md:1997 (附录：让释放的内存留在进程里)
+def keep_freed_memory():
+    """让 glibc 把释放的内存留着重用，不还给系统。只在 glibc 上做：别的 C 库没有 mallopt，或者编号不同。"""
+    try:
+        libc = ctypes.CDLL(None)                       # 本进程已经载入的 C 库
+    except (OSError, TypeError):
+        return
+    if not hasattr(libc, "gnu_get_libc_version"):      # 只有 glibc 有这个函数
+        return
+    M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3        # glibc 的 <malloc.h> 里的编号
+    if libc.mallopt(M_MMAP_THRESHOLD, 32 << 20):       # 32 MiB 以下的块都从堆里分，不单独映射（32 位的 glibc 不接受，返回 0）
+        libc.mallopt(M_TRIM_THRESHOLD, 64 << 20)       # 堆顶空出 64 MiB 以上才还给系统；只调这一个反而更糟
+
+
+keep_freed_memory()
+
+# attention.md:2228 (精确的矩阵乘法、exp 与 tanh)
 def mm(a, b):
     """a @ b，形状规则同 np.matmul；但每个结果都按 k = 0, 1, 2, … 的顺序一项项加出来。"""
     if a.ndim == 1:                                   # 左边是一个向量：当成一行来乘
@@ -79,7 +96,7 @@ def exp(x):
     r = (x - k * STEP_HI) - k * STEP_LO
     p = 1 + r * (1 + r * (1 / 2 + r * (1 / 6 + r * (1 / 24 + r * (1 / 120)))))
     k = k.astype(np.int32)
-    return np.ldexp(p * EXP_TABLE[k % EXP_STEPS], k // EXP_STEPS)
+    return np.ldexp(p * EXP_TABLE[k & (EXP_STEPS - 1)], k >> 6)   # k mod 64 和 k 整除 64（负数也对），比 % 和 // 快
 
 
 TANH_STEPS, TANH_MAX = 256, 20                      # tanh(20) 在 float64 里已经就是 1
@@ -98,18 +115,20 @@ def tanh_table(n):
 
 
 TANH_TABLE = tanh_table(TANH_MAX * TANH_STEPS + 1)
+# tanh 每一步都要调用：常数先做成 0 维数组，NumPy 就不必每次把 Python 的 float 再转换一遍（值不变）
+_MAX, _STEPS, _THIRD, _TWO_15, _ONE = (np.array(c) for c in (float(TANH_MAX), float(TANH_STEPS), -1 / 3, 2 / 15, 1.0))
 
 
 def tanh(x):
     """tanh(a + b) = (tanh a + tanh b) / (1 + tanh a · tanh b)：a 是离 |x| 最近的 j/256，查表；
     |b| ≤ 1/512，tanh b ≈ b − b³/3 + 2b⁵/15（下一项小于 10⁻¹⁸）。"""
-    a = np.minimum(np.abs(x), TANH_MAX)
-    j = np.rint(a * TANH_STEPS)
-    b = a - j / TANH_STEPS                          # 精确：a 和 j/256 离得足够近
+    a = np.minimum(np.abs(x), _MAX)
+    j = np.rint(a * _STEPS)
+    b = a - j / _STEPS                              # 精确：a 和 j/256 离得足够近
     b2 = b * b
-    tanh_b = b + b * b2 * (-1 / 3 + b2 * (2 / 15))
+    tanh_b = b + b * b2 * (_THIRD + b2 * _TWO_15)
     tanh_a = TANH_TABLE[j.astype(np.intp)]
-    return np.copysign((tanh_a + tanh_b) / (1 + tanh_a * tanh_b), x)
+    return np.copysign((tanh_a + tanh_b) / (_ONE + tanh_a * tanh_b), x)
 
 
 with localcontext() as _ctx:
@@ -148,7 +167,7 @@ def attend_one(q, K, uniform=False):
         weights = softmax(scores)                  # 第三步：非负、加起来是 1
     return mm(weights, K), weights                 # 按权重对值加权求和
 
-# attention.md:566 (批量的注意力)
+# attention.md:569 (批量的注意力)
 def attend(q, K, V=None, uniform=False):
     """attend_one 的批量版，返回 (上下文, 权重)。
 
@@ -184,7 +203,7 @@ def hand_example():
     average, _ = attend_one(q, K, uniform=True)    # 不挑：每个键都拿 1/4
     return q, K, dots, scaled, weights, context, average
 
-# attention.md:593 (反转任务的数据)
+# attention.md:596 (反转任务的数据)
 SEED_TEST, SEED_INIT, SEED_BATCH = 1, 2, 3   # 三路独立的随机流，事先定好，不挑
 LETTERS = 5                                  # 字母 a–e 编号 0–4
 START = 5                                    # 解码器的起始符
@@ -224,7 +243,7 @@ def sample_batch(rng, length, test_codes, size=BATCH):
         clash = in_sorted(seq_codes(src), test_codes)
     return src
 
-# attention.md:641 (模型参数)
+# attention.md:644 (模型参数)
 HIDDEN = 16
 
 
@@ -260,7 +279,7 @@ def untouched(params, attention):
     count = sum(int(s.sum()) for s in same.values())
     return count, bool(same["enc_Wx"][START].all() and count == same["enc_Wx"][START].size)
 
-# attention.md:683 (编码器与解码器)
+# attention.md:686 (编码器与解码器)
 def rnn(x_rows, Wh, h):
     """tanh RNN，每一步 h = tanh(x_t + h @ Wh)。x_rows (B, T, H) 是每一步已经查好的 Wx 行加偏置；
     h (B, H) 是初始状态。返回每一步的隐状态 (B, T, H)：每一步都留着，注意力要用。"""
@@ -297,7 +316,7 @@ def decode_step(params, h, token, hs_enc, query="after", uniform=False):
     logits, _, weights = decoder_output(params, h_new, hs_enc, q, uniform)
     return h_new, logits, weights
 
-# attention.md:708 (反向传播)
+# attention.md:711 (反向传播)
 def one_hot(tokens, n=VOCAB):
     return (tokens[..., None] == np.arange(n)).astype(float)
 
@@ -378,7 +397,7 @@ def loss_and_grads(params, src, tgt, query="after", uniform=False):
     grads["enc_Wx"], grads["enc_b"] = input_grads(dz, src)
     return loss, {name: grads[name] for name in params}
 
-# attention.md:1924 (附录：快一些的 rnn、rnn_backward 和 input_grads)
+# attention.md:1931 (附录：快一些的 rnn、rnn_backward 和 input_grads)
 plain_rnn, plain_rnn_backward, plain_input_grads = rnn, rnn_backward, input_grads   # 完整实现里照公式写的那三个，留作对照
 
 
@@ -417,7 +436,7 @@ def input_grads(dz, tokens):
     dWx = np.bincount(cells, weights=dz.ravel(), minlength=VOCAB * H).reshape(VOCAB, H)
     return dWx, dz.sum(axis=0)
 
-# attention.md:795 (梯度检查)
+# attention.md:798 (梯度检查)
 SEED_CHECK = 7                                     # 梯度检查用的随机流
 
 
@@ -453,7 +472,7 @@ def print_gradient_checks():
                                              ("平均对照", True, "after", True)):
         print("  %.1e  %s" % (gradient_check(attention, query, uniform), label))
 
-# attention.md:849 (训练：Adam 与梯度裁剪)
+# attention.md:852 (训练：Adam 与梯度裁剪)
 LR, CLIP = 0.003, 1.0
 BETA1, BETA2, EPS = 0.9, 0.999, 1e-8
 
@@ -510,7 +529,7 @@ def train(length, attention, rounds, test, seeds=(SEED_INIT, SEED_BATCH), query=
     progress("训练完：%s（%.0f 秒）" % (what, time.monotonic() - started))
     return params
 
-# attention.md:912 (贪心解码与评估)
+# attention.md:915 (贪心解码与评估)
 def predict(params, src, query="after", uniform=False):
     """贪心解码：每一步读进自己上一步的输出。返回记号 (B, T)，和注意力权重 (B, T, T)（不用注意力时是 None）。"""
     B, T = src.shape
@@ -594,7 +613,7 @@ def attention_run(query, lr, seeds=(SEED_INIT, SEED_BATCH), length=10, rounds=30
             "sample": (test[0], weights[0]),            # 第一条测试序列和它自己的权重矩阵
             "diagonal_at": diagonal_at}
 
-# attention.md:951 (读矩阵和画热图)
+# attention.md:954 (读矩阵和画热图)
 def peak_columns(matrix):
     """每一行最大权重所在的列（从 1 数起）和那个权重。"""
     return matrix.argmax(axis=1) + 1, matrix.max(axis=1)
@@ -652,7 +671,7 @@ def train_and_evaluate(length, rounds, attention=True, seeds=(SEED_INIT, SEED_BA
     whole, per_token, by_position, weights = evaluate(params, test, query, uniform)
     return whole, per_token, by_position, None if weights is None else weights.mean(axis=0)
 
-# attention.md:1015 (打印实跑输出)
+# attention.md:1018 (打印实跑输出)
 RULE = "-" * 68
 
 
@@ -794,7 +813,7 @@ def main(attention_run=attention_run):
     # 第 9 段：五位对比的细节
     print_untouched(five)
 
-# attention.md:1967 (附录：同时训练)
+# attention.md:1974 (附录：同时训练)
 def in_background(pool, function, *args):
     """让另一个进程去算 function(*args)，返回一个之后取结果的 Future。进程之间按「模块名.函数名」
     传函数，所以这个模块要能按名字导入；不能的时候（比如被别的程序按文件路径执行），就当场算。"""

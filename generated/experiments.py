@@ -1,13 +1,13 @@
 # Generated from attention.md by tangle.py — do not edit; edit attention.md and run make tangle.
-# sha256 of the lines below: e3068ab23fa99b5b9d90ef67a93e7e3c7bccfeeace730613360cf35fd38cacc4
-# attention.md:1844 (generated/experiments.py)
+# sha256 of the lines below: 7eaf98df33ad68c534920ab3250925975728b1690ec95ed299d29c80b5ad8eb6
+# attention.md:1847 (generated/experiments.py)
 """「30 秒实验」的答案。运行：python generated/experiments.py（要几分钟）。
 
 由 attention.md 用 tangle.py 生成，请改 attention.md，不要改这个文件。
 """
 from attention import *        # 正文的全部代码：同一个文件夹里的 generated/attention.py
 
-# attention.md:1167 (实验一：除以根号 d，还是除以 d)
+# attention.md:1170 (实验一：除以根号 d，还是除以 d)
 SEED_EXPERIMENT = 4           # 实验一用的随机流
 
 
@@ -55,7 +55,7 @@ def scaling_experiment(dims=(3, 300), n=2000, T=10):
             print("%-6d %-12s %10.3f   %8.3f  %7.3f   %8.4f  %8.4f"
                   % (d, label, var, top, entropy, grad_scores, grad_q))
 
-# attention.md:1239 (实验二：只保留最大的那个)
+# attention.md:1242 (实验二：只保留最大的那个)
 def hard_max(scores):
     """「只保留最大的那个」：最大的分数拿权重 1，其余拿 0。"""
     return (scores == scores.max()).astype(float)
@@ -84,7 +84,7 @@ def hard_attention_experiment():
     print("硬选择的梯度全是 0：%s；softmax 的梯度里非零的有 %d 个（共 %d 个）。"
           % ("是" if not hard_grad.any() else "否", np.count_nonzero(soft_grad), soft_grad.size))
 
-# attention.md:1291 (实验三：多个种子)
+# attention.md:1294 (实验三：多个种子)
 EXPERIMENT_SEEDS = [(s, 100 + s) for s in range(10)]   # 种子 s：RandomState(s) 初始化，RandomState(100 + s) 抽批次
 SHORT_ROUNDS, SWEEP_ROUNDS = 2000, 3000                 # 5 位和 10 位的扫描各训练多少轮，和正文一样
 
@@ -196,7 +196,7 @@ def print_cell_summary(lr, cell):
         print("    和不用注意力比：不用注意力高的 %d 个，学出权重的高的 %d 个，一样的 %d 个"
               % seed_by_seed([r[1] for r in cell["none"]], learned))
 
-# attention.md:1440 (实验四：注意力什么时候真的在挑)
+# attention.md:1443 (实验四：注意力什么时候真的在挑)
 SWEEP_RATES = (0.003, 0.01, 0.02)          # 学习率：从第四节的 0.003 到大它六倍多的 0.02
 SWEEP_QUERIES = ("after", "before")        # 查询：这一步更新之后的状态，或更新之前的状态
 
@@ -241,7 +241,7 @@ def print_picture(title, choice):
     print_matrix(run["sample"][1])
     sample_heatmap(*run["sample"])
 
-# attention.md:1693 (实验五：训练得更久)
+# attention.md:1696 (实验五：训练得更久)
 LONG_ROUNDS = 30000
 LONG_CHECKPOINTS = (3000, 10000)
 
@@ -273,7 +273,7 @@ def print_long_training(run):
           + "，第 %d 轮 %.2f；左边一列 %.2f 倍。" % (LONG_ROUNDS, diagonal_weight(run["matrix"]) * 10,
                                                     diagonal_weight(run["matrix"], -1) * 10))
 
-# attention.md:1777 (实验六：峰值落在哪一列)
+# attention.md:1780 (实验六：峰值落在哪一列)
 def print_peak_offsets(sweep):
     n, T = len(EXPERIMENT_SEEDS), 10
     print("严格倒序：输出第 r 位对输入第 %d − r 位。训练时解码器在这一步读进的是上一位的答案，" % (T + 1))
@@ -307,6 +307,191 @@ def print_first_row_at_start(length=10):
         peaks, last = first_row_at_start(query, length)
         print("  查询 = %s：峰值落在第 %d 列的种子 %d 个；第 %d 列平均是均匀的 %.2f 倍"
               % (QUERY_SHORT[query], length, peaks.count(length), length, np.mean(last)))
+
+# attention.md:2018 (附录：同时训练几个种子)
+def per_model(x, W):
+    """每个模型用自己的权重乘：x (S·B, …, K) 里第 i 个模型的那些行乘 W[i]，W (S, K, N)。就是 mm，一个模型一次。"""
+    xs = x.reshape((len(W), -1) + x.shape[1:])
+    return np.concatenate([mm(xi, Wi) for xi, Wi in zip(xs, W)])
+
+
+def per_model_grad(x, d, S):
+    """每个模型自己的 rows(x)ᵀ @ rows(d)，和 loss_and_grads 里算权重梯度的 mm 一样：(S, K, N)。"""
+    xs, ds = x.reshape(S, -1, x.shape[-1]), d.reshape(S, -1, d.shape[-1])
+    return np.stack([mm(xi.T, di) for xi, di in zip(xs, ds)])
+
+
+def per_model_sum(d, S):
+    """每个模型自己那些行的和，按行的顺序：(S·B, …, N) → (S, N)。"""
+    return d.reshape(S, -1, d.shape[-1]).sum(axis=1)
+
+
+def stacked_rnn(x_rows, Wh, h):
+    """附录里的 rnn，只是第 i 个模型的那些行乘它自己的 Wh[i]：Wh (S, H, H)，x_rows (S·B, T, H)。"""
+    x_steps = x_rows.transpose(1, 2, 0).copy()
+    hs = np.empty_like(x_steps)
+    Wh_wide = np.repeat(Wh.transpose(1, 2, 0), len(h) // len(Wh), axis=2)        # (K, N, S·B)
+    hT = h.T
+    for t in range(len(x_steps)):
+        hT = tanh(x_steps[t] + np.add.reduce(Wh_wide * hT[:, None, :], axis=0))
+        hs[t] = hT
+    return hs.transpose(2, 0, 1)
+
+
+def stacked_rnn_backward(dhs, hs, h0, Wh):
+    """附录里的 rnn_backward，每个模型用自己的 Wh；返回 (dz, 每个模型的 dWh (S, H, H), dh0)。"""
+    dhs_steps, hs_steps = dhs.transpose(1, 2, 0), hs.transpose(1, 2, 0)
+    dtanh = 1 - hs_steps * hs_steps
+    dz = np.empty(dtanh.shape)
+    dhT = np.zeros(dz.shape[1:])
+    WhT_wide = np.repeat(Wh.transpose(2, 1, 0), len(h0) // len(Wh), axis=2)     # Whᵀ 铺开 (N, K, S·B)
+    for t in reversed(range(len(dz))):
+        dz[t] = (dhs_steps[t] + dhT) * dtanh[t]
+        dhT = np.add.reduce(WhT_wide * dz[t][:, None, :], axis=0)
+    dz = np.ascontiguousarray(dz.transpose(2, 0, 1))
+    h_prev = np.concatenate([h0[:, None], hs[:, :-1]], axis=1)
+    return dz, per_model_grad(h_prev, dz, len(Wh)), dhT.T
+
+
+def stacked_input_grads(dz, tokens, S):
+    """附录里的 input_grads：第 i 个模型的 dz 只加到它自己的 dWx 上，每一格仍按行的顺序加。"""
+    H = dz.shape[-1]
+    model = np.arange(S).repeat(tokens.size // S)                              # 每一行属于哪个模型
+    cells = ((model * VOCAB + tokens.reshape(-1))[:, None] * H + np.arange(H)).ravel()
+    dWx = np.bincount(cells, weights=dz.ravel(), minlength=S * VOCAB * H).reshape(S, VOCAB, H)
+    return dWx, per_model_sum(dz, S)
+
+
+def stacked_loss_grads(P, src, tgt, query, uniform):
+    """loss_and_grads，S 个模型摞在一起：P 的每个参数多一维 (S, …)，src、tgt 是 S 批摞成的 (S·B, T)，
+    第 i 批是第 i 个模型的。返回每个参数的梯度 (S, …)。每一行只和自己模型的参数打交道。"""
+    S = len(P["dec_Wh"])
+    SB, T = src.shape
+    H = P["dec_Wh"].shape[-1]
+    model = np.arange(S).repeat(SB // S)                                        # 每一行属于哪个模型
+    dec_in = np.concatenate([np.full((SB, 1), START), tgt[:, :-1]], axis=1)
+    hs_enc = stacked_rnn(P["enc_Wx"][model[:, None], src] + P["enc_b"][model][:, None], P["enc_Wh"],
+                         np.zeros((SB, H)))
+    hs_dec = stacked_rnn(P["dec_Wx"][model[:, None], dec_in] + P["dec_b"][model][:, None], P["dec_Wh"],
+                         hs_enc[:, -1])
+    queries = hs_dec if query == "after" else np.concatenate([hs_enc[:, -1:], hs_dec[:, :-1]], axis=1)
+    features, weights = hs_dec, None
+    if P["Wo"].shape[1] == 2 * H:
+        ctx, weights = attend(queries, hs_enc, uniform=uniform)
+        features = np.concatenate([hs_dec, ctx], axis=-1)
+    logits = per_model(features, P["Wo"]) + P["bo"][model][:, None]
+    dlogits = (softmax(logits) - one_hot(tgt, VOCAB)) / (SB // S * T)
+    grads = {"Wo": per_model_grad(features, dlogits, S), "bo": per_model_sum(dlogits, S)}
+    dfeatures = per_model(dlogits, P["Wo"].transpose(0, 2, 1))
+    dhs_dec, dhs_enc = dfeatures[..., :H], np.zeros_like(hs_enc)
+    if weights is not None:
+        dq, dhs_enc = attend_backward(dfeatures[..., H:], queries, hs_enc, weights, uniform)
+        if query == "after":
+            dhs_dec = dhs_dec + dq
+        else:
+            dhs_dec = dhs_dec + np.concatenate([dq[:, 1:], np.zeros_like(dq[:, :1])], axis=1)
+            dhs_enc[:, -1] += dq[:, 0]
+    dz, grads["dec_Wh"], dh0 = stacked_rnn_backward(dhs_dec, hs_dec, hs_enc[:, -1], P["dec_Wh"])
+    grads["dec_Wx"], grads["dec_b"] = stacked_input_grads(dz, dec_in, S)
+    dhs_enc[:, -1] += dh0
+    dz, grads["enc_Wh"], _ = stacked_rnn_backward(dhs_enc, hs_enc, np.zeros((SB, H)), P["enc_Wh"])
+    grads["enc_Wx"], grads["enc_b"] = stacked_input_grads(dz, src, S)
+    return grads
+
+
+def train_stacked(length, attention, rounds, test, seed_list, query="after", lr=LR, uniform=False,
+                  after_round=None):
+    """和 train 一样训练，只是一次训练 seed_list 里的每一对种子，S 个模型的参数摞成 theta (S, P)。
+    每个模型的初始权重、训练批次都来自它自己的种子，返回 S 个参数字典，和分别调 train 得到的逐位相同。
+    after_round(n, models)：每一轮之后调用，models 是 S 个参数字典（指向 theta 的视图）。"""
+    what = "%d 个模型：%d 位，%s，学习率 %g，%d 轮" % (
+        len(seed_list), length, ("平均对照" if uniform else "用注意力，%s的查询" % ("更新后" if query == "after" else "更新前")) if attention else "不用注意力",
+        lr, rounds)
+    progress("开始同时训练 " + what)
+    started = time.monotonic()
+    singles = [init_params(np.random.RandomState(seed_init), attention) for seed_init, _ in seed_list]
+    theta = np.stack([as_vector(params)[0] for params in singles])             # (S, P)
+    S, P, start = len(theta), {}, 0
+    for name, p in singles[0].items():
+        P[name] = theta[:, start:start + p.size].reshape((S,) + p.shape)        # 指向 theta 的视图
+        start += p.size
+    models = [{name: P[name][i] for name in P} for i in range(S)]
+    batches = [np.random.RandomState(seed_batch) for _, seed_batch in seed_list]
+    test_codes = np.sort(seq_codes(test))
+    m, v = np.zeros_like(theta), np.zeros_like(theta)
+    beta1_t = beta2_t = 1.0
+    for n in range(1, rounds + 1):
+        src = np.concatenate([sample_batch(rng, length, test_codes) for rng in batches])
+        grads = stacked_loss_grads(P, src, src[:, ::-1], query, uniform)
+        g = np.concatenate([grads[name].reshape(S, -1) for name in P], axis=1)
+        norm = np.sqrt((g * g).sum(axis=1, keepdims=True))                   # 每个模型自己的范数
+        g = g * (CLIP / np.maximum(norm, CLIP))                               # 不超过 CLIP 时乘的是 1.0
+        m = BETA1 * m + (1 - BETA1) * g
+        v = BETA2 * v + (1 - BETA2) * g * g
+        beta1_t *= BETA1
+        beta2_t *= BETA2
+        theta -= lr * (m / (1 - beta1_t)) / (np.sqrt(v / (1 - beta2_t)) + EPS)
+        if after_round is not None:
+            after_round(n, models)
+    progress("同时训练完：%s（%.0f 秒）" % (what, time.monotonic() - started))
+    return models
+
+# attention.md:2151 (附录：一格的种子一起训练)
+def picking_runs(length, rounds, lr, seed_list, query):
+    """picking_run 的同时训练版：seed_list 里每一对种子一个模型，返回的字典和逐个调 picking_run 的逐项相同。"""
+    test = make_test_set(length)
+    diagonal_at = [{} for _ in seed_list]
+
+    def measure(n, models):
+        if n in CHECKPOINTS:
+            for at, params in zip(diagonal_at, models):
+                _, _, _, weights = evaluate(params, test, query)
+                at[n] = diagonal_weight(weights.mean(axis=0)) * length
+
+    runs = []
+    models = train_stacked(length, True, rounds, test, seed_list, query, lr, after_round=measure)
+    for params, at in zip(models, diagonal_at):             # 以下和 attention_run 的后半段一样
+        whole, per_token, by_position, weights = evaluate(params, test, query)
+        runs.append({"query": query, "lr": lr, "rounds": rounds, "whole": whole, "per_token": per_token, "by_position": by_position,
+                     "uniform": with_uniform_weights(params, test, query),
+                     "matrix": weights.mean(axis=0), "sample": (test[0], weights[0]), "diagonal_at": at})
+    return runs
+
+
+def control_runs(length, rounds, lr, seed_list, attention):
+    """control_run 的同时训练版。"""
+    test = make_test_set(length)
+    models = train_stacked(length, attention, rounds, test, seed_list, lr=lr, uniform=attention)
+    return [evaluate(params, test, uniform=attention)[:2] for params in models]
+
+
+plain_selection_sweep = selection_sweep                # 实验三的写法，留作对照
+SEEDS_PER_JOB = 5        # 一格的 10 个种子分两份交出去：5 个一起训练已经省下大部分调用，两个进程也分得匀
+
+
+def selection_sweep(pool, length, rounds, rates, queries):
+    """和实验三的 selection_sweep 一样，只是交给进程池的一件事是一格里的 5 个种子（一起训练），不是一个模型。"""
+    parts = [EXPERIMENT_SEEDS[i:i + SEEDS_PER_JOB] for i in range(0, len(EXPERIMENT_SEEDS), SEEDS_PER_JOB)]
+    picks = [(lr, query) for lr in rates for query in queries]
+    controls = [(lr, name, attention) for lr in rates for name, attention in (("none", False), ("uniform", True))]
+    picked = [[pool.submit(picking_runs, length, rounds, lr, part, query) for part in parts] for lr, query in picks]
+    controlled = [[pool.submit(control_runs, length, rounds, lr, part, attention) for part in parts]
+                  for lr, _, attention in controls]
+    futures = [future for cell in picked + controlled for future in cell]
+    finished = []
+
+    def tick(_):
+        finished.append(1)
+        progress("扫描 %d 位：%d/%d 份训练完" % (length, len(finished), len(futures)))
+
+    for future in futures:
+        future.add_done_callback(tick)
+    sweep = {lr: {} for lr in rates}
+    for (lr, name, _), cell in zip(controls, controlled):
+        sweep[lr][name] = [run for future in cell for run in future.result()]
+    for (lr, query), cell in zip(picks, picked):
+        sweep[lr][query] = [run for future in cell for run in future.result()]
+    return sweep
 
 
 def main():

@@ -102,25 +102,31 @@ def test_torch_unavailable_prints_a_skip_line(monkeypatch, capsys):
     def unavailable():
         raise bench.TorchUnavailable("no wheel for this Python")
     monkeypatch.setattr(bench, "ensure_torch", unavailable)
-    bench.measure_torch(bench.parse_args([]), {"train": [], "whole": None, "accuracy": {}})
-    assert "4. PyTorch reference: skipped — no wheel for this Python" in capsys.readouterr().out
+    assert bench.torch_or_skip(bench.parse_args([])) is None
+    assert "PyTorch reference: skipped — no wheel for this Python" in capsys.readouterr().out
 
 
 def test_whole_program_runs_in_each_variant(tmp_path, monkeypatch, capsys):
-    program, plain = tmp_path / "program.py", tmp_path / "plain.py"
-    program.write_text("import os\nprint(os.environ.get('MALLOC_TOP_PAD_'))\n")
-    plain.write_text("print('plain')\n")
+    program, plain, torch = tmp_path / "program.py", tmp_path / "plain.py", tmp_path / "torch.py"
+    program.write_text("import os\nprint(sorted(k for k in os.environ if k.startswith('MALLOC_')))\n")
+    plain.write_text("import os\nprint(os.environ['OPENBLAS_NUM_THREADS'])\n")
+    torch.write_text("import sys\nprint(sys.argv[1:])\n")
     monkeypatch.setattr(bench, "PROGRAM", str(program))
     monkeypatch.setattr(bench, "PLAIN_SCRIPT", str(plain))
-    assert [script for script, _ in bench.whole_program_variants().values()] == \
-        [str(program), str(program), str(plain)]
-    timings = bench.time_whole_program(2)
-    assert list(timings) == ["as is", bench.EXACT_VARIANT, bench.PLAIN_VARIANT]
-    assert all(len(runs) == 2 and runs[0].wall > 0 for runs in timings.values())
-    bench.print_whole_program(timings, 0.0)
+    monkeypatch.setattr(bench, "TORCH_SCRIPT", str(torch))
+    monkeypatch.setenv("MALLOC_TOP_PAD_", "1")                 # the program must not get help
+    variants = bench.whole_program_variants(sys.executable, threads=1)
+    assert list(variants) == [bench.OURS, bench.PLAIN, bench.TORCH]
+    results = bench.time_whole_program(2, variants)
+    assert all(len(runs) == 2 and runs[0].timing.wall > 0 for runs in results.values())
+    assert [runs[0].stdout for runs in results.values()] == \
+        ["[]\n", "1\n", "['--threads', '1']\n"]
+    bench.print_whole_program(results)
     out = capsys.readouterr().out
-    assert "MALLOC_TOP_PAD_=64 MiB (glibc)" in out
-    assert "exact / plain numpy:" in out and "issue 4's bound: 2.5×" in out
+    assert "no MALLOC_* variable set" in out and "load at start" in out
+    assert "ours / plain numpy:" in out and "issue 22: cpu at most 2.7×" in out
+    assert "PyTorch / ours:" in out and "issue 22: cpu at least 1.3×" in out
+    assert list(bench.whole_program_variants()) == [bench.OURS, bench.PLAIN]   # no torch
 
 
 def test_plain_numpy_lesson_swaps_every_exact_function(monkeypatch):
@@ -144,14 +150,14 @@ def test_a_failing_program_is_an_error(tmp_path, monkeypatch):
     program.write_text("raise SystemExit('broken')\n")
     monkeypatch.setattr(bench, "PROGRAM", str(program))
     with pytest.raises(bench.MeasuredProgramFailed, match="broken"):
-        bench.time_whole_program(1)
+        bench.time_whole_program(1, bench.whole_program_variants())
 
 
 def test_report_smoke(capsys):
     assert bench.main(["--runs", "0", "--fraction", "0.001", "--no-torch"]) == 0
     out = capsys.readouterr().out
     for line in ("2. phases", "train length 10, attention", "3. the floor", "measured/floor",
-                 "4. PyTorch reference: skipped (--no-torch)", "at end: load average"):
+                 "PyTorch reference: skipped (--no-torch)", "at end: load average"):
         assert line in out
 
 
@@ -169,9 +175,10 @@ def test_torch_reference_runs():
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
-    assert [(m["length"], m["attention"], m["rounds"]) for m in report["models"]] == \
-        [(5, False, 2), (5, True, 2), (10, True, 3)]
-    assert [m["params"] for m in report["models"]] == [838, 934, 934]    # the lesson's counts
+    assert [(m["length"], m["attention"], m["rounds"], m["query"], m["lr"]) for m in report["models"]] == \
+        [(5, False, 2, "after", 0.003), (5, True, 2, "after", 0.003), (10, True, 3, "after", 0.003),
+         (10, True, 3, "before", 0.02)]
+    assert [m["params"] for m in report["models"]] == [838, 934, 934, 934]    # the lesson's counts
     assert all(m["train_cpu_s"] > 0 for m in report["models"])
 
 

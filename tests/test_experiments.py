@@ -160,3 +160,43 @@ def test_with_the_before_update_query_row_one_asks_with_the_encoders_last_state(
     assert np.array_equal(weights[:, 0], expected)
     peaks, last = E.first_row_at_start("before")
     assert len(peaks) == len(last) == len(E.EXPERIMENT_SEEDS) and all(1 <= p <= 10 for p in peaks)
+
+
+def same_bits(a, b):
+    a, b = np.asarray(a), np.asarray(b)
+    return a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
+
+
+@pytest.mark.parametrize("length, attention, query, uniform", [
+    (5, False, "after", False), (5, True, "after", True), (10, True, "after", False), (10, True, "before", False)])
+def test_stacked_training_gives_each_model_the_bits_of_its_own_training(length, attention, query, uniform):
+    """train_stacked (the appendix) against train, one model at a time: every trained parameter bit for bit.
+    Learning rate 0.02 is chaotic (FACTS: 1e-16 changes accuracies), so any difference would grow."""
+    seeds, rounds, test = E.EXPERIMENT_SEEDS[:3], 150, E.make_test_set(length)
+    stacked = E.train_stacked(length, attention, rounds, test, seeds, query, 0.02, uniform)
+    assert len(stacked) == len(seeds)
+    for seed, params in zip(seeds, stacked):
+        single = E.train(length, attention, rounds, test, seed, query, 0.02, uniform)
+        assert list(params) == list(single)
+        assert all(same_bits(params[name], single[name]) for name in single), seed
+    assert not same_bits(stacked[0]["Wo"], stacked[1]["Wo"])           # the seeds reach the models
+
+
+def test_the_stacked_sweep_equals_the_plain_sweep_including_checkpoints(monkeypatch):
+    """selection_sweep (one pool job per cell, its seeds stacked) against plain_selection_sweep (one job per
+    model): every number of every run, the diagonals measured during training included."""
+    monkeypatch.setattr(E, "CHECKPOINTS", (3, 6))
+    results = []
+    for sweep in (E.selection_sweep, E.plain_selection_sweep):
+        with ProcessPoolExecutor(max_workers=2) as pool:
+            results.append(sweep(pool, 5, 8, (0.02,), ("after", "before")))
+    stacked, plain = results
+    assert list(stacked[0.02]) == list(plain[0.02]) == ["none", "uniform", "after", "before"]
+    for name in ("none", "uniform"):
+        assert [tuple(map(float, r)) for r in stacked[0.02][name]] == [tuple(map(float, r)) for r in plain[0.02][name]]
+    for query in ("after", "before"):
+        for a, b in zip(stacked[0.02][query], plain[0.02][query], strict=True):
+            assert sorted(a) == sorted(b) and a["diagonal_at"] == b["diagonal_at"] and sorted(a["diagonal_at"]) == [3, 6]
+            for key in ("whole", "per_token", "by_position", "matrix", "uniform"):
+                assert same_bits(a[key], b[key]), key
+            assert same_bits(a["sample"][0], b["sample"][0]) and same_bits(a["sample"][1], b["sample"][1])
