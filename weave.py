@@ -110,6 +110,7 @@ DISPLAY_MATH = re.compile(r"\s*\$\$((?:(?!\$\$).)+)\$\$\s*", re.S)  # a paragrap
 # by a space or \, nor followed by a digit or $ (so prices like $5 and $6 stay text). $$...$$ too.
 INLINE_MATH = re.compile(r"\$\$(?P<display>.+?)\$\$|(?<![\\$])\$(?![\s$`])(?P<inline>[^$\n]*?[^\s\\$])\$(?![0-9$])")
 CODE_SPAN = re.compile(r"(`+)(?!`).+?(?<!`)\1(?!`)", re.S)
+GITHUB_MATH = re.compile(r"\$(`+)(?!`).+?(?<!`)\1\$", re.S)   # $`...`$: a code span with a dollar on each side
 TRANSCRIPT_MATRIX_ROW = re.compile(r"^(\S+?) ?(\d+)((?:\s+-?\d+\.\d+)+)\s*$")  # 输出 1    0.10  0.10 ...
 COLUMN_HEADER = re.compile(r"^\s+\d+(?:\s+\d+)+\s*$")  # the column numbers above a matrix
 LEGEND = "图例"
@@ -511,7 +512,9 @@ def shorten(text: str, width: int = 60) -> str:
 
 
 def raw_formulas(raw: str) -> list[tuple[str, bool]]:
-    """The $...$ and $$...$$ formulas of an inline token's source, in order (code spans skipped)."""
+    """The $...$ and $$...$$ formulas of an inline token's source, in order (code spans skipped, and
+    GitHub's $`...`$ with its dollars: else the text between two of them, as in $`a`$；$`b`$, reads as $...$)."""
+    raw = GITHUB_MATH.sub(lambda match: " " * len(match[0]), raw)
     raw = CODE_SPAN.sub(lambda match: " " * len(match[0]), raw)
     return [(match["display"] or match["inline"], match["display"] is not None) for match in INLINE_MATH.finditer(raw)]
 

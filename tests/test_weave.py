@@ -567,3 +567,15 @@ def test_tangle_tells_where_each_number_stands_and_which_lines_print_it(tmp_path
             assert lines == [md_line(md, "more 0.6180")]
         else:
             assert lines == []  # the book's 0.25, and 0.9301 which no line prints
+
+
+def test_two_github_formulas_with_unspaced_text_between_are_two_formulas(tmp_path, capsys):
+    """$`a`$；$`b`$: the text between the two formulas starts and ends at a dollar, but is no $...$ formula."""
+    md = lesson(tmp_path)
+    text = md.read_text().replace("\n## ", "\n甲（$`h_{t-1}`$；$`W_x[y]`$ 是第 y 行）乙。\n\n## ", 1)
+    md.write_text(text)
+    code, _, stderr, out = build(capsys, md)
+    assert code == 0, stderr
+    tree = Tree(out.read_text())
+    paragraph = next(p for p in tree.all("p") if "甲" in p.text())
+    assert len([e for e in paragraph.iter() if e.tag == "math"]) == 2 and "；" in paragraph.text()
