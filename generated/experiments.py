@@ -1,5 +1,5 @@
 # Generated from attention.md by tangle.py — do not edit; edit attention.md and run make tangle.
-# sha256 of the lines below: 7eaf98df33ad68c534920ab3250925975728b1690ec95ed299d29c80b5ad8eb6
+# sha256 of the lines below: 707092b9bc6381bea0e783e4f5058f528ba572b3d1effe5e5e3b7868243d8d9b
 # attention.md:1847 (generated/experiments.py)
 """「30 秒实验」的答案。运行：python generated/experiments.py（要几分钟）。
 
@@ -198,7 +198,7 @@ def print_cell_summary(lr, cell):
 
 # attention.md:1443 (实验四：注意力什么时候真的在挑)
 SWEEP_RATES = (0.003, 0.01, 0.02)          # 学习率：从第四节的 0.003 到大它六倍多的 0.02
-SWEEP_QUERIES = ("after", "before")        # 查询：这一步更新之后的状态，或更新之前的状态
+SWEEP_QUERIES = ("after", "before")        # 更新后的查询，更新前的查询
 
 
 def first_of_each_kind(sweep):
