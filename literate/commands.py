@@ -19,8 +19,9 @@ def command_tangle(args) -> int:
     return OK
 
 
-def write_roots(doc: Document, force: bool) -> None:
-    """Write every root whose text changed; refuse all writing if any target is unusable or hand-edited."""
+def write_roots(doc: Document, force: bool, stitched: dict[str, bytes] | None = None) -> None:
+    """Write every root whose text changed; refuse all writing if any target is unusable or hand-edited
+    (except a file in stitched that still holds the bytes whose edits stitch moved into the lesson)."""
     pending: list[tuple[str, str, bytes | None]] = []
     problems = []
     real_paths: dict[str, str] = {}
@@ -41,7 +42,7 @@ def write_roots(doc: Document, force: bool) -> None:
         if state == "foreign":
             problems.append(f"{doc.where(pieces[0].fence_line)}: error: {foreign(doc, target)}")
             continue
-        if state == "edited" and not force:
+        if state == "edited" and not force and (stitched or {}).get(target) != current:
             problems.append(f"{doc.target_shown(target)}: error: edited by hand since it was last tangled; "
                             f"move your change into {doc.path.name}, or rerun with --force to overwrite")
             continue

@@ -188,13 +188,21 @@ def stitch(doc: Document) -> Document | None:
     """Move every edit made in the generated files into doc's file and re-tangle; None if nothing was edited.
     Raises UserError (nothing written) for an edit it cannot place, Conflict if the lesson changed meanwhile."""
     texts: dict[str, str] = {}
+    read: dict[str, bytes] = {}
     problems: list[str] = []
     for target in doc.roots:
         current = read_generated(doc, target)
         rendered, _ = render(doc, target)
         if generated_state(current, rendered) != "edited":
             continue
-        text = current.decode("utf-8", "replace")
+        try:
+            text = current.decode("utf-8")
+        except UnicodeDecodeError as error:
+            line = current[: error.start].count(b"\n") + 1
+            problems.append(f"{doc.target_shown(target)}:{line}: error: not UTF-8 (byte 0x{current[error.start]:02x}); "
+                            "save the file as UTF-8, then run make stitch again")
+            continue
+        read[target] = current
         problem = header_problem(doc, target, text, rendered)
         if problem:
             problems.append(problem)
@@ -233,7 +241,7 @@ def stitch(doc: Document) -> Document | None:
                            "run make stitch again")
     report(doc, edits)
     new_doc.raw, new_doc.bom = data, doc.bom
-    write_roots(new_doc, force=True)
+    write_roots(new_doc, force=False, stitched=read)
     return new_doc
 
 

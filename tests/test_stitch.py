@@ -120,12 +120,20 @@ def test_refused_a_copy_changed_in_one_file_but_not_in_another(tmp_path, capsys)
 
 
 def test_refused_an_edit_straddling_two_chunks(tmp_path, capsys):
+    """The last line of an included chunk and the next line of the chunk that includes it: no comment between
+    them, and no telling where the new lines belong."""
+    md = tangled(tmp_path, capsys, LESSON.replace("    <<打印>>\n", "    total = 0\n    <<打印>>\n"))
+    edit(md, "        y = x + 1\n    total = 0\n", "        y = x + 2\n    total = 1\n")
+    refused(capsys, md, "generated/attention.py:", "straddles two chunks", "〈训练 一步〉", "〈generated/attention.py〉")
+
+
+def test_refused_an_edit_across_a_location_comment(tmp_path, capsys):
     md = tangled(tmp_path, capsys)
     text = program(md).read_text()
     start = text.index("        y = x + 1\n")
     end = text.index('    print("acc 0.9300")\n') + len('    print("acc 0.9300")\n')
     program(md).write_text(text[:start] + "        y = 0\n        print(y)\n" + text[end:])
-    refused(capsys, md, "generated/attention.py:", "error: the edit", "# attention.md:")
+    refused(capsys, md, "generated/attention.py:", "error: the edit changes the comment `# attention.md:")
 
 
 def test_refused_an_edit_straddling_two_adjacent_chunks(tmp_path, capsys):
@@ -171,6 +179,27 @@ def test_refused_an_edit_that_would_not_come_back_the_same(tmp_path, capsys):
     md = tangled(tmp_path, capsys)
     edit(md, "        y = x + 1\n", "        <<打印>>\n")
     refused(capsys, md, "would not come back the same")
+
+
+def test_refused_a_file_that_is_not_utf8(tmp_path, capsys):
+    md = tangled(tmp_path, capsys)
+    program(md).write_bytes(program(md).read_bytes().replace(b"y = x + 1", b"y = x + \xff"))
+    refused(capsys, md, "generated/attention.py:", "not UTF-8 (byte 0xff)")
+
+
+def test_a_file_edited_again_while_stitch_runs_keeps_its_new_edit(tmp_path, capsys, monkeypatch):
+    import literate.stitch
+    md = tangled(tmp_path, capsys)
+    edit(md, "        y = x + 1\n", "        y = x + 2\n")
+    original = literate.stitch.report
+
+    def meanwhile(*args):
+        edit(md, "        y = x + 2\n", "        y = x + 3\n")
+        return original(*args)
+    monkeypatch.setattr(literate.stitch, "report", meanwhile)
+    code, _, err = run(capsys, "stitch", md)
+    assert code == 2 and "edited by hand since it was last tangled" in err
+    assert "y = x + 2" in md.read_text() and "y = x + 3" in program(md).read_text()
 
 
 def test_refused_an_edit_that_would_break_the_lesson(tmp_path, capsys):
