@@ -174,14 +174,15 @@ def apply(doc: Document, edits: list[Edit]) -> tuple[str, list[str]]:
 
 
 def report(doc: Document, edits: list[Edit]) -> None:
-    """What moved into the lesson, hunk by hunk, at the lesson's lines (as they were before the edit)."""
+    """What moved into the lesson, hunk by hunk, at the lines where it now stands."""
+    moved = 0  # lines added above, by the edits before this one
     for edit in sorted(edits, key=lambda e: e.piece.first_line + e.start):
-        line = edit.piece.first_line + edit.start
-        print(f"{doc.where(line)}: 〈{edit.piece.label}〉 from {edit.where}")
+        print(f"{doc.where(edit.piece.first_line + edit.start + moved)}: 〈{edit.piece.label}〉 from {edit.where}")
         for old in edit.piece.lines[edit.start : edit.end]:
             print(f"  - {old}")
         for new in edit.new:
             print(f"  + {new}")
+        moved += len(edit.new) - (edit.end - edit.start)
 
 
 def stitch(doc: Document) -> Document | None:

@@ -76,9 +76,11 @@ def test_added_and_removed_lines_keep_the_lesson_and_its_line_ends(tmp_path, cap
     edit(md, "        x = step * 2\n", "")
     edit(md, '    print("acc 0.9300")\n', '    print("acc 0.9300")\n    print("done")\n')
     edited = program(md).read_text()
-    assert run(capsys, "stitch", md)[0] == 0
+    code, out, _ = run(capsys, "stitch", md)
+    assert code == 0
     raw = md.read_bytes()
     assert b"x = step" not in raw and b'print("done")\r\n```\r\n' in raw and b"\n" not in raw.replace(b"\r\n", b"")
+    assert f"{md}:11: 〈训练 一步〉" in out and f"{md}:16: 〈打印〉" in out  # where each now stands
     assert unnumbered(program(md).read_text()) == unnumbered(edited)
 
 
