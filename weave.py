@@ -976,8 +976,8 @@ def body_html(page: Page) -> Markup:
                 skip_until = index + 2
                 continue
         if token.type == "heading_open":
-            inline = tokens[index + 1]
-            text = "".join(child.content for child in inline.children or [] if child.type in ("text", "code_inline"))
+            title = tokens[index + 1]
+            text = "".join(child.content for child in title.children or [] if child.type in ("text", "code_inline"))
             anchor = heading_id(page, text)
             page.headings.append((int(token.tag[1]), anchor, text))
             if token.tag == "h2":  # each ## section in a <section>: the contents mark the ones in view
