@@ -133,18 +133,27 @@ def copies(doc: Document) -> dict[int, list[tuple[str, int]]]:
     return found
 
 
+def edited_lines(piece: Piece, edits: list[Edit]) -> list[str]:
+    """The piece's lines with these edits made."""
+    lines = list(piece.lines)
+    for edit in sorted(edits, key=lambda e: (e.start, e.end), reverse=True):
+        lines[edit.start : edit.end] = edit.new
+    return lines
+
+
 def agreeing(doc: Document, edits: list[Edit]) -> tuple[list[Edit], list[str]]:
-    """One edit list per piece: a piece included more than once must have been edited alike in every copy."""
+    """One edit list per piece: a piece included more than once must come out of every copy the same (a diff
+    may place the same change differently in two copies of lines that repeat: what counts is the result)."""
     by_piece: dict[int, dict[tuple[str, int], list[Edit]]] = {}
     for edit in edits:
         by_piece.setdefault(edit.piece.fence_line, {}).setdefault(edit.copy, []).append(edit)
     every = copies(doc)
     kept, problems = [], []
     for fence_line, by_copy in by_piece.items():
-        shapes = {copy: [(e.start, e.end, e.new) for e in found] for copy, found in by_copy.items()}
         first = next(iter(by_copy.values()))
+        results = {repr(edited_lines(first[0].piece, found)) for found in by_copy.values()}
         all_copies = every[fence_line]
-        if len(all_copies) > 1 and (len(shapes) < len(all_copies) or len({repr(s) for s in shapes.values()}) > 1):
+        if len(all_copies) > 1 and (len(by_copy) < len(all_copies) or len(results) > 1):
             where = ", ".join(f"{doc.target_shown(target)}:{index + 3}" for target, index in all_copies)
             problems.append(f"{first[0].where}: error: 〈{first[0].piece.label}〉 "
                             f"({doc.where(first[0].piece.first_line)}) is included {len(all_copies)} times ({where}) "

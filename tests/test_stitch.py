@@ -301,3 +301,33 @@ def test_an_edit_that_cannot_be_placed_is_refused_and_nothing_is_written(tmp_pat
     files = {p: p.read_bytes() for p in (md, path)}
     assert tangle.main(["stitch", str(md)]) == 2
     assert {p: p.read_bytes() for p in files} == files
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(lines=st.lists(CODE, min_size=1, max_size=4), indents=st.tuples(st.sampled_from([0, 4]), st.sampled_from([0, 8])),
+       data=st.data())
+def test_a_chunk_included_twice_is_stitched_only_when_both_copies_changed_alike(tmp_path_factory, lines, indents,
+                                                                                data):
+    root = "".join(" " * indent + "<<甲>>\n" for indent in indents)
+    text = f"```python {{file=generated/attention.py}}\n{root}```\n\n```python {{#甲}}\n" + \
+        "".join(line + "\n" for line in lines) + "```\n"
+    md, path, generated_lines = tangled_lines(tmp_path_factory, text)
+    comments = [i for i, line in enumerate(generated_lines) if line.strip().endswith("(甲)")]
+    start = data.draw(st.integers(0, len(lines)))
+    end = data.draw(st.integers(start, len(lines)))
+    new = data.draw(st.lists(CODE, max_size=2).filter(lambda new: new != lines[start:end]))
+
+    def edited(copies):
+        out = list(generated_lines)
+        for comment in sorted(copies, reverse=True):
+            indent = " " * indents[comments.index(comment)]
+            out[comment + 1 + start : comment + 1 + end] = [indent + line for line in new]
+        return "\n".join(out)
+    path.write_text(edited([data.draw(st.sampled_from(comments))]))
+    files = {p: p.read_bytes() for p in (md, path)}
+    assert tangle.main(["stitch", str(md)]) == 2
+    assert {p: p.read_bytes() for p in files} == files
+    both = edited(comments)
+    path.write_text(both)
+    assert tangle.main(["stitch", str(md)]) == 0
+    assert unnumbered(path.read_text()) == unnumbered(both)
