@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 
 from .commands import write_roots
-from .expansion import HASH_LINE, BANNER, comment_safe, generated_state, read_generated, render, trace
+from .expansion import BANNER, HASH_LINE, comment_safe, generated_state, read_generated, render, trace
 from .files import signals_deferred, write_atomically
 from .markdown import decode_markdown, load, normalize_newlines, parse_document
 from .model import OK, Conflict, Document, LINE_WITH_END, Piece, UserError
