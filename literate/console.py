@@ -49,7 +49,7 @@ def guarded(tool: str, command: Callable[[], int], stopped: str, script: bool = 
 @contextlib.contextmanager
 def interrupts_raised(script: bool = False):
     """Ctrl-C, SIGTERM and SIGHUP raise Interrupted wherever the program is, so that every finally runs:
-    the programs it runs are stopped and temporary files removed (see main). Run as a script (script=True),
+    the programs it runs are stopped and temporary files removed (see guarded). Run as a script (script=True),
     the process stays deaf to them after the first, until it exits."""
     previous = {}
     if threading.current_thread() is threading.main_thread():

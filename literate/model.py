@@ -94,7 +94,7 @@ class Transcript:
 @dataclass(frozen=True)
 class Caption:
     """The paragraph just above a fence that names it: <a name="ANCHOR"></a>**〈TITLE〉**, then, for code that
-    includes chunks, links to them in order (see the module docstring)."""
+    includes chunks, links to them in order (see docs/tangle.md)."""
 
     line: int  # 1-based line of the caption paragraph
     anchor: str  # the value of its <a name="...">
