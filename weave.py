@@ -340,15 +340,7 @@ class Page:
 def fence_roles(doc: model.Document) -> dict[int, tuple[str, str, int]]:
     """Each fence that tangle reads: a piece of a chunk or root, or a transcript's part (index 0, 1, ...
     in document order; a transcript in one fence is its own only part)."""
-    roles = {}
-    for kind, table in (("chunk", doc.chunks), ("root", doc.roots)):
-        for label, pieces in table.items():
-            for index, piece in enumerate(pieces):
-                roles[piece.fence_line] = (kind, label, index)
-    for target, transcript in doc.transcripts.items():
-        for index, piece in enumerate(transcript.pieces()):
-            roles[piece.fence_line] = ("transcript", target, index)
-    return roles
+    return {line: (kind, name, index) for line, (kind, name, index, _) in doc.fences().items()}
 
 
 def caption_paragraphs(doc: model.Document) -> dict[int, int]:

@@ -63,17 +63,15 @@ def expected_captions(doc: Document) -> dict[int, tuple[str, str, str, list[str]
     """fence line -> (the fence as written, anchor, title, the chunks it includes in order or None) for every
     fence that tangle reads: pieces of chunks and roots, and transcripts (or their parts)."""
     expected = {}
-    for table, label, anchor in ((doc.chunks, "{{#{}}}", chunk_anchor), (doc.roots, "{{file={}}}", root_anchor)):
-        for name, pieces in table.items():
-            for index, piece in enumerate(pieces, 1):
-                title = f"〈{name}〉" + ("（续）" if index > 1 else "")
-                includes = [included for _, included in references([piece])]
-                expected[piece.fence_line] = (label.format(name), anchor(name, index), title, includes)
-    for target, transcript in doc.transcripts.items():
-        for piece in transcript.pieces():
-            label = f"{{transcript={target}" + (f" part={piece.part}" if piece.part else "") + "}"
-            title = f"〈{target}〉的实跑输出" + (f"（第 {piece.part} 段）" if piece.part else "")
-            expected[piece.fence_line] = (label, output_anchor(target, piece.part), title, None)
+    for line, (kind, name, index, piece) in doc.fences().items():
+        if kind == "transcript":
+            label = f"{{transcript={name}" + (f" part={piece.part}" if piece.part else "") + "}"
+            title = f"〈{name}〉的实跑输出" + (f"（第 {piece.part} 段）" if piece.part else "")
+            expected[line] = (label, output_anchor(name, piece.part), title, None)
+        else:
+            label, anchor = (f"{{#{name}}}", chunk_anchor) if kind == "chunk" else (f"{{file={name}}}", root_anchor)
+            includes = [included for _, included in references([piece])]
+            expected[line] = (label, anchor(name, index + 1), f"〈{name}〉" + ("（续）" if index else ""), includes)
     return expected
 
 

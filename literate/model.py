@@ -126,6 +126,20 @@ class Document:
     def target_shown(self, target: str) -> str:
         return os.path.join(os.path.dirname(self.shown), target)
 
+    def fences(self) -> dict[int, tuple[str, str, int, Piece | Transcript]]:
+        """Each fence that tangle reads, by the line of its opening fence: (kind: "chunk", "root" or
+        "transcript"; the chunk's name or the program's path; its index among that name's fences, 0, 1, ...
+        in document order; the Piece, or the Transcript part (a transcript in one fence is its own part))."""
+        found: dict[int, tuple[str, str, int, Piece | Transcript]] = {}
+        for kind, table in (("chunk", self.chunks), ("root", self.roots)):
+            for name, pieces in table.items():
+                for index, piece in enumerate(pieces):
+                    found[piece.fence_line] = (kind, name, index, piece)
+        for target, transcript in self.transcripts.items():
+            for index, part in enumerate(transcript.pieces()):
+                found[part.fence_line] = ("transcript", target, index, part)
+        return found
+
 
 @dataclass(frozen=True)
 class ProseNumber:

@@ -304,8 +304,8 @@ def test_an_edit_that_cannot_be_placed_is_refused_and_nothing_is_written(tmp_pat
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(lines=st.lists(CODE, min_size=1, max_size=4), indents=st.tuples(st.sampled_from([0, 4]), st.sampled_from([0, 8])),
-       data=st.data())
+@given(lines=st.lists(CODE, min_size=1, max_size=4),
+       indents=st.tuples(st.sampled_from([0, 4]), st.sampled_from([0, 8])), data=st.data())
 def test_a_chunk_included_twice_is_stitched_only_when_both_copies_changed_alike(tmp_path_factory, lines, indents,
                                                                                 data):
     root = "".join(" " * indent + "<<甲>>\n" for indent in indents)
