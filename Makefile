@@ -1,8 +1,9 @@
 # Literate lesson: attention.md is the source; generated/ is tangled from it.
 PYTHON ?= python3
+TOOL := tangle.py $(wildcard literate/*.py)
 VENV_PY := .venv/bin/python
 
-.PHONY: help tangle check html notebook test update experiments update-experiments portability bench clean
+.PHONY: help tangle stitch check html notebook test update experiments update-experiments portability bench clean
 .DEFAULT_GOAL := help
 
 help: ## list the targets
@@ -27,20 +28,23 @@ help: ## list the targets
 tangle: | .venv/stamp ## write generated/ from attention.md (refuses to overwrite hand edits)
 	$(VENV_PY) tangle.py tangle
 
-generated/attention.py: attention.md tangle.py | .venv/stamp
+generated/attention.py: attention.md $(TOOL) | .venv/stamp
 	$(VENV_PY) tangle.py tangle
+
+stitch: | .venv/stamp ## move edits made in generated/ back into their chunks in attention.md, then re-tangle
+	$(VENV_PY) tangle.py stitch
 
 check: | .venv/stamp ## verify generated/ is in sync, the lesson's transcript and every prose number (never re-tangles)
 	$(VENV_PY) tangle.py check --only generated/attention.py
 
 html: build/attention.html ## write build/attention.html: the lesson as one page, each number linked to its transcript line
 
-build/attention.html: attention.md tangle.py weave.py book_figures.txt | .venv/html-stamp
+build/attention.html: attention.md $(TOOL) weave.py book_figures.txt | .venv/html-stamp
 	$(VENV_PY) weave.py attention.md -o $@
 
 notebook: build/attention.ipynb ## write build/attention.ipynb: the lesson as a Jupyter notebook that prints its transcript
 
-build/attention.ipynb: attention.md tangle.py notebook.py | .venv/notebook-stamp
+build/attention.ipynb: attention.md $(TOOL) notebook.py | .venv/notebook-stamp
 	$(VENV_PY) notebook.py attention.md -o $@
 
 test: | .venv/stamp .venv/html-stamp .venv/notebook-stamp ## run all tests (tangle.py, weave.py and the page in chromium, the notebook in a kernel, the program, the portability harness)
@@ -63,4 +67,4 @@ bench: | .venv/stamp ## time the program
 	$(VENV_PY) bench/bench.py
 
 clean: ## remove .venv, build/ and caches (generated/ is kept: it is committed)
-	rm -rf .venv build .pytest_cache .hypothesis .cache .ruff_cache __pycache__ tests/__pycache__
+	rm -rf .venv build .pytest_cache .hypothesis .cache .ruff_cache __pycache__ tests/__pycache__ literate/__pycache__

@@ -40,7 +40,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-import tangle
+from literate import console, expansion, files, markdown, model
 
 try:
     import nbformat
@@ -133,11 +133,11 @@ print_first_row_at_start(length)"""),
 # ---------------------------------------------------------------- what the notebook takes from the lesson
 
 
-def first_program(doc: tangle.Document) -> str:
+def first_program(doc: model.Document) -> str:
     """The program the notebook runs: the root whose transcript (or its first part) comes first."""
     programs = [target for target in doc.transcripts if target in doc.roots and target.endswith(".py")]
     if not programs:
-        raise tangle.UserError(f"{doc.shown}: error: no program with a transcript; nothing to run in a notebook")
+        raise model.UserError(f"{doc.shown}: error: no program with a transcript; nothing to run in a notebook")
     return min(programs, key=lambda target: doc.transcripts[target].pieces()[0].fence_line)
 
 
@@ -148,7 +148,7 @@ def without_main_block(text: str, shown: str) -> str:
     try:
         tree = ast.parse(text)
     except SyntaxError as error:
-        raise tangle.UserError(f"{shown}: error: the program does not parse: {error.msg} "
+        raise model.UserError(f"{shown}: error: the program does not parse: {error.msg} "
                                f"(line {error.lineno} of the tangled file)") from None
     blocks = [node for node in tree.body if isinstance(node, ast.If) and ast.unparse(node.test).replace("'", '"')
               in ('__name__ == "__main__"', '"__main__" == __name__')]
@@ -157,7 +157,7 @@ def without_main_block(text: str, shown: str) -> str:
     return "\n".join(lines).rstrip("\n")
 
 
-def part_blocks(doc: tangle.Document, parts: int) -> tuple[str, dict[int, list[str]]]:
+def part_blocks(doc: model.Document, parts: int) -> tuple[str, dict[int, list[str]]]:
     """The chunk whose main() marks the parts (`# 第 N 段`), and N -> the lines that print part N
     (dedented, its comment first)."""
     found = []
@@ -175,24 +175,24 @@ def part_blocks(doc: tangle.Document, parts: int) -> tuple[str, dict[int, list[s
                         found.append((name, piece, node, body, marks))
     if len(found) != 1:
         where = ", ".join(f"〈{name}〉 ({doc.where(piece.fence_line)})" for name, piece, *_ in found)
-        raise tangle.UserError(f"{doc.shown}: error: the notebook needs one main() whose lines are marked "
+        raise model.UserError(f"{doc.shown}: error: the notebook needs one main() whose lines are marked "
                                f"`# 第 N 段` before the lines that print part N; found {len(found)}"
                                + (f": {where}" if where else ""))
     name, piece, node, body, marks = found[0]
     first_code = min(statement.lineno for statement in node.body if not is_docstring(statement)) - node.lineno - 1
     if first_code < marks[0]:
-        raise tangle.UserError(f"{doc.where(piece.first_line + node.lineno + first_code)}: error: main() runs "
+        raise model.UserError(f"{doc.where(piece.first_line + node.lineno + first_code)}: error: main() runs "
                                "code before its first `# 第 1 段`; the notebook would leave it out")
     blocks = {}
     for number, (start, end) in enumerate(zip(marks, marks[1:] + [len(body)]), 1):
         line = piece.first_line + node.lineno + start
         part = int(PART_MARK.match(body[start])[1])
         if part != number:
-            raise tangle.UserError(f"{doc.where(line)}: error: expected `# 第 {number} 段` here (the parts of "
+            raise model.UserError(f"{doc.where(line)}: error: expected `# 第 {number} 段` here (the parts of "
                                    f"main() in order), found part {part}")
         blocks[part] = textwrap.dedent("\n".join(body[start:end]).rstrip()).split("\n")
     if len(blocks) != parts:
-        raise tangle.UserError(f"{doc.where(piece.fence_line)}: error: main() in 〈{name}〉 marks {len(blocks)} "
+        raise model.UserError(f"{doc.where(piece.fence_line)}: error: main() in 〈{name}〉 marks {len(blocks)} "
                                f"parts (`# 第 N 段`), but its transcript has {parts}")
     return name, blocks
 
@@ -202,9 +202,9 @@ def is_docstring(statement) -> bool:
         and isinstance(statement.value.value, str)
 
 
-def lesson_lines(doc: tangle.Document) -> list[str]:
+def lesson_lines(doc: model.Document) -> list[str]:
     """The Markdown's lines as tangle.py read them, with the formulas written the way Jupyter wants."""
-    lines = tangle.normalize_newlines(tangle.decode_markdown(doc.raw, doc.shown)[0]).split("\n")
+    lines = markdown.normalize_newlines(markdown.decode_markdown(doc.raw, doc.shown)[0]).split("\n")
     in_fence = set()
     for token in doc.tokens:
         if token.type == "fence":
@@ -264,7 +264,7 @@ class Notebook:
         return cell
 
 
-def build(doc: tangle.Document) -> nbformat.NotebookNode:
+def build(doc: model.Document) -> nbformat.NotebookNode:
     """The notebook of the lesson (see the module's docstring)."""
     program = first_program(doc)
     transcript = doc.transcripts[program]
@@ -301,7 +301,7 @@ def build(doc: tangle.Document) -> nbformat.NotebookNode:
         cursor = end
         if line in chunk_fences:
             name, piece = chunk_fences[line]
-            if any(tangle.REFERENCE.match(code) for code in piece.lines):  # includes other chunks: not Python
+            if any(model.REFERENCE.match(code) for code in piece.lines):  # includes other chunks: not Python
                 notebook.markdown([ROOT_NOTE["program"], *lines[start:end]])
             else:
                 notebook.code("\n".join(piece.lines), "chunk", chunk=name, line=line)
@@ -321,11 +321,11 @@ def build(doc: tangle.Document) -> nbformat.NotebookNode:
     return v4.new_notebook(cells=notebook.cells, metadata={"kernelspec": KERNEL, "language_info": {"name": "python"}})
 
 
-def prelude(notebook: Notebook, doc: tangle.Document, program: str, printing: str, knobs: str) -> None:
+def prelude(notebook: Notebook, doc: model.Document, program: str, printing: str, knobs: str) -> None:
     md = doc.path.name
     notebook.add(v4.new_markdown_cell(NOTE.format(md=md, program=program, printing=printing, knobs=knobs,
                                                   timing=TIMING)), "note")
-    text, _ = tangle.render(doc, program)
+    text, _ = expansion.render(doc, program)
     cell = notebook.code(PRELUDE_HEADER.format(md=md, program=program) + without_main_block(text, program),
                          "prelude", program=program)
     cell.metadata["jupyter"] = {"source_hidden": True}
@@ -353,15 +353,14 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    try:
-        args = parser().parse_args(argv)
-    except SystemExit as stop:  # argparse: --help (0) or a usage error (2)
-        return stop.code if isinstance(stop.code, int) else BAD_INPUT
+    args = console.parsed(parser(), argv)
+    if isinstance(args, int):  # --help (0) or a usage error (2)
+        return args
     output = args.output or args.md.parent / "build" / f"{args.md.stem}.ipynb"
     try:
-        doc = tangle.load(args.md, str(args.md))
+        doc = markdown.load(args.md, str(args.md))
         notebook = build(doc)
-    except tangle.UserError as error:
+    except model.UserError as error:
         print(*error.messages, sep="\n", file=sys.stderr)
         return BAD_INPUT
     nbformat.validate(notebook)
@@ -369,7 +368,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         changed = not output.is_file() or output.read_bytes() != data
         if changed:
-            tangle.write_atomically(output, data)
+            files.write_atomically(output, data)
     except OSError as error:
         print(f"{output}: error: cannot write it: {error.strerror}", file=sys.stderr)
         return BAD_INPUT

@@ -87,7 +87,7 @@ def interrupted_while_starting(_signum, _frame):
 if __name__ == "__main__":  # Ctrl-C while the modules load: one line, not the traceback of an import
     signal.signal(signal.SIGINT, interrupted_while_starting)
 
-import tangle  # noqa: E402
+from literate import console, files, inline, markdown, model, prose  # noqa: E402  (the model, the prose rules)
 
 try:
     from latex2mathml.converter import convert as latex_to_mathml
@@ -307,8 +307,8 @@ def sanitized(text: str, allowed: dict[str, set[str]]) -> Markup:
 class Page:
     """What the rendering functions share: the document, and what they have found so far."""
 
-    doc: tangle.Document
-    numbers: dict[int, list[tuple[tangle.ProseNumber, list[int]]]]  # id(inline token) -> its numbers
+    doc: model.Document
+    numbers: dict[int, list[tuple[model.ProseNumber, list[int]]]]  # id(inline token) -> its numbers
     transcript_text: dict[int, str]  # MD line -> the transcript line printed there
     fences: dict[int, tuple[str, str, int]]  # fence line -> (chunk, root or transcript; label; piece index)
     blocks: dict[int, str]  # id(inline token) -> the text of its paragraph or table row
@@ -318,7 +318,7 @@ class Page:
     ids: set[str] = field(default_factory=set)
     heading_counts: dict[str, int] = field(default_factory=dict)  # a heading's anchor -> how many have it
     headings: list[tuple[int, str, str]] = field(default_factory=list)  # (level, id, text)
-    linked: list[tuple[tangle.ProseNumber, int]] = field(default_factory=list)  # number, transcript line
+    linked: list[tuple[model.ProseNumber, int]] = field(default_factory=list)  # number, transcript line
     # caches that keep the page linear in the size of the lesson: each text is read once
     line_words: dict[int, tuple[set[str], set[str]]] = field(default_factory=dict)  # MD line -> its words, numbers
     context_index: dict[tuple, int] = field(default_factory=dict)  # (token id, span) -> index of its text
@@ -338,21 +338,13 @@ class Page:
 # ---------------------------------------------------------------- the document's parts
 
 
-def fence_roles(doc: tangle.Document) -> dict[int, tuple[str, str, int]]:
+def fence_roles(doc: model.Document) -> dict[int, tuple[str, str, int]]:
     """Each fence that tangle reads: a piece of a chunk or root, or a transcript's part (index 0, 1, ...
     in document order; a transcript in one fence is its own only part)."""
-    roles = {}
-    for kind, table in (("chunk", doc.chunks), ("root", doc.roots)):
-        for label, pieces in table.items():
-            for index, piece in enumerate(pieces):
-                roles[piece.fence_line] = (kind, label, index)
-    for target, transcript in doc.transcripts.items():
-        for index, piece in enumerate(transcript.pieces()):
-            roles[piece.fence_line] = ("transcript", target, index)
-    return roles
+    return {line: (kind, name, index) for line, (kind, name, index, _) in doc.fences().items()}
 
 
-def caption_paragraphs(doc: tangle.Document) -> dict[int, int]:
+def caption_paragraphs(doc: model.Document) -> dict[int, int]:
     """token index of each caption's paragraph_open -> the line of the fence it names (tangle.py has checked
     that the caption is that fence's: its anchor is the one weave gives the fence)."""
     lines = {caption.line: fence for fence, caption in doc.captions.items()}
@@ -360,11 +352,11 @@ def caption_paragraphs(doc: tangle.Document) -> dict[int, int]:
             if token.type == "paragraph_open" and token.map and token.map[0] + 1 in lines}
 
 
-def uses(doc: tangle.Document) -> dict[str, list[tuple[int, str]]]:
+def uses(doc: model.Document) -> dict[str, list[tuple[int, str]]]:
     found: dict[str, list[tuple[int, str]]] = {}
     for pieces in [*doc.roots.values(), *doc.chunks.values()]:
         for piece in pieces:
-            for line, name in tangle.references([piece]):
+            for line, name in model.references([piece]):
                 found.setdefault(name, []).append((line, piece.label))
     return {name: sorted(lines) for name, lines in found.items()}
 
@@ -374,31 +366,31 @@ def uses(doc: tangle.Document) -> dict[str, list[tuple[int, str]]]:
 
 
 def chunk_id(name: str) -> str:
-    return tangle.chunk_anchor(name)
+    return model.chunk_anchor(name)
 
 
 def root_id(target: str) -> str:
-    return tangle.root_anchor(target)
+    return model.root_anchor(target)
 
 
 def transcript_id(target: str, part: int | None = None) -> str:
     """A transcript's anchor: output-TARGET for one fence, output-TARGET-N for its part N."""
-    return tangle.output_anchor(target, part)
+    return model.output_anchor(target, part)
 
 
 def piece_id(kind: str, label: str, index: int) -> str:
-    return (tangle.root_anchor if kind == "root" else tangle.chunk_anchor)(label, index + 1)
+    return (model.root_anchor if kind == "root" else model.chunk_anchor)(label, index + 1)
 
 
 class Flat:
-    """The text of an inline token as the prose check reads it (tangle.inline_parts), read once: where each
+    """The text of an inline token as the prose check reads it (inline.inline_parts), read once: where each
     child starts in it, and where its sentences end. (A class only to keep them together.)"""
 
     def __init__(self, token):
-        parts, _ = tangle.inline_parts(token)
+        parts, _ = inline.inline_parts(token)
         self.text = "".join(parts)
         self.starts = list(itertools.accumulate(map(len, parts), initial=0))
-        self.ends = [match.start() for match in tangle.SENTENCE_END.finditer(self.text)]
+        self.ends = [match.start() for match in inline.SENTENCE_END.finditer(self.text)]
 
     def sentence(self, offset: int) -> tuple[int, int]:
         """(start, end) of the sentence around offset."""
@@ -410,10 +402,10 @@ def words(text: str) -> tuple[set[str], set[str]]:
     """The pairs of characters of a text (numbers and punctuation left out), and the numbers in it."""
     letters = re.sub(r"[\s0-9.+\-,，。：；、（）()|]+", " ", text)
     pairs = {letters[i : i + 2] for i in range(len(letters) - 1) if " " not in letters[i : i + 2]}
-    return pairs, {match[0] for match in tangle.NUMBER.finditer(text)}
+    return pairs, {match[0] for match in inline.NUMBER.finditer(text)}
 
 
-def best_line(page: Page, number: tangle.ProseNumber, lines: list[int], contexts: list[tuple[tuple, str]]) -> int:
+def best_line(page: Page, number: model.ProseNumber, lines: list[int], contexts: list[tuple[tuple, str]]) -> int:
     """Of the transcript lines that print the number (the first MAX_CANDIDATES of them), the one whose words
     best match its sentence, then its paragraph (or table row): shared pairs of characters, and the other
     numbers there, count; the first line wins a tie. contexts: (cache key, text) of the sentence and the
@@ -433,7 +425,7 @@ def best_line(page: Page, number: tangle.ProseNumber, lines: list[int], contexts
     return page.best[memo]
 
 
-def line_scorer(page: Page, number: tangle.ProseNumber, contexts: list[int]):
+def line_scorer(page: Page, number: model.ProseNumber, contexts: list[int]):
     """The score of a transcript line for a number read in these contexts (indexes of their texts)."""
     scorers = []
     for index in contexts:
@@ -455,7 +447,7 @@ def block_contexts(tokens) -> dict[int, str]:
     found, row = {}, []
     for token in tokens:
         if token.type == "inline":
-            found[id(token)] = tangle.flatten_inline(token)[0]
+            found[id(token)] = inline.flatten_inline(token)[0]
             row.append(token)
         elif token.type == "tr_open":
             row = []
@@ -465,9 +457,9 @@ def block_contexts(tokens) -> dict[int, str]:
     return found
 
 
-def numbers_by_token(sources: list[tuple[tangle.ProseNumber, list[int]]]):
+def numbers_by_token(sources: list[tuple[model.ProseNumber, list[int]]]):
     """The prose numbers of each inline token (by its id), in the order they stand."""
-    found: dict[int, list[tuple[tangle.ProseNumber, list[int]]]] = {}
+    found: dict[int, list[tuple[model.ProseNumber, list[int]]]] = {}
     for number, lines in sources:
         found.setdefault(id(number.token), []).append((number, lines))
     for entries in found.values():
@@ -587,7 +579,7 @@ def token_html(token) -> Markup:
     attributes = {}
     if kind == "link_open":
         href = str(token.attrs.get("href", ""))
-        own = tangle.OWN_LINK.fullmatch(unquote(href))  # a caption's anchor, as written (as the page's ids are)
+        own = model.OWN_LINK.fullmatch(unquote(href))  # a caption's anchor, as written (as the page's ids are)
         attributes = {"href": f"#{own[1]}" if own else href, "title": token.attrs.get("title")}
     elif kind == "ordered_list_open":
         attributes = {"start": token.attrs.get("start")}
@@ -631,19 +623,19 @@ def text_html(page: Page, token, flat: Flat, content: str, github: tuple[bool, b
 
 
 def content_positions(content: str):
-    """A function from a character's offset in the flattened text (tangle.flatten_inline) to where it is in
+    """A function from a character's offset in the flattened text (inline.flatten_inline) to where it is in
     a text child's content: there, each bare URL became one character. The URLs are found once."""
     flat_starts, shifts, shift = [], [0], 0
-    for match in tangle.BARE_URL.finditer(content):
+    for match in inline.BARE_URL.finditer(content):
         flat_starts.append(match.start() - shift)
         shift += len(match[0]) - 1
         shifts.append(shift)
     return lambda offset: offset + shifts[bisect.bisect_left(flat_starts, offset)]
 
 
-def number_html(page: Page, number: tangle.ProseNumber, lines: list[int], contexts) -> Markup:
+def number_html(page: Page, number: model.ProseNumber, lines: list[int], contexts) -> Markup:
     if number.book:
-        return tag("span", {"class": "num book", "title": f"原书的数字（列在 {tangle.BOOK_FIGURES} 里），"
+        return tag("span", {"class": "num book", "title": f"原书的数字（列在 {prose.BOOK_FIGURES} 里），"
                                                            "不是本仓库的程序打印的"}, number.text)
     if not lines:
         why = (f"没有核对上：{number.program} 的实跑输出里没有它" if number.program
@@ -674,7 +666,7 @@ def transcript_line(page: Page, line: int, text: str) -> Markup:
     """One output line, anchored L<line>; each number a prose link may land on in a box of its own, anchored
     too, so that the link highlights the number itself."""
     wanted, out, position = set(page.targets.get(line, ())), [], 0
-    for match in tangle.NUMBER.finditer(text) if wanted else ():
+    for match in inline.NUMBER.finditer(text) if wanted else ():
         if match[0] in wanted:
             wanted.discard(match[0])
             out += [columns(text[position : match.start()], page.widths),
@@ -711,12 +703,12 @@ def highlighted_lines(code: list[str], language: str, widths: set[tuple[str, int
     return [join(parts) for parts in lines[: len(code)]] + [Markup("")] * (len(code) - len(lines))
 
 
-def code_html(page: Page, piece: tangle.Piece, language: str) -> Markup:
+def code_html(page: Page, piece: model.Piece, language: str) -> Markup:
     shown = highlighted_lines(piece.lines, language, page.widths)
     out = []
     for offset, (code, text) in enumerate(zip(piece.lines, shown, strict=True)):
         line = piece.first_line + offset
-        match = tangle.REFERENCE.match(code)
+        match = model.REFERENCE.match(code)
         if match:
             name = " ".join(match[2].split())
             where = page.doc.chunks[name][0].fence_line
@@ -783,10 +775,10 @@ def chunk_html(page: Page, token, kind: str, label: str, index: int) -> Markup:
                       code_html(page, piece, language), foot) + "\n")
 
 
-def parts_list(page: Page, pieces: list[tangle.Piece]) -> Markup:
+def parts_list(page: Page, pieces: list[model.Piece]) -> Markup:
     """The chunks a root includes, in the order they are tangled, nested; each chunk listed once, depth first
-    without recursion (chunks nest up to tangle.MAX_DEPTH deep)."""
-    out, stack, seen = [], [iter(tangle.references(pieces))], set()
+    without recursion (chunks nest up to model.MAX_DEPTH deep)."""
+    out, stack, seen = [], [iter(model.references(pieces))], set()
     while stack:
         line, name = next(stack[-1], (None, None))
         if name is None:
@@ -798,7 +790,7 @@ def parts_list(page: Page, pieces: list[tangle.Piece]) -> Markup:
         seen.add(name)
         out.append(Markup(start_tag("li") + tag("a", {"href": f"#{chunk_id(name)}"}, f"<<{name}>>") + " "
                           + tag("a", {"class": "def", "href": f"#L{line}"}, f"（第 {line} 行）") + start_tag("ol")))
-        stack.append(iter(tangle.references(page.doc.chunks[name])))
+        stack.append(iter(model.references(page.doc.chunks[name])))
     return tag("ol", None, join(out))
 
 
@@ -892,12 +884,12 @@ def legend_svg(scale: float) -> Markup:
                        "aria-label": "图例：权重是均匀的几倍"}, *parts)
 
 
-def largest_multiple(doc: tangle.Document) -> float:
+def largest_multiple(doc: model.Document) -> float:
     """The largest multiple of uniform printed in any matrix of the page's transcripts (at least 2)."""
     largest = 2.0
     for transcript in doc.transcripts.values():
         for piece in transcript.pieces():
-            for _, _, names, rows in parse_matrices(tangle.output_lines(piece.content)):
+            for _, _, names, rows in parse_matrices(model.output_lines(piece.content)):
                 largest = max([largest] + [weight * len(names) for _, weights, _ in rows for weight in weights])
     return largest
 
@@ -908,7 +900,7 @@ def transcript_html(page: Page, target: str, index: int) -> Markup:
     transcript = page.doc.transcripts[target]
     pieces = transcript.pieces()
     piece = pieces[index]
-    lines = tangle.output_lines(piece.content)
+    lines = model.output_lines(piece.content)
     anchor = transcript_id(target, piece.part)
     page.ids.add(anchor)
 
@@ -979,8 +971,8 @@ def body_html(page: Page) -> Markup:
                 skip_until = index + 2
                 continue
         if token.type == "heading_open":
-            inline = tokens[index + 1]
-            text = "".join(child.content for child in inline.children or [] if child.type in ("text", "code_inline"))
+            title = tokens[index + 1]
+            text = "".join(child.content for child in title.children or [] if child.type in ("text", "code_inline"))
             anchor = heading_id(page, text)
             page.headings.append((int(token.tag[1]), anchor, text))
             if token.tag == "h2":  # each ## section in a <section>: the contents mark the ones in view
@@ -1047,7 +1039,7 @@ def summary_html(page: Page, sources) -> Markup:
                                                    " 的实跑输出")]) for program, count in by_program.items()], "，")
     text = [f"正文里要核对的数字有 {len(counted)} 个：", tag("strong", None, f"{verified} 个核对过"),
             "（", parts, f"），{book} 个", tag("span", {"class": "num book"}, "标成原书的"),
-            "（列在 ", tag("code", None, tangle.BOOK_FIGURES), " 里）"]
+            "（列在 ", tag("code", None, prose.BOOK_FIGURES), " 里）"]
     if page.in_formulas:
         text.append(f"；其中 {page.in_formulas} 个写在公式里，没有链接")
     if failed:
@@ -1058,13 +1050,13 @@ def summary_html(page: Page, sources) -> Markup:
     return tag("p", {"id": "verified"}, *text)
 
 
-def weave(doc: tangle.Document) -> tuple[str, Page, list[str]]:
+def weave(doc: model.Document) -> tuple[str, Page, list[str]]:
     """The page's HTML, what went into it, and the prose check's error lines (as warnings)."""
-    errors, sources = tangle.prose_number_sources(doc)
+    errors, sources = prose.prose_number_sources(doc)
     transcript_text = {}
     for transcript in doc.transcripts.values():
         for piece in transcript.pieces():
-            for offset, text in enumerate(tangle.output_lines(piece.content)):
+            for offset, text in enumerate(model.output_lines(piece.content)):
                 transcript_text[piece.first_line + offset] = text
     captions = caption_paragraphs(doc)
     page = Page(doc=doc, numbers=numbers_by_token(sources), transcript_text=transcript_text,
@@ -1073,7 +1065,7 @@ def weave(doc: tangle.Document) -> tuple[str, Page, list[str]]:
                 targets=link_targets(sources), scale=largest_multiple(doc))
     body = body_html(page)
     if page.problems:
-        raise tangle.UserError(*page.problems)
+        raise model.UserError(*page.problems)
     title = next((text for level, _, text in page.headings if level == 1), doc.path.stem)
     first_h1_end = body.find("</h1>")
     top = Markup(summary_html(page, sources) + contents_html(page))
@@ -1246,7 +1238,7 @@ def is_page(data: bytes) -> bool:
     return data.startswith(b"<!DOCTYPE html>") and (mark in data[:4096] or "本页由 <code>weave.py</code>".encode() in data)
 
 
-def existing_output(doc: tangle.Document, output: Path) -> bytes | None:
+def existing_output(doc: model.Document, output: Path) -> bytes | None:
     """What is at output now (None: nothing), if weave.py may replace it; else UserError saying why not: it is
     the lesson, a file the lesson tangles, no regular file, or a file that weave.py did not write."""
     shown = str(output)
@@ -1255,7 +1247,7 @@ def existing_output(doc: tangle.Document, output: Path) -> bytes | None:
             for target in doc.roots}
     ours[os.path.realpath(doc.path)] = f"the lesson {doc.shown} itself"
     if real in ours:
-        raise tangle.UserError(f"{shown}: error: is {ours[real]}; write the page elsewhere "
+        raise model.UserError(f"{shown}: error: is {ours[real]}; write the page elsewhere "
                                f"(the default is {doc.path.parent / 'build' / (doc.path.stem + '.html')})")
     try:
         info = os.stat(output)
@@ -1264,13 +1256,13 @@ def existing_output(doc: tangle.Document, output: Path) -> bytes | None:
     except NotADirectoryError:
         folder_problem(output)
     except OSError as error:
-        raise tangle.UserError(f"{shown}: error: cannot use it: {tangle.describe(error)}") from None
+        raise model.UserError(f"{shown}: error: cannot use it: {files.describe(error)}") from None
     if not stat.S_ISREG(info.st_mode):
-        raise tangle.UserError(f"{shown}: error: is {tangle.file_kind(info.st_mode)}, not a regular file; weave.py "
+        raise model.UserError(f"{shown}: error: is {files.file_kind(info.st_mode)}, not a regular file; weave.py "
                                "replaces only a page it wrote: give -o the path of an .html file")
-    data = tangle.read_regular(output, shown, MAX_PAGE_BYTES) or b""
+    data = files.read_regular(output, shown, MAX_PAGE_BYTES) or b""
     if not is_page(data):
-        raise tangle.UserError(f"{shown}: error: exists and is not a page weave.py wrote, so weave.py leaves it as "
+        raise model.UserError(f"{shown}: error: exists and is not a page weave.py wrote, so weave.py leaves it as "
                                "it is; give -o another path, or move that file away if it is to be replaced")
     return data
 
@@ -1279,57 +1271,39 @@ def folder_problem(output: Path):
     """UserError: a folder on the way to output is a file (-o lesson.md/page.html)."""
     blocking = next((folder for folder in reversed(output.parents) if os.path.exists(folder)
                      and not os.path.isdir(folder)), output.parent)
-    raise tangle.UserError(f"{output}: error: cannot be written: {blocking} is a file, not a folder; "
+    raise model.UserError(f"{output}: error: cannot be written: {blocking} is a file, not a folder; "
                            "give -o a path in a folder")
 
 
-def write_page(doc: tangle.Document, output: Path, data: bytes) -> bool:
+def write_page(doc: model.Document, output: Path, data: bytes) -> bool:
     """Write the page unless it holds these bytes already; whether it wrote. Atomically, and only if the file
     still holds what existing_output read (a page saved meanwhile is kept)."""
     current = existing_output(doc, output)
     if current == data:
         return False
     try:
-        with tangle.signals_deferred():
-            written = tangle.write_atomically(output, data, expected=current)
+        with files.signals_deferred():
+            written = files.write_atomically(output, data, expected=current)
     except OSError as error:
-        raise tangle.UserError(f"{output}: error: cannot write it: {tangle.describe(error)}; "
+        raise model.UserError(f"{output}: error: cannot write it: {files.describe(error)}; "
                                "check that its folder exists and is writable, or give another -o") from None
     if not written:
-        raise tangle.Conflict(f"{output}: error: changed while weave.py was writing it; left as it is: run it again")
+        raise model.Conflict(f"{output}: error: changed while weave.py was writing it; left as it is: run it again")
     return True
 
 
 def main(argv: list[str] | None = None) -> int:
     """Ctrl-C, a closed pipe and a console that cannot show Chinese end it with one line, never a traceback."""
-    streams = sys.stdout, sys.stderr
-    for stream in streams:
-        with contextlib.suppress(AttributeError, ValueError, OSError):
-            stream.reconfigure(errors="backslashreplace")
-    nowhere = open(os.devnull, "w", encoding="utf-8")  # for a stream closed before we started (>&-)
-    sys.stdout, sys.stderr = (tangle.ClosedPipeTolerant(stream or nowhere) for stream in streams)
-    try:
-        with tangle.interrupts_raised():
-            return run_command(argv)
-    except KeyboardInterrupt as stop:  # Ctrl-C, SIGTERM or SIGHUP: the page is written whole or not at all
-        number = getattr(stop, "signum", signal.SIGINT)
-        print(f"weave.py: interrupted ({signal.Signals(number).name}); the page was not changed", file=sys.stderr)
-        return 128 + number
-    finally:
-        for stream in (sys.stdout, sys.stderr):
-            stream.flush()
-        sys.stdout, sys.stderr = streams
-        nowhere.close()
+    return console.guarded("weave.py", lambda: run_command(argv), "the page was not changed")
 
 
 def run_command(argv: list[str] | None) -> int:
-    try:
-        args = parser().parse_args(argv)
-    except SystemExit as stop:  # argparse: --help (0) or a usage error (2)
-        return stop.code if isinstance(stop.code, int) else BAD_INPUT
+    args = console.parsed(parser(), argv)
+    if isinstance(args, int):  # --help (0) or a usage error (2)
+        return args
     output = args.output or args.md.parent / "build" / f"{args.md.stem}.html"
     try:
-        doc = tangle.load(args.md, str(args.md))
+        doc = markdown.load(args.md, str(args.md))
         page_html, page, errors = weave(doc)
         if errors:
             print(f"{doc.shown}: warning: {len(errors)} prose number{'s are' if len(errors) != 1 else ' is'} not "
@@ -1343,7 +1317,7 @@ def run_command(argv: list[str] | None) -> int:
             report, changed = sys.stderr, True
         else:
             report, changed = sys.stdout, write_page(doc, output, data)
-    except tangle.UserError as error:
+    except model.UserError as error:
         print(*error.messages, sep="\n", file=sys.stderr)
         return error.code
     except RecursionError:

@@ -27,6 +27,8 @@ from hypothesis import strategies as st
 
 pytest.importorskip("latex2mathml", reason="weave.py needs latex2mathml: make test installs requirements-html.txt")
 
+import literate.inline  # noqa: E402
+import literate.prose  # noqa: E402
 import tangle  # noqa: E402
 import weave  # noqa: E402
 
@@ -351,7 +353,7 @@ def test_hang_a_paragraph_is_read_once_however_many_children(tmp_path, monkeypat
     times, not once per child."""
     md = write(tmp_path, lesson("w *e*\n" * lines + "\n准确率 0.9300。\n"))
     doc = tangle.load(md, str(md))
-    calls = counting(monkeypatch, tangle, "inline_parts")
+    calls = counting(monkeypatch, literate.inline, "inline_parts")
     weave.weave(doc)
     inline_tokens = sum(token.type == "inline" for token in doc.tokens)
     assert len(calls) <= 4 * inline_tokens
@@ -393,8 +395,8 @@ def test_hang_book_spans_are_found_in_one_pass(tmp_path, monkeypatch, count):
     not a search from each 原书 to the end of the sentence."""
     md = write(tmp_path, lesson("原书 0.25 " * count + "\n"))
     doc = tangle.load(md, str(md))
-    counted = Counted(tangle.BOOK_SPAN_END)
-    monkeypatch.setattr(tangle, "BOOK_SPAN_END", counted)
+    counted = Counted(literate.prose.BOOK_SPAN_END)
+    monkeypatch.setattr(literate.prose, "BOOK_SPAN_END", counted)
     errors, numbers = tangle.stale_numbers(doc)
     assert not errors and len(numbers) == count and all(number.book for number in numbers)
     assert "search" not in counted.calls and len(counted.calls) <= sum(t.type == "inline" for t in doc.tokens)

@@ -21,6 +21,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import literate.runner
 import tangle
 
 fcntl = pytest.importorskip("fcntl")  # POSIX only, like most of what is tested here
@@ -282,7 +283,7 @@ def test_a_timeout_must_be_a_positive_number_of_seconds(tmp_path, capsys, value)
 
 
 def test_a_program_that_prints_without_end_is_stopped(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr(tangle, "MAX_OUTPUT_BYTES", 1 << 20)
+    monkeypatch.setattr(literate.runner, "MAX_OUTPUT_BYTES", 1 << 20)
     md = write(tmp_path, lesson("while True:\n    print('x' * 1000)\n"))
     run(capsys, "tangle", md)
     code, _, err = run(capsys, "check", md, "--timeout", "20")

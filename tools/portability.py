@@ -1,7 +1,7 @@
 """Prove that a program's stdout is byte-identical across environments.
 
-Runs PROGRAM once as the reference (this interpreter, the controlled environment
-PYTHONHASHSEED=0 PYTHONIOENCODING=utf-8 OPENBLAS_NUM_THREADS=1) and then under a
+Runs PROGRAM once as the reference (this interpreter, the environment tangle.py check
+runs programs in: RUN_ENV in literate/runner.py) and then under a
 matrix of variants: OpenBLAS thread counts and kernels (OPENBLAS_CORETYPE), numpy's
 SIMD code switched off by level (NPY_DISABLE_CPU_FEATURES), other numpy versions and
 other Pythons (in venvs cached under .cache/portability/venvs), C and ASCII locales,
@@ -47,11 +47,14 @@ from itertools import zip_longest
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from literate.runner import RUN_ENV  # noqa: E402  (standard library only, like this harness)
+
 CACHE = ROOT / ".cache" / "portability"
 TIMEOUT = 300  # seconds per run of the program
 BUILD_TIMEOUT = 900  # seconds per venv build (pip downloads numpy)
 NEWEST_NUMPY = "2.4.6"  # the newest numpy 2.x on PyPI when this was written: bump it here
-CONTROLLED = {"PYTHONHASHSEED": "0", "PYTHONIOENCODING": "utf-8", "OPENBLAS_NUM_THREADS": "1"}
+CONTROLLED = RUN_ENV  # the environment tangle.py check runs the program in, defined once, there
 DROPPED = ("PYTHONPATH", "PYTHONHOME")  # would mix another numpy into a venv's interpreter
 
 

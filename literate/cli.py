@@ -1,0 +1,86 @@
+"""Tangle the code fences of a literate Markdown lesson into programs, check that the transcript and the
+numbers in its prose (every number not marked 原书, the book's) are what the programs print, and bring edits
+made in a generated file back into the lesson.
+
+examples:
+  python tangle.py tangle                  write generated/ from ./attention.md
+  python tangle.py check --only generated/attention.py
+  python tangle.py update                  rerun the programs, rewrite their transcripts in place
+  python tangle.py stitch                  move edits made in generated/*.py back into attention.md
+
+Errors read MD:LINE: error: ...; exit 0 ok, 1 a check found a difference, 2 bad input or usage.
+The full manual: docs/tangle.md."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import sys
+from pathlib import Path
+
+from .commands import command_check, command_tangle, command_update
+from .console import guarded, parsed
+from .files import describe, document_lock
+from .model import BAD_INPUT, UserError
+from .stitch import command_stitch
+
+
+MAX_TIMEOUT = 1e6
+
+
+def seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value <= MAX_TIMEOUT:  # also refuses nan
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds above 0 and at most {MAX_TIMEOUT:g}")
+    return value
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(prog="tangle.py", description=__doc__,
+                                  formatter_class=argparse.RawDescriptionHelpFormatter)
+    commands = top.add_subparsers(dest="command", required=True)
+    for name, function, summary in (("tangle", command_tangle, "write the generated files"),
+                                    ("check", command_check, "verify generated/, transcript and prose numbers"),
+                                    ("update", command_update, "rewrite the transcript from a fresh run"),
+                                    ("stitch", command_stitch, "move edits made in generated files into MD")):
+        command = commands.add_parser(name, help=summary, description=summary)
+        command.add_argument("md", nargs="?", type=Path, default=Path("attention.md"),
+                             help="the Markdown lesson (default: ./attention.md)")
+        if name == "tangle":
+            command.add_argument("--force", action="store_true", help="overwrite generated files edited by hand")
+        elif name != "stitch":
+            command.add_argument("--timeout", type=seconds, default=600, help="seconds a run may take (600)")
+            command.add_argument("--only", metavar="PATH", help="run only the program written to PATH, e.g. "
+                                 "generated/attention.py (the prose check still reads every transcript)")
+            command.add_argument("--progress", action="store_true", help="show what the program writes to "
+                                 "stderr (its progress) while it runs, each line prefixed with its path")
+        command.set_defaults(function=function)
+    return top
+
+
+def main(argv: list[str] | None = None, script: bool = False) -> int:
+    """Run one command; script=True when run as tangle.py itself (see console.interrupts_raised)."""
+    return guarded("tangle.py", lambda: run_command(argv), "stopped the programs it ran, and wrote nothing more",
+                   script)
+
+
+def run_command(argv: list[str] | None) -> int:
+    args = parsed(parser(), argv)
+    if isinstance(args, int):
+        return args
+    try:
+        with document_lock(args.md, str(args.md)) if args.command in ("update", "stitch") else contextlib.nullcontext():
+            return args.function(args)
+    except UserError as error:
+        print(*error.messages, sep="\n", file=sys.stderr)
+        return error.code
+    except OSError as error:  # the environment, not tangle.py: a full disk, a vanished folder, ...
+        name = f" {error.filename}" if error.filename else ""
+        print(f"tangle.py: error:{name} {describe(error)}", file=sys.stderr)
+        return BAD_INPUT
+    except MemoryError:
+        print("tangle.py: error: out of memory", file=sys.stderr)
+        return BAD_INPUT

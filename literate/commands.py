@@ -1,0 +1,189 @@
+"""The commands tangle, check and update, as functions of parsed arguments."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from .expansion import generated_state, read_generated, render, writable_problem
+from .files import describe, signals_deferred, write_atomically
+from .markdown import load
+from .model import Conflict, DIFFERENT, Document, OK, UserError
+from .prose import stale_numbers
+from .runner import report_failed_run, run_program
+from .transcripts import deterministic_output, report_difference, split_output, write_transcripts
+
+
+def command_tangle(args) -> int:
+    write_roots(load(args.md, str(args.md)), args.force)
+    return OK
+
+
+def write_roots(doc: Document, force: bool, stitched: dict[str, bytes] | None = None) -> None:
+    """Write every root whose text changed; refuse all writing if any target is unusable or hand-edited
+    (except a file in stitched that still holds the bytes whose edits stitch moved into the lesson)."""
+    pending: list[tuple[str, str, bytes | None]] = []
+    problems = []
+    real_paths: dict[str, str] = {}
+    for target, pieces in doc.roots.items():
+        real = os.path.realpath(doc.folder / target)
+        problem = writable_problem(doc, target) or (
+            f"file={target} is the same file as file={real_paths[real]} (through a symlink)" if real in real_paths
+            else None)
+        real_paths.setdefault(real, target)
+        if problem:
+            problems.append(f"{doc.where(pieces[0].fence_line)}: error: {problem}")
+            continue
+        text, _ = render(doc, target)
+        current = read_generated(doc, target)
+        state = generated_state(current, text)
+        if state == "same":
+            continue
+        if state == "foreign":
+            problems.append(f"{doc.where(pieces[0].fence_line)}: error: {foreign(doc, target)}")
+            continue
+        if state == "edited" and not force and (stitched or {}).get(target) != current:
+            problems.append(f"{doc.target_shown(target)}: error: edited by hand since it was last tangled; "
+                            f"move your change into {doc.path.name}, or rerun with --force to overwrite")
+            continue
+        pending.append((target, text, current))
+    if problems:
+        raise UserError(*problems)
+    written, failure = [], None
+    with signals_deferred():
+        for target, text, current in pending:
+            shown = doc.target_shown(target)
+            try:
+                if not write_atomically(doc.folder / target, text.encode(), expected=current):
+                    failure = Conflict(f"{shown}: error: changed while tangle.py was about to write it; left as "
+                                       "it is: run make tangle again")
+            except OSError as error:
+                failure = UserError(f"{shown}: error: cannot write it: {describe(error)}")
+            if failure:
+                break
+            written.append(shown)
+    for shown in written:
+        print(f"wrote {shown}")
+    if failure:
+        raise failure
+
+
+def sync_problems(doc: Document) -> list[str]:
+    """Generated files that are not what the Markdown tangles to."""
+    problems = []
+    for target in doc.roots:
+        state = generated_state(read_generated(doc, target), render(doc, target)[0])
+        if state in ("same", "banner"):
+            continue
+        if state == "foreign":
+            problems.append(f"{doc.where(doc.roots[target][0].fence_line)}: error: {foreign(doc, target)}")
+            continue
+        if state == "missing":
+            why = "missing; run make tangle"
+        elif state == "edited":
+            why = (f"edited by hand since it was last tangled; move your change into {doc.path.name}, "
+                   "then run make tangle")
+        else:
+            why = f"out of date with {doc.path.name}; run make tangle"
+        problems.append(f"{doc.target_shown(target)}: error: {why}")
+    return problems
+
+
+def foreign(doc: Document, target: str) -> str:
+    return (f"file={target}: {doc.target_shown(target)} exists and was not written by tangle.py (it does not start "
+            f"with the banner \"# Generated from\"), so tangle.py never overwrites it, not even with --force; "
+            f"give the root another path in {doc.path.name}, or move that file away if it is to be replaced")
+
+
+def require_transcripts(doc: Document) -> None:
+    if not doc.transcripts:
+        raise UserError(f"{doc.shown}: error: no transcript; put a ```text {{transcript}} fence "
+                        "(it may start empty) where the program's output is documented, then run make update")
+
+
+def selected_targets(doc: Document, only: str | None) -> list[str]:
+    """The programs to run: every one with a transcript, or just the one --only names."""
+    if only is None:
+        return list(doc.transcripts)
+    wanted = os.path.normpath(only)
+    if wanted not in map(os.path.normpath, doc.transcripts):
+        known = ", ".join(doc.transcripts) or "none"
+        raise UserError(f"{doc.shown}: error: --only {only}: no program with a transcript by that name "
+                        f"(there are: {known})")
+    return [target for target in doc.transcripts if os.path.normpath(target) == wanted]
+
+
+def in_sync(args) -> tuple[Document, list[str]] | None:
+    """What check and update start from: the lesson and the programs to run, or None (the reasons printed)
+    when generated/ is not what the lesson tangles to."""
+    doc = load(args.md, str(args.md))
+    require_transcripts(doc)
+    targets = selected_targets(doc, args.only)
+    problems = sync_problems(doc)
+    if problems:
+        print(*problems, sep="\n", file=sys.stderr)
+        return None
+    return doc, targets
+
+
+def command_check(args) -> int:
+    opened = in_sync(args)
+    if opened is None:
+        return DIFFERENT
+    doc, targets = opened
+    errors, numbers = stale_numbers(doc)  # before the runs: a mistake in the prose's markup is exit 2 at once
+    outcomes = []
+    for target in targets:
+        transcript = doc.transcripts[target]
+        run = run_program(doc, target, args.timeout, progress=args.progress)[0]
+        if run.returncode != 0:
+            report_failed_run(doc, target, run, args.timeout, echoed=args.progress)
+            outcomes.append(f"{doc.target_shown(target)} failed")
+        elif run.stdout != transcript.content.encode():
+            report_difference(doc, target, run.stdout.decode("utf-8", "replace"))
+            outcomes.append("transcript differs")
+    if errors:
+        print(*errors, sep="\n", file=sys.stderr)
+        outcomes.append(f"{len(errors)} not in the transcript")
+    book = sum(number.book for number in numbers)
+    verdict = "; ".join(outcomes) or ("transcript matches" if len(targets) == 1 else "transcripts match")
+    print(f"checked {len(numbers)} prose numbers ({book} marked as the book's); {verdict}")
+    return DIFFERENT if outcomes else OK
+
+
+def command_update(args) -> int:
+    opened = in_sync(args)
+    if opened is None:
+        return DIFFERENT
+    doc, targets = opened
+    stale_numbers(doc)  # a mistake in the prose's markup (exit 2) stops before the runs, MD untouched
+    new = {}
+    for target in targets:
+        output = deterministic_output(doc, target, args.timeout, args.progress)
+        if output is None:
+            return DIFFERENT
+        new[target] = output
+    changed = {target: output for target, output in new.items() if output != doc.transcripts[target].content}
+    for target, output in changed.items():
+        parts, why, piece = split_output(doc.transcripts[target], output)
+        if parts is None:
+            print(f"{doc.where(piece.fence_line)}: error: cannot cut the new output of {doc.target_shown(target)} "
+                  f"into the {len(doc.transcripts[target].pieces())} parts of its transcript: {why}; nothing "
+                  f"written. A part begins with a line the program prints exactly once (a heading it prints): "
+                  f"move part {piece.part} to begin with such a line, or join it to the part before",
+                  file=sys.stderr)
+            return DIFFERENT
+    if not changed:
+        print("transcript unchanged")
+        updated = doc
+    else:
+        updated = write_transcripts(doc, changed)
+        write_roots(updated, force=False)  # code below a transcript has moved: its line comments change
+    errors, _ = stale_numbers(updated)
+    if errors:
+        print(*errors, sep="\n", file=sys.stderr)
+        print(f"{len(errors)} prose number{'s' if len(errors) != 1 else ''} not printed by the transcript "
+              f"{'they cite' if len(errors) != 1 else 'it cites'} (listed above); correct {doc.path.name}",
+              file=sys.stderr)
+        return DIFFERENT
+    return OK

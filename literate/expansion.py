@@ -1,0 +1,128 @@
+"""Expansion: a root's pieces, references expanded, as the generated file's text, each line with its origin;
+the banner and hash line, and where a generated file stands against the lesson."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from .files import read_regular
+from .model import Document, LINE_BREAKING, MAX_GENERATED_BYTES, Piece, REFERENCE
+
+
+BANNER = "# Generated from {source} by tangle.py — do not edit; edit {source} and run make tangle."
+HASH_LINE = "# sha256 of the lines below: {digest}"
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where a line of a generated file came from: a line of a piece (offset >= 0) or the `# MD:LINE (chunk)`
+    comment above the piece (offset -1), the indentation expansion put before it, and which copy of the
+    piece it belongs to (the index, in the body, of that copy's comment line)."""
+
+    piece: Piece
+    offset: int
+    indent: str
+    copy: int
+
+    @property
+    def md_line(self) -> int:
+        return self.piece.first_line + max(self.offset, 0)
+
+
+def trace(doc: Document, target: str) -> tuple[list[str], list[Origin | None]]:
+    """The body of a generated file (below the banner and hash line) as lines, each with its Origin
+    (None: the blank line between two pieces of the root)."""
+    body: list[str] = []
+    origin: list[Origin | None] = []
+    for number, piece in enumerate(doc.roots[target]):
+        if number:
+            body.append("")
+            origin.append(None)
+        expand(doc, [piece], "", body, origin)
+    return body, origin
+
+
+def render(doc: Document, target: str) -> tuple[str, list[tuple[int, str] | None]]:
+    """The generated file's text, and for each of its lines the (md line, chunk) it came from."""
+    body, origin = trace(doc, target)
+    text = "\n".join(body) + "\n"
+    digest = hashlib.sha256(text.encode()).hexdigest()
+    banner = [BANNER.format(source=comment_safe(doc.path.name)), HASH_LINE.format(digest=digest)]
+    return "\n".join(banner) + "\n" + text, [None, None, *((o.md_line, o.piece.label) if o else None for o in origin)]
+
+
+def expand(doc: Document, pieces: list[Piece], indent: str, body: list[str], origin: list) -> None:
+    """Append the pieces' lines, references expanded (reference_problems bounds the depth)."""
+    for piece in pieces:
+        copy = len(body)
+        body.append(f"{indent}# {comment_safe(doc.path.name)}:{piece.first_line} ({comment_safe(piece.label)})")
+        origin.append(Origin(piece, -1, indent, copy))
+        for offset, code in enumerate(piece.lines):
+            match = REFERENCE.match(code)
+            if match:
+                name = " ".join(match[2].split())
+                expand(doc, doc.chunks[name], indent + match[1], body, origin)
+                continue
+            body.append(indent + code if code.strip() else "")
+            origin.append(Origin(piece, offset, indent, copy))
+
+
+def comment_safe(name: str) -> str:
+    """A name as it may stand in a # comment: no character that some reader takes for a line break."""
+    return LINE_BREAKING.sub(lambda match: match[0].encode("unicode_escape").decode(), name)
+
+
+def edited_by_hand(text: str) -> bool:
+    """True unless the text is exactly what tangle last wrote (its hash line agrees)."""
+    banner, _, rest = text.partition("\n")
+    hash_line, _, body = rest.partition("\n")
+    match = re.fullmatch(HASH_LINE.format(digest="([0-9a-f]{64})"), hash_line)
+    return not (banner.startswith("# Generated from ") and match
+                and hashlib.sha256(body.encode()).hexdigest() == match[1])
+
+
+def generated_state(current: bytes | None, text: str) -> str:
+    """Where a generated file stands against the text the Markdown tangles to now:
+    "missing"; "same" (CRLF line ends, which a clone with core.autocrlf gives it, count as LF);
+    "banner" (the code below the banner is the same: only the hash line is out of date);
+    "stale" (tangle's own output for an older Markdown, or a hand edit already copied into the
+    Markdown: only the `# MD:LINE` numbers differ); "edited" (a change found only here); "foreign" (no
+    banner: a file tangle.py never wrote, such as tangle.py itself, which it never overwrites)."""
+    if current is None:
+        return "missing"
+    now = current.decode("utf-8", "replace").replace("\r\n", "\n")
+    if now == text:
+        return "same"
+    if not now.startswith(BANNER.partition("{")[0]):
+        return "foreign"
+    below_banner = [whole.split("\n", 2)[2:] for whole in (now, text)]
+    if below_banner[0] == below_banner[1]:
+        return "banner"
+    numbers = re.compile(r"(?m)^([ \t]*# .*):[0-9]+ \(")
+    unnumbered = [numbers.sub(r"\1:# (", "".join(part)) for part in below_banner]
+    if not edited_by_hand(now) or unnumbered[0] == unnumbered[1]:
+        return "stale"
+    return "edited"
+
+
+def read_generated(doc: Document, target: str) -> bytes | None:
+    """The bytes of a generated file, None if missing."""
+    return read_regular(doc.folder / target, doc.target_shown(target), MAX_GENERATED_BYTES)
+
+
+def writable_problem(doc: Document, target: str) -> str | None:
+    path = doc.folder / target
+    if not Path(os.path.realpath(path)).is_relative_to(os.path.realpath(doc.folder)):
+        return f"file={target} leads outside the folder of {doc.path.name} (through a symlink)"
+    folder = path.parent
+    while not os.path.exists(folder) and folder != folder.parent:
+        folder = folder.parent
+    if not os.path.isdir(folder):
+        return f"cannot write file={target}: {folder.relative_to(doc.folder)} is not a directory"
+    if not os.access(path if os.path.exists(path) else folder, os.W_OK):
+        return f"cannot write file={target}: permission denied"
+    return None

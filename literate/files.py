@@ -1,0 +1,167 @@
+"""File safety: reading a regular file within bounds, atomic writes, the document lock, interrupts deferred
+while files are replaced."""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import re
+import signal
+import stat
+import tempfile
+import threading
+from pathlib import Path
+
+from .model import Conflict, UserError
+
+
+try:
+    import fcntl
+except ImportError:  # Windows: no advisory locks, so nothing stops two updates of one file there
+    fcntl = None
+
+
+POSIX = os.name == "posix"
+INTERRUPTS = [getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name)]
+
+
+def describe(error: OSError) -> str:
+    return "a symlink loop" if error.errno == errno.ELOOP else (error.strerror or str(error)).lower()
+
+
+def file_kind(mode: int) -> str:
+    for test, kind in ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return kind
+    return "not a regular file"
+
+
+def read_regular(path: Path, shown: str, limit: int) -> bytes | None:
+    """The bytes of a regular file (through symlinks), None if there is none. Checks with stat
+    before opening, so that a FIFO or a device never blocks or floods us; at most limit bytes."""
+    try:
+        info = os.stat(path)
+        if not stat.S_ISREG(info.st_mode):
+            raise UserError(f"{shown}: error: is {file_kind(info.st_mode)}, not a regular file")
+        if info.st_size > limit:
+            raise UserError(f"{shown}: error: too large ({info.st_size:,} bytes; the limit is {limit >> 20} MiB)")
+        flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
+        with os.fdopen(os.open(path, flags), "rb") as file:
+            if not stat.S_ISREG(os.fstat(file.fileno()).st_mode):  # swapped since the stat
+                raise UserError(f"{shown}: error: is no longer a regular file")
+            data = file.read(limit + 1)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as error:
+        raise UserError(f"{shown}: error: cannot read it: {describe(error)}") from None
+    if len(data) > limit:
+        raise UserError(f"{shown}: error: too large (more than {limit >> 20} MiB)")
+    return data
+
+
+def write_atomically(path: Path, data: bytes, expected: bytes | None = ...) -> bool:
+    """Write data to path (to the file at the end of its symlinks) through a temporary file in the same
+    folder, fsync and a rename; keep its mode and, where allowed, its owner. Given expected (the bytes
+    read earlier; None: no file), write only if the file still holds them, and return whether it did."""
+    real = Path(os.path.realpath(path))
+    real.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        info = os.stat(real)
+    except FileNotFoundError:
+        info = None
+    remove_stale_temporaries(real)
+    handle, temporary = tempfile.mkstemp(dir=real.parent, prefix=f".{real.name}.tangle-{os.getpid()}.",
+                                         suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as file:
+            file.write(data)
+            file.flush()
+            os.fsync(file.fileno())
+        os.chmod(temporary, stat.S_IMODE(info.st_mode) if info else 0o644)
+        if info and hasattr(os, "chown") and (info.st_uid, info.st_gid) != (os.geteuid(), os.getegid()):
+            with contextlib.suppress(OSError):
+                os.chown(temporary, info.st_uid, info.st_gid)
+        if expected is not ... and not holds(real, expected):
+            os.unlink(temporary)
+            return False
+        os.replace(temporary, real)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+    return True
+
+
+def holds(path: Path, expected: bytes | None) -> bool:
+    """Whether the file at path still has exactly these bytes (None: there is no file)."""
+    try:
+        info = os.stat(path)
+    except FileNotFoundError:
+        return expected is None
+    if expected is None or not stat.S_ISREG(info.st_mode) or info.st_size != len(expected):
+        return False
+    with os.fdopen(os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)),
+                   "rb") as file:
+        return file.read(len(expected) + 1) == expected
+
+
+def remove_stale_temporaries(path: Path) -> None:
+    """The temporary files that a tangle.py killed outright (SIGKILL, a power cut) left beside path."""
+    if not POSIX:
+        return
+    pattern = re.compile(rf"\.{re.escape(path.name)}\.tangle-([0-9]{{1,9}})\.[^/]*\.tmp")
+    with contextlib.suppress(OSError), os.scandir(path.parent) as entries:
+        for entry in entries:
+            match = pattern.fullmatch(entry.name)
+            if match and not process_alive(int(match[1])):
+                with contextlib.suppress(OSError):
+                    os.unlink(entry.path)
+
+
+def process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
+
+
+@contextlib.contextmanager
+def signals_deferred():
+    """Hold Ctrl-C, SIGTERM and SIGHUP while files are replaced: they take effect once all are written."""
+    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, INTERRUPTS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+@contextlib.contextmanager
+def document_lock(path: Path, shown: str):
+    """One update of a Markdown file at a time: an exclusive flock on the file itself (so no lock file
+    is left behind). A second update gives up at once instead of running the programs for nothing."""
+    handle = None
+    with contextlib.suppress(OSError):
+        if fcntl is not None and stat.S_ISREG(os.stat(path).st_mode):  # else load() says what is wrong
+            handle = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        if handle is not None:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                raise Conflict(f"{shown}: error: another tangle.py update is running on it; "
+                               "wait for it to finish, then run make update again") from None
+            except OSError:
+                pass  # a file system without locks: the byte comparison before writing still guards it
+        yield
+    finally:
+        if handle is not None:
+            os.close(handle)

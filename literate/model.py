@@ -1,0 +1,190 @@
+"""The parsed lesson: pieces of code, chunks and roots, transcripts and their parts, captions, prose numbers;
+the errors every stage raises, the limits and the names shared by the stages (anchors, references)."""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+OK, DIFFERENT, BAD_INPUT = 0, 1, 2
+# Bounds on what tangle.py reads, writes and nests: a lesson is a few hundred KB, its programs a few
+# thousand lines nested a few chunks deep (markdown-it takes up to ~12 s per MiB of pathological input).
+MAX_MARKDOWN_BYTES = 1 << 20
+MAX_GENERATED_BYTES = 16 << 20  # all the generated files together
+MAX_DEPTH = 100  # chunks included in chunks included in ...
+MAX_SUGGESTIONS = 20  # "did you mean" for the first errors only: each compares every name (difflib)
+LINE_BREAKING = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")  # never in a name written into a comment
+PYTHON_LANGUAGES = {"python", "py", "python3"}
+HASH_COMMENT_SUFFIXES = (".py", ".sh", ".toml", ".yaml", ".yml", ".cfg", ".ini")
+REFERENCE = re.compile(r"^([ \t]*)<<(.+?)>>[ \t]*$")
+LINE_WITH_END = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
+
+
+class UserError(Exception):
+    """A mistake in the input or the command line: its messages are printed, exit 2."""
+
+    code = BAD_INPUT
+
+    def __init__(self, *messages: str):
+        super().__init__(*messages)
+        self.messages = messages
+
+
+class Conflict(UserError):
+    """A file changed under us, or another update holds the lock: nothing written, exit 1."""
+
+    code = DIFFERENT
+
+
+class Interrupted(KeyboardInterrupt):
+    """SIGTERM or SIGHUP, raised where the program is, like Ctrl-C, so that every finally runs."""
+
+    def __init__(self, signum: int):
+        super().__init__(signum)
+        self.signum = signum
+
+
+@dataclass
+class Piece:
+    """The code of one fence: part of a named chunk or of a root."""
+
+    fence_line: int  # 1-based line of the opening fence
+    label: str  # chunk name, or the root's path
+    lines: list[str]
+
+    @property
+    def first_line(self) -> int:
+        return self.fence_line + 1
+
+
+@dataclass
+class Transcript:
+    """A program's documented stdout. In doc.transcripts, one per program: content is the whole output,
+    and parts its fences in document order (a single fence, or {transcript=PATH part=1}, part=2, ...),
+    each a Transcript of its own with part set; fence_line, closing_line and markup are the first part's."""
+
+    fence_line: int  # 1-based line of the opening fence
+    closing_line: int  # 1-based line of the closing fence
+    content: str
+    markup: str
+    part: int | None = None  # N of part=N; None: the fence holds the whole output
+    parts: list[Transcript] = field(default_factory=list)
+
+    @property
+    def first_line(self) -> int:
+        return self.fence_line + 1
+
+    def pieces(self) -> list[Transcript]:
+        """The fences that hold this output, in document order (itself, for a single fence)."""
+        return self.parts or [self]
+
+    def md_line(self, index: int) -> int:
+        """The Markdown line of output line index (0-based); past the end: the last part's closing fence."""
+        for piece in self.pieces():
+            count = len(output_lines(piece.content))
+            if index < count:
+                return piece.first_line + index
+            index -= count
+        return self.pieces()[-1].closing_line
+
+
+@dataclass(frozen=True)
+class Caption:
+    """The paragraph just above a fence that names it: <a name="ANCHOR"></a>**〈TITLE〉**, then, for code that
+    includes chunks, links to them in order (see docs/tangle.md)."""
+
+    line: int  # 1-based line of the caption paragraph
+    anchor: str  # the value of its <a name="...">
+    title: str  # its bold text, blanks collapsed
+    links: tuple[str, ...]  # the anchors its #links point at, in order (percent-decoded, without #)
+    fence_line: int | None  # the fence just below it; None: no fence follows
+
+
+@dataclass
+class Document:
+    path: Path
+    shown: str  # the path as the user wrote it, for messages
+    roots: dict[str, list[Piece]] = field(default_factory=dict)
+    chunks: dict[str, list[Piece]] = field(default_factory=dict)
+    transcripts: dict[str, Transcript] = field(default_factory=dict)
+    captions: dict[int, Caption] = field(default_factory=dict)  # fence line -> the caption just above it
+    tokens: list = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    raw: bytes = b""  # the file as load() read it: update writes only if it still is
+    bom: bool = False
+
+    @property
+    def folder(self) -> Path:
+        return self.path.parent
+
+    def where(self, line: int) -> str:
+        return f"{self.shown}:{line}"
+
+    def target_shown(self, target: str) -> str:
+        return os.path.join(os.path.dirname(self.shown), target)
+
+    def fences(self) -> dict[int, tuple[str, str, int, Piece | Transcript]]:
+        """Each fence that tangle reads, by the line of its opening fence: (kind: "chunk", "root" or
+        "transcript"; the chunk's name or the program's path; its index among that name's fences, 0, 1, ...
+        in document order; the Piece, or the Transcript part (a transcript in one fence is its own part))."""
+        found: dict[int, tuple[str, str, int, Piece | Transcript]] = {}
+        for kind, table in (("chunk", self.chunks), ("root", self.roots)):
+            for name, pieces in table.items():
+                for index, piece in enumerate(pieces):
+                    found[piece.fence_line] = (kind, name, index, piece)
+        for target, transcript in self.transcripts.items():
+            for index, part in enumerate(transcript.pieces()):
+                found[part.fence_line] = ("transcript", target, index, part)
+        return found
+
+
+@dataclass(frozen=True)
+class ProseNumber:
+    line: int
+    text: str
+    book: bool  # marked as the book's: inside a 原书 span or column
+    program: str  # the program whose transcript it cites
+    cited_on: int | None = None  # line of the <!-- 数字出自 --> comment; None: its section's default
+    # Where it stands, for weave.py: the inline token (of Document.tokens) holding it, and the offset
+    # of its first digit in flatten_inline(token)[0].
+    token: object = field(default=None, compare=False, repr=False)
+    offset: int = field(default=-1, compare=False)
+
+
+def references(pieces: list[Piece]):
+    """(md line, chunk name) of every <<reference>> line in these pieces."""
+    for piece in pieces:
+        for offset, code in enumerate(piece.lines):
+            match = REFERENCE.match(code)
+            if match:
+                yield piece.first_line + offset, " ".join(match[2].split())
+
+
+CAPTION_ANCHOR = re.compile(r'<a\s+name="((?:chunk|file|output)-[^"]*)"\s*>', re.I)
+OWN_LINK = re.compile(r"#((?:chunk|file|output)-.*)", re.S)  # a link to a caption's anchor
+
+
+def anchor_text(text: str) -> str:
+    """A name as it stands in an anchor: runs of blanks become one _ (GitHub keeps every other character)."""
+    return re.sub(r"\s+", "_", text.strip())
+
+
+def chunk_anchor(name: str, index: int = 1) -> str:
+    """The anchor of the caption of a named chunk's index-th fence (1: the first)."""
+    return f"chunk-{anchor_text(name)}" + (f"-{index}" if index > 1 else "")
+
+
+def root_anchor(target: str, index: int = 1) -> str:
+    return f"file-{anchor_text(target)}" + (f"-{index}" if index > 1 else "")
+
+
+def output_anchor(target: str, part: int | None = None) -> str:
+    return f"output-{anchor_text(target)}" + (f"-{part}" if part else "")
+
+
+def output_lines(text: str) -> list[str]:
+    lines = text.split("\n")
+    return lines[:-1] if lines[-1] == "" else lines

@@ -1,0 +1,252 @@
+"""Prose numbers: every number in the prose, the transcript it cites, and whether that transcript prints it."""
+
+from __future__ import annotations
+
+import bisect
+import html
+import itertools
+import os
+import posixpath
+import re
+from dataclasses import replace
+
+from .files import read_regular
+from .inline import BOOK_SPAN_END, BOOK_WORD, NUMBER, SENTENCE_END, Spans, caption_of, flatten_inline
+from .markdown import normalize_newlines
+from .model import Document, ProseNumber, UserError, output_lines
+
+
+MAX_BOOK_FIGURES_BYTES = 1 << 20  # a list of a few hundred numbers
+UNIT_AFTER = re.compile(r" ?[年章节位维轮步列行层种套头秒]")
+BOOK_FIGURES = "book_figures.txt"  # beside MD: the figures the book prints, one a line
+CITATION_WORD = "数字出自"  # <!-- 数字出自 PATH -->: the numbers of the next block (or sentence) come from PATH
+CITING_BLOCKS = ("paragraph_open", "bullet_list_open", "ordered_list_open", "blockquote_open", "table_open")
+
+
+def prose_numbers(doc: Document) -> list[ProseNumber]:
+    """Every number in the prose: whether it is marked as the book's, and the program it cites.
+    Raises UserError for a <!-- 数字出自 --> comment that cannot be read or applies to nothing."""
+    found: list[ProseNumber] = []
+    problems: list[tuple[int, str]] = []
+    sections = section_sources(doc)
+    section_starts = [start for start, _ in sections]
+    book_columns: set[int] = set()
+    column, row_line = 0, 1
+    pending = scope = None  # a block comment waiting for its block; the block it applies to
+    for previous, token in itertools.pairwise([None, *doc.tokens]):
+        if pending:
+            program, line, level = pending
+            if token.level == level and token.type in CITING_BLOCKS:
+                scope = (program, line, token.type.replace("_open", "_close"), level)
+            else:
+                problems.append((line, cites_nothing(program)))
+            pending = None
+        if token.type == "html_block":
+            line = token.map[0] + 1
+            program = cited_program(doc, token.content, line, problems, alone=True)
+            if program is not None:
+                pending = (program, line, token.level)
+        elif token.type == "thead_open":
+            book_columns = set()
+        elif token.type == "tr_open":
+            column, row_line = 0, token.map[0] + 1
+        elif token.type in ("th_close", "td_close"):
+            column += 1
+        elif (token.type == "inline" and previous.type in ("paragraph_open", "th_open", "td_open")
+              and not (previous.type == "paragraph_open" and caption_of(token))):  # a caption is a name, no claim
+            if previous.type == "th_open" and BOOK_WORD in token.content:
+                book_columns.add(column)
+            whole_book = previous.type == "td_open" and column in book_columns
+            first_line = token.map[0] + 1 if token.map else row_line
+            default = sections[bisect.bisect_right(section_starts, first_line) - 1][1]
+            cites = scope[:2] if scope else (default, None)
+            found += numbers_in_inline(doc, token, first_line, whole_book, cites, problems)
+        if scope and token.type == scope[2] and token.level == scope[3]:
+            scope = None
+    if pending:
+        problems.append((pending[1], cites_nothing(pending[0])))
+    if problems:
+        raise UserError(*(f"{doc.where(line)}: error: {what}" for line, what in sorted(problems)))
+    return found
+
+
+def cites_nothing(program: str) -> str:
+    return (f"{CITATION_WORD} {program}: the comment is followed by no paragraph, list, quote or table; "
+            "put it on the line just before the one it is for")
+
+
+def section_sources(doc: Document) -> list[tuple[int, str]]:
+    """The default citation, as (first line, program) of each section of MD. A section starts at line 1
+    and at every # or ## heading (### and deeper stay in their section). Its prose cites the program
+    whose transcript it holds (the first, if it holds several); a section holding none cites the
+    main program, the one whose transcript comes first in MD."""
+    starts = [1] + [token.map[0] + 1 for token in doc.tokens
+                    if token.type == "heading_open" and token.tag in ("h1", "h2") and token.map[0] > 0]
+    by_line = sorted((piece.fence_line, target) for target, transcript in doc.transcripts.items()
+                     for piece in transcript.pieces())
+    main = by_line[0][1] if by_line else ""
+    fence_lines = [line for line, _ in by_line]
+    sections = []
+    for start, end in itertools.pairwise([*starts, float("inf")]):
+        first = bisect.bisect_left(fence_lines, start)  # the first transcript fence at or after start
+        held = first < len(by_line) and by_line[first][0] < end
+        sections.append((start, by_line[first][1] if held else main))
+    return sections
+
+
+def cited_program(doc: Document, html: str, line: int, problems: list[tuple[int, str]], alone: bool) -> str | None:
+    """The program a <!-- 数字出自 PATH --> comment names; None if the HTML is no such comment (or a bad one,
+    which goes into problems). alone: an HTML block, which must hold nothing but the comment."""
+    text = html.strip()
+    if not re.match(rf"<!--\s*{CITATION_WORD}", text):
+        return None
+    match = re.fullmatch(rf"<!--\s*{CITATION_WORD}\s+(\S+)\s*-->", text)
+    if not match:
+        where = "alone on its line before a paragraph, list, quote or table" if alone else "in a sentence"
+        problems.append((line, f"cannot read {text.splitlines()[0]!r}: write <!-- {CITATION_WORD} PATH --> {where}"))
+        return None
+    target = posixpath.normpath(match[1])
+    if target not in doc.transcripts:
+        known = ", ".join(doc.transcripts) or "none"
+        problems.append((line, f"{CITATION_WORD} {match[1]}: no program with a transcript by that name "
+                         f"(there are: {known})"))
+        return None
+    return target
+
+
+def numbers_in_inline(doc: Document, token, first_line: int, whole_book: bool, cites: tuple[str, int | None],
+                      problems: list[tuple[int, str]]) -> list[ProseNumber]:
+    """The numbers of one paragraph or cell. cites: (program, line of its comment or None) for the whole
+    text; a <!-- 数字出自 PATH --> inside it changes that up to the end of its sentence. Linear in the
+    text: every lookup below is a bisection in positions found once."""
+    text, comments = flatten_inline(token)
+    newlines = [match.start() for match in re.finditer("\n", text)]
+    book = Spans(text, [match.start() for match in re.finditer(BOOK_WORD, text)], BOOK_SPAN_END)
+    cited = []
+    for offset, html in comments:
+        line = first_line + bisect.bisect_left(newlines, offset)
+        program = cited_program(doc, html, line, problems, alone=False)
+        if program is not None:
+            cited.append((offset, program, line))
+    sentences = Spans(text, [offset for offset, _, _ in cited], SENTENCE_END)
+    numbers = []
+    for match in NUMBER.finditer(text):
+        if ("." not in match[0] and len(match[0]) == 1) or UNIT_AFTER.match(text, match.end()):
+            continue
+        inside = sentences.covering(match.start())
+        program, cited_on = cited[inside][1:] if inside is not None else cites
+        numbers.append(ProseNumber(first_line + bisect.bisect_left(newlines, match.start()), match[0],
+                                   whole_book or book.covering(match.start()) is not None,
+                                   program, cited_on, token, match.start()))
+    return numbers
+
+
+def transcript_numbers(doc: Document) -> dict[str, set[str]]:
+    """The numbers each program's transcript prints, by program."""
+    return {target: {match[0] for match in NUMBER.finditer(transcript.content)}
+            for target, transcript in doc.transcripts.items()}
+
+
+def read_book_figures(doc: Document) -> set[str]:
+    """The figures the book prints, from book_figures.txt beside MD: one number a line, # comments."""
+    path = doc.folder / BOOK_FIGURES
+    shown = os.path.join(os.path.dirname(doc.shown), BOOK_FIGURES)
+    raw = read_regular(path, shown, MAX_BOOK_FIGURES_BYTES)  # like MD: a FIFO or /dev/zero is refused, not read
+    if raw is None:
+        raise UserError(f"{shown}: error: no such file; {doc.shown} marks numbers as the book's (原书), so "
+                        f"{BOOK_FIGURES} beside it must list the figures the book prints, one a line")
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise UserError(f"{shown}: error: not UTF-8; save the file as UTF-8") from None
+    figures: dict[str, int] = {}
+    problems = []
+    for number, line in enumerate(normalize_newlines(text).split("\n"), start=1):
+        entry = line.partition("#")[0].strip()
+        if not entry:
+            continue
+        if not re.fullmatch(r"[+-]?[0-9]+(?:\.[0-9]+)?", entry):
+            problems.append(f"{shown}:{number}: error: {entry!r} is not one number written as the book prints "
+                            "it (one a line, like 0.6820 or 838; # starts a comment)")
+        elif entry.lstrip("+-") in figures:
+            problems.append(f"{shown}:{number}: error: {entry} is listed twice "
+                            f"(first on line {figures[entry.lstrip('+-')]})")
+        else:
+            figures[entry.lstrip("+-")] = number
+    if problems:
+        raise UserError(*problems)
+    return set(figures)
+
+
+def nearest(number: str, candidates: set[str]) -> list[str]:
+    """Up to three candidates like number: first the same value with other decimals (one of the two is
+    the other rounded, to at least 2 decimals), then those with as many decimals, closest first."""
+    decimals = len(number.partition(".")[2])
+
+    def rounded(candidate: str) -> bool:
+        places = len(candidate.partition(".")[2])
+        if min(places, decimals) < 2 or places == decimals:
+            return False
+        return (f"{float(number):.{places}f}" == candidate if places < decimals
+                else f"{float(candidate):.{decimals}f}" == number)
+
+    first = sorted(c for c in candidates if rounded(c))
+    same = [c for c in candidates if len(c.partition(".")[2]) == decimals and c not in first]
+    return (first + sorted(same, key=lambda c: (abs(float(c) - float(number)), c)))[:3]
+
+
+def stale_numbers(doc: Document) -> tuple[list[str], list[ProseNumber]]:
+    """Error lines for the prose numbers their cited transcript does not print, and all prose numbers,
+    with book true only for the book's figures (marked as the book's and on its list)."""
+    numbers = prose_numbers(doc)
+    printed = transcript_numbers(doc)
+    figures = read_book_figures(doc) if any(number.book for number in numbers) else set()
+    errors, checked = [], []
+    for number in numbers:
+        figure = number.book and number.text in figures
+        checked.append(replace(number, book=figure))
+        if not figure and number.text not in printed.get(number.program, ()):
+            errors.append(f"{doc.where(number.line)}: error: {unprinted(number, printed)}")
+    return errors, checked
+
+
+def transcript_lines_printing(doc: Document) -> dict[str, dict[str, list[int]]]:
+    """For each program, each number its transcript prints (read as the prose check reads it, sign
+    ignored) and the MD lines of the transcript lines that print it, first to last."""
+    found: dict[str, dict[str, list[int]]] = {}
+    for target, transcript in doc.transcripts.items():
+        lines = found[target] = {}
+        for piece in transcript.pieces():  # each part at its own lines of MD
+            for offset, text in enumerate(output_lines(piece.content)):
+                for match in NUMBER.finditer(text):
+                    where = lines.setdefault(match[0], [])
+                    if not where or where[-1] != piece.first_line + offset:
+                        where.append(piece.first_line + offset)
+    return found
+
+
+def prose_number_sources(doc: Document) -> tuple[list[str], list[tuple[ProseNumber, list[int]]]]:
+    """For weave.py: the error lines of the prose check (as stale_numbers gives them), and every prose
+    number with the MD lines of the transcript lines that print it, in the transcript it cites. The
+    list is empty for the book's figures and for the numbers that fail."""
+    errors, numbers = stale_numbers(doc)
+    printed = transcript_lines_printing(doc)
+    return errors, [(number, [] if number.book else printed.get(number.program, {}).get(number.text, []))
+                    for number in numbers]
+
+
+def unprinted(number: ProseNumber, printed: dict[str, set[str]]) -> str:
+    """Why a number fails: what it is, the transcript it cites, and which other one prints it."""
+    near = nearest(number.text, printed.get(number.program, set()))
+    transcript = (f"the transcript named on line {number.cited_on}" if number.cited_on else "its section's transcript")
+    transcript += f"; nearest: {', '.join(near)}" if near else ""
+    if number.book:
+        what = (f"{number.text} is marked as the book's (原书) but the book does not print it (not in "
+                f"{BOOK_FIGURES}), nor does {number.program} ({transcript})")
+    else:
+        what = f"{number.text} is not printed by {number.program} ({transcript})"
+    others = [target for target, numbers in printed.items() if target != number.program and number.text in numbers]
+    if others:
+        what += (f"; {others[0]} prints it: if it comes from there, cite it with "
+                 f"<!-- {CITATION_WORD} {others[0]} --> on the line before the paragraph or before the sentence")
+    return what

@@ -1,0 +1,261 @@
+"""Transcripts: comparing a program's output with its transcript, the diff and its verdict, and rewriting
+the transcript fences in the lesson."""
+
+from __future__ import annotations
+
+import difflib
+import itertools
+import os
+import re
+import sys
+
+from .files import describe, signals_deferred, write_atomically
+from .markdown import decode_markdown, fence_runs, normalize_newlines, parse_document
+from .model import Conflict, Document, LINE_WITH_END, MAX_MARKDOWN_BYTES, Transcript, UserError, output_lines
+from .runner import OUTPUT_CONTROL, report_failed_run, run_program
+from .validation import shown_line
+
+
+SIGNED_NUMBER = re.compile(r" *[+-]?[0-9]+(?:\.[0-9]+)?")
+
+
+def classify_change(old: str, new: str) -> str:
+    """Explain a transcript difference: only numbers drifted, or the text itself changed."""
+    old_lines, new_lines = output_lines(old), output_lines(new)
+    changed = "text/layout changed"
+    if len(old_lines) != len(new_lines):
+        return changed
+    deltas, decimals = [], 0
+    for a, b in zip(old_lines, new_lines, strict=True):
+        if SIGNED_NUMBER.sub(" #", a) != SIGNED_NUMBER.sub(" #", b):
+            return changed
+        for x, y in zip(SIGNED_NUMBER.findall(a), SIGNED_NUMBER.findall(b), strict=True):
+            x, y = x.strip(), y.strip()
+            if x == y:
+                continue
+            if "." not in x or "." not in y or len(x.split(".")[1]) != len(y.split(".")[1]):
+                return changed
+            deltas.append(abs(float(x) - float(y)))
+            decimals = max(decimals, len(x.split(".")[1]))
+    if not deltas:
+        return changed
+    values = f"{len(deltas)} value{'s' if len(deltas) != 1 else ''}"
+    return (f"only numbers changed: {values}, max |Δ| = {max(deltas):.{decimals}f}, layout identical — "
+            "looks like floating-point drift (a platform difference); see README, 可移植性")
+
+
+def transcript_diff(doc: Document, transcript: Transcript, new: str, new_label: str, color: bool) -> list[str]:
+    """A unified diff of the transcript against new output, numbered by the Markdown's lines."""
+    old_lines, new_lines = output_lines(transcript.content), output_lines(new)
+    spans = []
+    for piece in transcript.pieces():  # one, or the parts of a transcript in parts
+        count = len(output_lines(piece.content))
+        spans.append(f"lines {piece.first_line}-{piece.first_line + count - 1}" if count
+                     else f"empty, after line {piece.fence_line}")
+    span = spans[0] if len(spans) == 1 else f"{len(spans)} parts: " + ", ".join(spans)
+
+    def numbered(match: re.Match) -> str:
+        """The hunk's output line numbers as Markdown lines: the old side where that line is, the new side
+        shifted as much (a hunk of an empty transcript starts at line 0: after the opening fence)."""
+        start = int(match[1])
+        shift = (transcript.md_line(start - 1) - start) if start else transcript.fence_line
+        return f"@@ -{start + shift}{match[2] or ''} +{int(match[3]) + shift}{match[4] or ''} @@"
+
+    lines = []
+    for text in difflib.unified_diff(old_lines, new_lines, f"{doc.shown} (transcript, {span})", new_label,
+                                     lineterm=""):
+        lines.append(paint(re.sub(r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@", numbered, text), color))
+    if new and not new.endswith("\n"):
+        lines.append("\\ the output does not end with a newline (a transcript holds whole lines)")
+    return lines
+
+
+def paint(line: str, color: bool) -> str:
+    if not color or line.startswith(("---", "+++")):
+        return line
+    code = {"-": "31", "+": "32", "@": "36"}.get(line[:1])
+    return f"\033[{code}m{line}\033[0m" if code else line
+
+
+def use_color() -> bool:
+    return sys.stdout.isatty() and "NO_COLOR" not in os.environ
+
+
+def report_difference(doc: Document, target: str, actual: str) -> None:
+    """An output that differs from its transcript: for a transcript in parts, each part that differs, with
+    its own lines (or, when the output cannot be cut into the parts, the whole, from the first difference)."""
+    transcript = doc.transcripts[target]
+    shown, color = doc.target_shown(target), use_color()
+    fix = f"if the new output is right, record it: {update_command(doc, target)}"
+    pieces = transcript.pieces()
+    if len(pieces) == 1:
+        print(f"{doc.where(transcript.first_line)}: error: the output of {shown} differs from its transcript; {fix}",
+              file=sys.stderr)
+        print(classify_change(transcript.content, actual))
+        print(*transcript_diff(doc, transcript, actual, "actual output", color), sep="\n")
+        return
+    parts, why, _ = split_output(transcript, actual)
+    if parts is None:
+        old, new = output_lines(transcript.content), output_lines(actual)
+        index = next((i for i, (a, b) in enumerate(zip(old, new)) if a != b), min(len(old), len(new)))
+        print(f"{doc.where(transcript.md_line(index))}: error: the output of {shown} differs from its transcript, "
+              f"and cannot be cut into its {len(pieces)} parts ({why}); {fix}, once each part begins with a line "
+              "the program prints exactly once", file=sys.stderr)
+        print(classify_change(transcript.content, actual))
+        print(*transcript_diff(doc, transcript, actual, "actual output", color), sep="\n")
+        return
+    print(classify_change(transcript.content, actual))
+    for piece, new in zip(pieces, parts):
+        if new != piece.content:
+            print(f"{doc.where(piece.first_line)}: error: the output of {shown} differs from part {piece.part} of its "
+                  f"transcript; {fix}", file=sys.stderr)
+            print(*transcript_diff(doc, piece, new, f"actual output, part {piece.part}", color), sep="\n")
+
+
+def split_output(transcript: Transcript, output: str) -> tuple[list[str] | None, str, Transcript | None]:
+    """Cut output into the transcript's parts: part N (N >= 2) begins at the one line of the output that
+    equals the first line of its present text. Returns (the parts' texts, "", None), or (None, why, the
+    part) when that line is no longer printed, is printed more than once, or comes too early."""
+    pieces = transcript.pieces()
+    if len(pieces) == 1:
+        return [output], "", None
+    chunks = re.findall(r"[^\n]*\n|[^\n]+\Z", output)
+    texts = [chunk.rstrip("\n") for chunk in chunks]
+    starts = [0]
+    for piece in pieces[1:]:
+        first = output_lines(piece.content)[0]  # split_problems: a part after the first is never empty
+        at = [index for index, text in enumerate(texts) if text == first]
+        if len(at) != 1:
+            where = ("no longer prints it" if not at else f"prints it {len(at)} times (output lines "
+                     + ", ".join(str(index + 1) for index in at[:5]) + (", ..." if len(at) > 5 else "") + ")")
+            return None, f"part {piece.part} began with {shown_line(first)}; the output {where}", piece
+        if at[0] <= starts[-1] and len(starts) > 1:
+            return None, (f"part {piece.part} begins with {shown_line(first)}, which the output now prints "
+                          f"before the first line of part {piece.part - 1}"), piece
+        starts.append(at[0])
+    return ["".join(chunks[a:b]) for a, b in zip(starts, [*starts[1:], len(chunks)])], "", None
+
+
+def deterministic_output(doc: Document, target: str, timeout: float, progress: bool = False) -> str | None:
+    """The program's stdout if two runs agree and it is usable as a transcript; else report, None."""
+    shown = doc.target_shown(target)
+    first, second = run_program(doc, target, timeout, copies=2, progress=progress)
+    for copy, run in enumerate((first, second)):
+        if run.returncode != 0:
+            report_failed_run(doc, target, run, timeout, echoed=progress and copy == 0)
+            return None
+    if first.stdout != second.stdout:
+        a_lines, b_lines = (run.stdout.decode("utf-8", "replace").split("\n") for run in (first, second))
+        pairs = list(itertools.zip_longest(a_lines, b_lines, fillvalue="(end of output)"))
+        index = next(i for i, (a, b) in enumerate(pairs) if a != b)
+        print(f"{shown}: error: not deterministic: two runs printed different output; transcript left as it was\n"
+              f"  first difference, output line {index + 1}:\n    run 1: {pairs[index][0]}\n"
+              f"    run 2: {pairs[index][1]}", file=sys.stderr)
+        return None
+    try:
+        output = first.stdout.decode("utf-8")
+    except UnicodeDecodeError:
+        print(f"{shown}: error: its output is not UTF-8", file=sys.stderr)
+        return None
+    if output and not output.endswith("\n"):
+        print(f"{shown}: error: its output does not end with a newline; a transcript holds whole lines",
+              file=sys.stderr)
+        return None
+    if len(doc.raw) + len(first.stdout) > MAX_MARKDOWN_BYTES:
+        print(f"{shown}: error: its output ({len(first.stdout):,} bytes) would make {doc.path.name} larger than "
+              f"{MAX_MARKDOWN_BYTES >> 20} MiB, more than tangle.py reads; transcript left as it was", file=sys.stderr)
+        return None
+    control = OUTPUT_CONTROL.search(output)
+    if control:
+        name = {"\r": "a carriage return (\\r)", "\x1b": "an escape character (colours?)", "\x00": "a NUL byte"}.get(
+            control[0], f"the control character U+{ord(control[0]):04X}")
+        print(f"{shown}: error: output line {output.count(chr(10), 0, control.start()) + 1} holds {name}; a "
+              "transcript holds plain lines (progress bars and colours belong on stderr); transcript left as "
+              "it was", file=sys.stderr)
+        return None
+    return output
+
+
+def update_command(doc: Document, target: str) -> str:
+    """The command that records a new transcript: the make target where there is one."""
+    if (doc.path.name == "attention.md" and (doc.folder / "Makefile").is_file()
+            and os.path.realpath(doc.folder) == os.path.realpath(".")):
+        make = {"generated/attention.py": "make update", "generated/experiments.py": "make update-experiments"}
+        if target in make:
+            return make[target]
+    return f"python tangle.py update {doc.shown} --only {target}"
+
+
+def rewrite_transcripts(doc: Document, text: str, new: dict[str, str]) -> str:
+    """The Markdown text (original line endings) with these transcripts' contents replaced; a transcript in
+    parts gets each part's slice of the new output (split_output), in place."""
+    lines = LINE_WITH_END.findall(text)
+    replacements: list[tuple[Transcript, str]] = []
+    for target, output in new.items():
+        parts, why, _ = split_output(doc.transcripts[target], output)
+        if parts is None:
+            raise UserError(f"{doc.target_shown(target)}: error: cannot cut its output into parts: {why}")
+        replacements += zip(doc.transcripts[target].pieces(), parts)
+    for transcript, content in sorted(replacements, key=lambda pair: -pair[0].fence_line):
+        start, end = transcript.fence_line - 1, transcript.closing_line - 1
+        opening, closing = lines[start], lines[end]
+        eol = re.search(r"\r\n|\r|\n", opening)
+        eol = eol[0] if eol else "\n"
+        closing_body = closing.rstrip("\r\n")
+        prefix = closing_body[: len(closing_body) - len(closing_body.lstrip(" \t>"))]
+        marker = transcript.markup
+        longest = max(map(len, fence_runs(marker[0], content)), default=0)
+        if longest >= len(marker):
+            opening = opening.replace(marker, marker[0] * (longest + 1), 1)
+            closing = prefix + marker[0] * (longest + 1) + closing[len(closing_body):]
+        body = [(prefix + line if line else prefix.rstrip()) + eol for line in output_lines(content)]
+        lines[start : end + 1] = [opening, *body, closing]
+    return "".join(lines)
+
+
+def write_transcripts(doc: Document, changed: dict[str, str]) -> Document:
+    """Show what changes, rewrite the Markdown in place, and return the document as rewritten. Writes
+    only if the file still holds the bytes that load() read: an edit saved meanwhile is never lost."""
+    text, bom = decode_markdown(doc.raw, doc.shown)
+    rewritten = rewrite_transcripts(doc, text, changed)
+    try:
+        updated = parse_document(doc.path, doc.shown, normalize_newlines(rewritten))
+    except UserError:
+        updated = None
+    for target, output in changed.items():
+        if updated is None or updated.transcripts.get(target) is None or updated.transcripts[target].content != output:
+            line = doc.transcripts[target].fence_line
+            nested = not LINE_WITH_END.findall(text)[line - 1].startswith(doc.transcripts[target].markup)
+            raise UserError(f"{doc.where(line)}: error: cannot rewrite this transcript in place: the new output "
+                            "would change how the Markdown around it reads"
+                            + ("; move its fence out of the list item or quote" if nested else ""))
+        transcript = doc.transcripts[target]
+        print(classify_change(transcript.content, output))
+        parts, _, _ = split_output(transcript, output)
+        for piece, content in zip(transcript.pieces(), parts):
+            if content != piece.content or len(parts) == 1:
+                label = "new output" + (f", part {piece.part}" if piece.part else "")
+                print(*transcript_diff(doc, piece, content, label, use_color()), sep="\n")
+    data = ("\ufeff" if bom else "").encode() + rewritten.encode()
+    try:
+        try:
+            info = os.stat(doc.path)
+        except (FileNotFoundError, NotADirectoryError):  # write_atomically would make its folder again
+            raise Conflict(f"{doc.shown}: error: no longer exists (deleted while the program ran, with its folder?); "
+                           f"nothing written: restore it (git checkout -- {doc.shown}), then run make update again") from None
+        if not info.st_mode & 0o222:
+            raise UserError(f"{doc.shown}: error: is read-only; transcript not written (chmod u+w it first)")
+        links = info.st_nlink
+        with signals_deferred():
+            written = write_atomically(doc.path, data, expected=doc.raw)
+    except OSError as error:
+        raise UserError(f"{doc.shown}: error: cannot write it: {describe(error)}") from None
+    if not written:
+        raise Conflict(f"{doc.shown}: error: changed since update read it (saved from an editor?); nothing "
+                       "written, your change is kept: run make update again")
+    for target in changed:
+        print(f"{doc.shown}: updated the transcript of {doc.target_shown(target)}")
+    if links > 1:
+        print(f"{doc.shown}: warning: it had {links - 1} other hard link{'s' if links > 2 else ''}, which keep "
+              "the old text (update replaces the file; a symlink would have followed)", file=sys.stderr)
+    return updated

@@ -1,0 +1,202 @@
+"""What a parsed lesson must satisfy: visible names, defined references, bounded expansion, distinct anchors."""
+
+from __future__ import annotations
+
+import difflib
+import re
+import unicodedata
+
+from .captions import expected_captions
+from .model import Document, MAX_DEPTH, MAX_GENERATED_BYTES, MAX_SUGGESTIONS, Piece, REFERENCE, references
+
+
+# Invisible characters that Markdown, Python and editors read differently (markdown-it turns NUL
+# into U+FFFD; str.splitlines breaks at \x0b, \x1c-\x1e and \x85). Tab, LF, CR and form feed are fine.
+CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f]")
+# Bidi controls and characters that show nothing (zero-width space, joiners, word joiner, BOM, soft hyphen):
+# refused in code and names, where they make code read differently from how it runs ("Trojan Source").
+INVISIBLE = re.compile("[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
+
+
+def shown_line(line: str, width: int = 60) -> str:
+    """An output line as it is quoted in a message: «…», shortened."""
+    return "«" + (line if len(line) <= width else line[: width - 1] + "…") + "»"
+
+
+def invisible_problems(doc: Document) -> list[tuple[int, str]]:
+    """Bidi controls and zero-width characters in code, chunk names and paths: they make code read differently
+    from how it runs ("Trojan Source"), or two names look the same, so they are refused, as compilers warn."""
+    problems = []
+    for table, what in ((doc.chunks, "the chunk name {{#{}}}"), (doc.roots, "the path {{file={}}}")):
+        for label, pieces in table.items():
+            match = INVISIBLE.search(label)
+            if match:
+                problems.append((pieces[0].fence_line, f"{code_point(match[0])} in {what.format(ascii(label)[1:-1])}: "
+                                 "two names that look the same would differ; delete it"))
+            for piece in pieces:
+                for offset, code in enumerate(piece.lines):
+                    match = INVISIBLE.search(code)
+                    if match:
+                        problems.append((piece.first_line + offset, f"{code_point(match[0])} in code: it makes the "
+                                         "code read differently from how it runs (Trojan Source); delete it, or in a "
+                                         f"string write it as an escape: \\u{ord(match[0]):04x}"))
+    return problems
+
+
+def code_point(character: str) -> str:
+    """U+202E (RIGHT-TO-LEFT OVERRIDE): a character named as a message names it."""
+    return f"U+{ord(character):04X} ({unicodedata.name(character, 'unnamed')})"
+
+
+def looks(name: str) -> str:
+    """A name as a reader sees it: composed (NFC), without the characters that show nothing."""
+    return INVISIBLE.sub("", unicodedata.normalize("NFC", name))
+
+
+def invisible_difference(name: str, other: str) -> str:
+    """How two names that look the same differ."""
+    if unicodedata.normalize("NFC", name) == unicodedata.normalize("NFC", other):
+        return ("they differ only in invisible characters: one is written decomposed (Unicode NFD, as some "
+                "editors and macOS file names save it), the other composed (NFC); retype one of them")
+    hidden = sorted({code_point(c) for c in INVISIBLE.findall(name + other)})
+    return f"they differ only in invisible characters ({', '.join(hidden)}); retype one of them"
+
+
+def anchor_problems(doc: Document) -> list[tuple[int, str]]:
+    """Two fences that would get the same anchor on the page and on GitHub ({#a b} and {#a_b}; {#x} twice
+    and {#x-2}): a link to one would lead to the other."""
+    problems, seen = [], {}
+    for line, (label, anchor, *_) in sorted(expected_captions(doc).items()):
+        if anchor in seen:
+            problems.append((line, f"{label} gets the anchor #{anchor}, as {seen[anchor][1]} (line {seen[anchor][0]}) "
+                             "does: a link to one would lead to the other; rename one of them"))
+        else:
+            seen[anchor] = (line, label)
+    return problems
+
+
+def reference_problems(doc: Document) -> list[tuple[int, str]]:
+    """Undefined, cyclic and unused chunks; then roots nested too deep or too large to write."""
+    problems = []
+    by_look: dict[str, str] = {}
+    for name, pieces in doc.chunks.items():
+        other = by_look.setdefault(looks(name), name)
+        if other != name:
+            problems.append((pieces[0].fence_line, f"chunk {{#{name}}} looks the same as {{#{other}}} (line "
+                             f"{doc.chunks[other][0].fence_line}), but {invisible_difference(name, other)}"))
+    for pieces in [*doc.chunks.values(), *doc.roots.values()]:
+        for line, name in references(pieces):
+            if name not in doc.chunks:
+                problems.append((line, undefined(doc, name, by_look, len(problems) < MAX_SUGGESTIONS)))
+    used: set[str] = set()
+    for pieces in doc.roots.values():
+        # depth first without recursion, so any depth is safe: the references left to visit at each
+        # level, and the chunks we are in (path[i] is the chunk whose references stack[i + 1] holds)
+        stack, path, on_path = [references(pieces)], [], set()
+        while stack:
+            line, name = next(stack[-1], (None, None))
+            if name is None:
+                stack.pop()
+                on_path.discard(path.pop() if path else None)
+            elif name not in doc.chunks:
+                continue
+            elif name in on_path:
+                cycle = " → ".join([*path[path.index(name):], name])
+                what = "includes itself" if path[-1] == name else f"is cyclic: {cycle}"
+                problems.append((line, f"<<{name}>> {what}"))
+            elif name not in used:
+                used.add(name)
+                path.append(name)
+                on_path.add(name)
+                stack.append(references(doc.chunks[name]))
+    for name, pieces in doc.chunks.items():
+        if name not in used:
+            problems.append((pieces[0].fence_line, f"chunk {{#{name}}} is never used: no root includes <<{name}>>"))
+    return problems or expansion_problems(doc)
+
+
+def undefined(doc: Document, name: str, by_look: dict[str, str], suggest: bool) -> str:
+    """Why <<name>> is not defined: a chunk that looks the same, or one spelled nearly so (suggest: look
+    for one; each look compares every chunk name, so a long list of mistakes gets it only at its start)."""
+    what = f"<<{name}>> is not defined: no fence has {{#{name}}}"
+    same = by_look.get(looks(name))
+    if same is not None:
+        return f"{what}; {{#{same}}} looks the same, but {invisible_difference(name, same)}"
+    near = difflib.get_close_matches(name, list(doc.chunks), n=1) if suggest else []
+    return what + (f"; did you mean <<{near[0]}>>?" if near else "")
+
+
+def expansion_problems(doc: Document) -> list[tuple[int, str]]:
+    """Roots whose chunks nest deeper than MAX_DEPTH or that would grow past MAX_GENERATED_BYTES (a chunk
+    that uses the next one twice, 30 times over, is 2**30 lines). Measured without expanding: every chunk
+    once, the chunks it includes first, without recursion. The chunk graph has no cycles here."""
+    sizes: dict[str, tuple[int, int, int]] = {}  # chunk -> (bytes at most, lines, depth: 1 + its deepest)
+
+    def measure(pieces: list[Piece]) -> tuple[int, int, int, dict[str, int]]:
+        """(bytes, lines, deepest chunk included, how often each chunk is included) of these pieces."""
+        size, lines, depth, uses = 0, 0, 0, {}
+        for piece in pieces:
+            size += len(f"# {doc.path.name}:{piece.first_line} ({piece.label})\n".encode())
+            lines += 1
+            for code in piece.lines:
+                match = REFERENCE.match(code)
+                if match:
+                    name = " ".join(match[2].split())
+                    child_size, child_lines, child_depth = sizes[name]
+                    size += child_size + child_lines * len(match[1])  # every line re-indented, at most
+                    lines += child_lines
+                    depth = max(depth, child_depth)
+                    uses[name] = uses.get(name, 0) + 1
+                else:
+                    size += len(code.encode()) + 1
+                    lines += 1
+        return size, lines, depth, uses
+
+    for start in doc.chunks:
+        stack = [] if start in sizes else [(start, references(doc.chunks[start]))]
+        while stack:
+            name, pending = stack[-1]
+            _, child = next(pending, (None, None))
+            if child is None:
+                stack.pop()
+                size, lines, depth, _ = measure(doc.chunks[name])
+                sizes[name] = (size, lines, depth + 1)
+            elif child not in sizes:
+                stack.append((child, references(doc.chunks[child])))
+    problems, total = [], 0
+    for target, pieces in doc.roots.items():
+        size, _, depth, _ = measure(pieces)
+        total += size
+        if depth > MAX_DEPTH:
+            chain, inside = [], pieces
+            while True:
+                _, _, deepest, uses = measure(inside)
+                name = next((name for name in uses if sizes[name][2] == deepest), None)
+                if name is None:
+                    break
+                chain.append(f"<<{name}>>")
+                inside = doc.chunks[name]
+            problems.append((pieces[0].fence_line, f"file={target} nests chunks {depth} deep (the limit is "
+                             f"{MAX_DEPTH}): {shorten_chain(chain)}"))
+        elif size > MAX_GENERATED_BYTES:
+            chain, inside = [], pieces
+            while True:
+                *_, uses = measure(inside)
+                if not uses:
+                    break
+                name = max(uses, key=lambda name: uses[name] * sizes[name][0])
+                chain.append(f"<<{name}>> ×{uses[name]}" if uses[name] > 1 else f"<<{name}>>")
+                inside = doc.chunks[name]
+            amount = f"{size:,} bytes" if size < 10**15 else f"about 10^{len(str(size)) - 1} bytes"
+            problems.append((pieces[0].fence_line, f"file={target} would be {amount} (the limit is "
+                             f"{MAX_GENERATED_BYTES >> 20} MiB): {shorten_chain(chain)}"))
+        elif total > MAX_GENERATED_BYTES and not problems:
+            problems.append((pieces[0].fence_line, f"file={target} would bring the generated files to {total:,} "
+                             f"bytes in all (the limit is {MAX_GENERATED_BYTES >> 20} MiB)"))
+    return problems
+
+
+def shorten_chain(chain: list[str]) -> str:
+    if len(chain) > 9:
+        chain = [*chain[:4], f"… {len(chain) - 8} more …", *chain[-4:]]
+    return " → ".join(chain)
