@@ -1,9 +1,9 @@
-# Generated from attention.md by tangle.py — do not edit; edit attention.md and run make tangle.
-# sha256 of the lines below: 7f1ec2a3a618be7035e713147741026464ff2ff79cf96fd61db17910206f23cb
+# Generated from attention.md by tangle.py — edit attention.md and run make tangle, or edit here and run make stitch.
+# sha256 of the lines below: 67bc0294edf6a0ddc11881df88be9c214e603de39109a27d95d25f14297e53d0
 # attention.md:503 (generated/attention.py)
 """注意力：每次解码时自己回头挑重点。
 
-由 attention.md 用 tangle.py 生成，请改 attention.md，不要改这个文件。
+由 attention.md 用 tangle.py 生成。请改 attention.md 再 make tangle；直接改了这个文件，make stitch 把改动搬回 attention.md。
 运行：python generated/attention.py
 """
 import ctypes

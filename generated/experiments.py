@@ -1,9 +1,9 @@
-# Generated from attention.md by tangle.py — do not edit; edit attention.md and run make tangle.
-# sha256 of the lines below: 707092b9bc6381bea0e783e4f5058f528ba572b3d1effe5e5e3b7868243d8d9b
+# Generated from attention.md by tangle.py — edit attention.md and run make tangle, or edit here and run make stitch.
+# sha256 of the lines below: bc4e3f6a68e16e30e11448beeee3cf216f8b2c0a13d47d968801515e894b3351
 # attention.md:1847 (generated/experiments.py)
 """「30 秒实验」的答案。运行：python generated/experiments.py（要几分钟）。
 
-由 attention.md 用 tangle.py 生成，请改 attention.md，不要改这个文件。
+由 attention.md 用 tangle.py 生成。请改 attention.md 再 make tangle；直接改了这个文件，make stitch 把改动搬回 attention.md。
 """
 from attention import *        # 正文的全部代码：同一个文件夹里的 generated/attention.py
 

@@ -13,7 +13,7 @@ from .files import read_regular
 from .model import Document, LINE_BREAKING, MAX_GENERATED_BYTES, Piece, REFERENCE
 
 
-BANNER = "# Generated from {source} by tangle.py — do not edit; edit {source} and run make tangle."
+BANNER = "# Generated from {source} by tangle.py — edit {source} and run make tangle, or edit here and run make stitch."
 HASH_LINE = "# sha256 of the lines below: {digest}"
 
 

@@ -159,7 +159,7 @@ def test_refused_a_line_that_gives_up_the_indentation_expansion_added(tmp_path, 
 
 def test_refused_a_changed_banner(tmp_path, capsys):
     md = tangled(tmp_path, capsys)
-    edit(md, "do not edit; edit attention.md", "edited here")
+    edit(md, "edit attention.md and run make tangle", "edited here")
     edit(md, "        y = x + 1\n", "        y = x + 2\n")
     refused(capsys, md, "generated/attention.py:1: error: the generated header")
 

@@ -61,8 +61,8 @@ def test_tangle_writes_banner_hash_and_location_comments(tmp_path, capsys):
     md = write(tmp_path, PROGRAM)
     assert run(capsys, "tangle", md)[0] == 0
     lines = generated(md).split("\n")
-    assert lines[0] == ("# Generated from attention.md by tangle.py — do not edit; "
-                        "edit attention.md and run make tangle.")
+    assert lines[0] == ("# Generated from attention.md by tangle.py — edit attention.md and run make tangle, "
+                        "or edit here and run make stitch.")
     assert lines[1].startswith("# sha256 of the lines below: ")
     assert lines[2:6] == ["# attention.md:4 (generated/attention.py)", "# attention.md:8 (打印 结果)",
                           'print("acc 0.9300")', ""]
