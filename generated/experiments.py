@@ -1,5 +1,5 @@
 # Generated from attention.md by tangle.py — edit attention.md and run make tangle, or edit here and run make stitch.
-# sha256 of the lines below: bc4e3f6a68e16e30e11448beeee3cf216f8b2c0a13d47d968801515e894b3351
+# sha256 of the lines below: 566a06054803f4e634ffd25a0b665a7a14cde0df60a268e432f692ed7021dea9
 # attention.md:1847 (generated/experiments.py)
 """「30 秒实验」的答案。运行：python generated/experiments.py（要几分钟）。
 
@@ -186,9 +186,9 @@ def print_cell_summary(lr, cell):
         print("  查询 = %s：整串全对 %.4f ± %.4f，逐位正确 %.4f ± %.4f" % (
             (QUERY_SHORT[query],) + mean_and_spread([r["whole"] for r in runs])
             + mean_and_spread([r["per_token"] for r in runs])))
-        print("    形成了 %d/%d；逐位正确：形成的 %s，没形成的 %s；拿掉挑选平均变化 %+.4f，对角平均 %.2f 倍" % (
-            len(formed), len(runs), "%.4f" % np.mean(formed) if formed else "—",
-            "%.4f" % np.mean(other) if other else "—",
+        print("    形成了 %d/%d；逐位正确：形成的 %s，没形成的 %s" % (
+            len(formed), len(runs), "%.4f" % np.mean(formed) if formed else "—", "%.4f" % np.mean(other) if other else "—"))
+        print("    拿掉挑选平均变化 %+.4f；反对角线平均是均匀的 %.2f 倍" % (
             np.mean([pick["change"] for pick in picks]), np.mean([pick["diagonal"] for pick in picks])))
         learned = [run["per_token"] for run in runs]
         print("    逐个种子比逐位正确：平均对照高的 %d 个，学出权重的高的 %d 个，一样的 %d 个"
