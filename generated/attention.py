@@ -1,5 +1,5 @@
 # Generated from attention.md by tangle.py — edit attention.md and run make tangle, or edit here and run make stitch.
-# sha256 of the lines below: 67bc0294edf6a0ddc11881df88be9c214e603de39109a27d95d25f14297e53d0
+# sha256 of the lines below: f9d7383bc1b5aa9213fbba0fb0710fd86da7d007e27fc6f16c6edd95b7c96a0c
 # attention.md:503 (generated/attention.py)
 """注意力：每次解码时自己回头挑重点。
 
@@ -15,7 +15,7 @@ from decimal import Decimal, localcontext
 
 import numpy as np
 
-# attention.md:1997 (附录：让释放的内存留在进程里)
+# attention.md:2007 (附录：让释放的内存留在进程里)
 def keep_freed_memory():
     """让 glibc 把释放的内存留着重用，不还给系统。只在 glibc 上做：别的 C 库没有 mallopt，或者编号不同。"""
     try:
@@ -31,7 +31,7 @@ def keep_freed_memory():
 
 keep_freed_memory()
 
-# attention.md:2228 (精确的矩阵乘法、exp 与 tanh)
+# attention.md:2233 (精确的矩阵乘法、exp 与 tanh)
 def mm(a, b):
     """a @ b，形状规则同 np.matmul；但每个结果都按 k = 0, 1, 2, … 的顺序一项项加出来。"""
     if a.ndim == 1:                                   # 左边是一个向量：当成一行来乘
@@ -397,7 +397,7 @@ def loss_and_grads(params, src, tgt, query="after", uniform=False):
     grads["enc_Wx"], grads["enc_b"] = input_grads(dz, src)
     return loss, {name: grads[name] for name in params}
 
-# attention.md:1931 (附录：快一些的 rnn、rnn_backward 和 input_grads)
+# attention.md:1941 (附录：快一些的 rnn、rnn_backward 和 input_grads)
 plain_rnn, plain_rnn_backward, plain_input_grads = rnn, rnn_backward, input_grads   # 完整实现里照公式写的那三个，留作对照
 
 
@@ -492,6 +492,21 @@ def clip_by_norm(g, limit):
     return g * (limit / norm) if norm > limit else g
 
 
+def adam_moments(theta):
+    """Adam 的状态：一阶矩 m、二阶矩 v（和 theta 同形，从 0 开始），β1、β2 的 t 次方（从 1 开始）。"""
+    return {"m": np.zeros_like(theta), "v": np.zeros_like(theta), "beta1_t": 1.0, "beta2_t": 1.0}
+
+
+def adam_step(theta, g, moments, lr):
+    """Adam 的一步：原地更新 theta 和 moments。β 的 t 次方用连乘：每一步都是精确舍入的乘法。"""
+    moments["m"] = BETA1 * moments["m"] + (1 - BETA1) * g
+    moments["v"] = BETA2 * moments["v"] + (1 - BETA2) * g * g
+    moments["beta1_t"] *= BETA1
+    moments["beta2_t"] *= BETA2
+    m_hat, v_hat = moments["m"] / (1 - moments["beta1_t"]), moments["v"] / (1 - moments["beta2_t"])
+    theta -= lr * m_hat / (np.sqrt(v_hat) + EPS)
+
+
 def progress(message):
     """训练要好几秒：进度写到标准错误，只在终端上（或者设了 ATTENTION_PROGRESS=1）才写。
     标准输出就是实跑输出，多一个字节都不行。"""
@@ -513,23 +528,18 @@ def train(length, attention, rounds, test, seeds=(SEED_INIT, SEED_BATCH), query=
     theta, params = as_vector(init_params(np.random.RandomState(seed_init), attention))
     batches = np.random.RandomState(seed_batch)
     test_codes = np.sort(seq_codes(test))
-    m, v = np.zeros_like(theta), np.zeros_like(theta)
-    beta1_t = beta2_t = 1.0                        # β 的 t 次方用连乘：每一步都是精确舍入的乘法
+    moments = adam_moments(theta)
     for n in range(1, rounds + 1):
         src = sample_batch(batches, length, test_codes)
         _, grads = loss_and_grads(params, src, src[:, ::-1], query, uniform)
         g = clip_by_norm(np.concatenate([grads[name].ravel() for name in params]), CLIP)
-        m = BETA1 * m + (1 - BETA1) * g
-        v = BETA2 * v + (1 - BETA2) * g * g
-        beta1_t *= BETA1
-        beta2_t *= BETA2
-        theta -= lr * (m / (1 - beta1_t)) / (np.sqrt(v / (1 - beta2_t)) + EPS)
+        adam_step(theta, g, moments, lr)
         if after_round is not None:
             after_round(n, params)
     progress("训练完：%s（%.0f 秒）" % (what, time.monotonic() - started))
     return params
 
-# attention.md:915 (贪心解码与评估)
+# attention.md:925 (贪心解码与评估)
 def predict(params, src, query="after", uniform=False):
     """贪心解码：每一步读进自己上一步的输出。返回记号 (B, T)，和注意力权重 (B, T, T)（不用注意力时是 None）。"""
     B, T = src.shape
@@ -613,7 +623,7 @@ def attention_run(query, lr, seeds=(SEED_INIT, SEED_BATCH), length=10, rounds=30
             "sample": (test[0], weights[0]),            # 第一条测试序列和它自己的权重矩阵
             "diagonal_at": diagonal_at}
 
-# attention.md:954 (读矩阵和画热图)
+# attention.md:964 (读矩阵和画热图)
 def peak_columns(matrix):
     """每一行最大权重所在的列（从 1 数起）和那个权重。"""
     return matrix.argmax(axis=1) + 1, matrix.max(axis=1)
@@ -671,7 +681,7 @@ def train_and_evaluate(length, rounds, attention=True, seeds=(SEED_INIT, SEED_BA
     whole, per_token, by_position, weights = evaluate(params, test, query, uniform)
     return whole, per_token, by_position, None if weights is None else weights.mean(axis=0)
 
-# attention.md:1018 (打印实跑输出)
+# attention.md:1028 (打印实跑输出)
 RULE = "-" * 68
 
 
@@ -813,7 +823,7 @@ def main(attention_run=attention_run):
     # 第 9 段：五位对比的细节
     print_untouched(five)
 
-# attention.md:1974 (附录：同时训练)
+# attention.md:1984 (附录：同时训练)
 def in_background(pool, function, *args):
     """让另一个进程去算 function(*args)，返回一个之后取结果的 Future。进程之间按「模块名.函数名」
     传函数，所以这个模块要能按名字导入；不能的时候（比如被别的程序按文件路径执行），就当场算。"""
