@@ -1,6 +1,6 @@
 # Generated from attention.md by tangle.py — edit attention.md and run make tangle, or edit here and run make stitch.
-# sha256 of the lines below: 2ad4770c74adfd9d8b095c3f3728d22756842b8f63dd5f89b4dc575cda9b6f96
-# attention.md:1857 (generated/experiments.py)
+# sha256 of the lines below: 61c247c568e546a7ab1d724815d7312b911e8ef081d99d79c6b2ca67637a2d6d
+# attention.md:1864 (generated/experiments.py)
 """「30 秒实验」的答案。运行：python generated/experiments.py（要几分钟）。
 
 由 attention.md 用 tangle.py 生成。请改 attention.md 再 make tangle；直接改了这个文件，make stitch 把改动搬回 attention.md。
@@ -196,7 +196,7 @@ def print_cell_summary(lr, cell):
         print("    和不用注意力比：不用注意力高的 %d 个，学出权重的高的 %d 个，一样的 %d 个"
               % seed_by_seed([r[1] for r in cell["none"]], learned))
 
-# attention.md:1453 (实验四：注意力什么时候真的在挑)
+# attention.md:1454 (实验四：注意力什么时候真的在挑)
 SWEEP_RATES = (0.003, 0.01, 0.02)          # 学习率：从第四节的 0.003 到大它六倍多的 0.02
 SWEEP_QUERIES = ("after", "before")        # 更新后的查询，更新前的查询
 
@@ -241,7 +241,7 @@ def print_picture(title, choice):
     print_matrix(run["sample"][1])
     sample_heatmap(*run["sample"])
 
-# attention.md:1706 (实验五：训练得更久)
+# attention.md:1713 (实验五：训练得更久)
 LONG_ROUNDS = 30000
 LONG_CHECKPOINTS = (3000, 10000)
 
@@ -273,7 +273,7 @@ def print_long_training(run):
           + "，第 %d 轮 %.2f；左边一列 %.2f 倍。" % (LONG_ROUNDS, diagonal_weight(run["matrix"]) * 10,
                                                     diagonal_weight(run["matrix"], -1) * 10))
 
-# attention.md:1790 (实验六：峰值落在哪一列)
+# attention.md:1797 (实验六：峰值落在哪一列)
 def print_peak_offsets(sweep):
     n, T = len(EXPERIMENT_SEEDS), 10
     print("严格倒序：输出第 r 位对输入第 %d − r 位。训练时解码器在这一步读进的是上一位的答案，" % (T + 1))
@@ -308,7 +308,7 @@ def print_first_row_at_start(length=10):
         print("  查询 = %s：峰值落在第 %d 列的种子 %d 个；第 %d 列平均是均匀的 %.2f 倍"
               % (QUERY_SHORT[query], length, peaks.count(length), length, np.mean(last)))
 
-# attention.md:2028 (附录：同时训练几个种子)
+# attention.md:2035 (附录：同时训练几个种子)
 def per_model(x, W):
     """每个模型用自己的权重乘：x (S·B, …, K) 里第 i 个模型的那些行乘 W[i]，W (S, K, N)。就是 mm，一个模型一次。"""
     xs = x.reshape((len(W), -1) + x.shape[1:])
@@ -431,7 +431,7 @@ def train_stacked(length, attention, rounds, test, seed_list, query="after", lr=
     progress("同时训练完：%s（%.0f 秒）" % (what, time.monotonic() - started))
     return models
 
-# attention.md:2156 (附录：一格的种子一起训练)
+# attention.md:2163 (附录：一格的种子一起训练)
 def picking_runs(length, rounds, lr, seed_list, query):
     """picking_run 的同时训练版：seed_list 里每一对种子一个模型，返回的字典和逐个调 picking_run 的逐项相同。"""
     test = make_test_set(length)
