@@ -1,6 +1,6 @@
 # Generated from attention.md by tangle.py — edit attention.md and run make tangle, or edit here and run make stitch.
-# sha256 of the lines below: 935bb8809899df1b12a050ba686184cc858764a03c601fd8796f2e09435aba13
-# attention.md:503 (generated/attention.py)
+# sha256 of the lines below: c55d35ef3196792bca51c4392051a84572d9b4d73b5330ce87f2e5165f068d5d
+# attention.md:516 (generated/attention.py)
 """注意力：每次解码时自己回头挑重点。
 
 由 attention.md 用 tangle.py 生成。请改 attention.md 再 make tangle；直接改了这个文件，make stitch 把改动搬回 attention.md。
@@ -15,7 +15,7 @@ from decimal import Decimal, localcontext
 
 import numpy as np
 
-# attention.md:2014 (附录：让释放的内存留在进程里)
+# attention.md:2404 (附录：让释放的内存留在进程里)
 def keep_freed_memory():
     """让 glibc 把释放的内存留着重用，不还给系统。只在 glibc 上做：别的 C 库没有 mallopt，或者编号不同。"""
     try:
@@ -31,7 +31,7 @@ def keep_freed_memory():
 
 keep_freed_memory()
 
-# attention.md:2240 (精确的矩阵乘法、exp 与 tanh)
+# attention.md:2626 (精确的矩阵乘法、exp 与 tanh)
 def mm(a, b):
     """a @ b，形状规则同 np.matmul；但每个结果都按 k = 0, 1, 2, … 的顺序一项项加出来。"""
     if a.ndim == 1:                                   # 左边是一个向量：当成一行来乘
@@ -167,17 +167,20 @@ def attend_one(q, K, uniform=False):
         weights = softmax(scores)                  # 第三步：非负、加起来是 1
     return mm(weights, K), weights                 # 按权重对值加权求和
 
-# attention.md:569 (批量的注意力)
-def attend(q, K, V=None, uniform=False):
+# attention.md:588 (批量的注意力)
+def attend(q, K, V=None, uniform=False, given=None):
     """attend_one 的批量版，返回 (上下文, 权重)。
 
     q 是一个查询 (..., d)，对 K (..., T, d)；或者 q 是一串查询 (..., Tq, d)，对同样的 K。
     V 缺省就是 K：这一节里键和值都是编码器的隐状态。uniform=True：每个键都拿 1/T。
+    given：第五节的干预，不打分，直接用给定的权重（形状和算出来的一样）。
     """
     V = K if V is None else V
     one_query = q.ndim < K.ndim
     Q = q[..., None, :] if one_query else q                      # (..., Tq, d)
-    if uniform:
+    if given is not None:
+        weights = given[..., None, :] if one_query else given    # 别人给的权重，查询不起作用
+    elif uniform:
         T = K.shape[-2]
         weights = np.full(Q.shape[:-1] + (T,), 1 / T)            # 谁都不挑
     else:
@@ -203,7 +206,7 @@ def hand_example():
     average, _ = attend_one(q, K, uniform=True)    # 不挑：每个键都拿 1/4
     return q, K, dots, scaled, weights, context, average
 
-# attention.md:596 (反转任务的数据)
+# attention.md:618 (反转任务的数据)
 SEED_TEST, SEED_INIT, SEED_BATCH = 1, 2, 3   # 三路独立的随机流，事先定好，不挑
 LETTERS = 5                                  # 字母 a–e 编号 0–4
 START = 5                                    # 解码器的起始符
@@ -243,7 +246,7 @@ def sample_batch(rng, length, test_codes, size=BATCH):
         clash = in_sorted(seq_codes(src), test_codes)
     return src
 
-# attention.md:644 (模型参数)
+# attention.md:666 (模型参数)
 HIDDEN = 16
 
 
@@ -279,7 +282,7 @@ def untouched(params, attention):
     count = sum(int(s.sum()) for s in same.values())
     return count, bool(same["enc_Wx"][START].all() and count == same["enc_Wx"][START].size)
 
-# attention.md:686 (编码器与解码器)
+# attention.md:708 (编码器与解码器)
 def rnn(x_rows, Wh, h):
     """tanh RNN，每一步 h = tanh(x_t + h @ Wh)。x_rows (B, T, H) 是每一步已经查好的 Wx 行加偏置；
     h (B, H) 是初始状态。返回每一步的隐状态 (B, T, H)：每一步都留着，注意力要用。"""
@@ -299,24 +302,25 @@ def decoder(params, dec_in, h0):
     return rnn(params["dec_Wx"][dec_in] + params["dec_b"], params["dec_Wh"], h0)
 
 # attention.md:127 (解码一步)
-def decoder_output(params, ht, hs_enc, q, uniform=False):
+def decoder_output(params, ht, hs_enc, q, uniform=False, given=None):
     """解码器的状态 ht 加上注意力，交给输出层。返回 (分数, 输出层的输入, 注意力权重)。
-    ht 和查询 q 可以是一步 (B, H)，也可以是所有步 (B, T, H)；hs_enc (B, T, H) 是编码器各步。"""
+    ht 和查询 q 可以是一步 (B, H)，也可以是所有步 (B, T, H)；hs_enc (B, T, H) 是编码器各步。
+    given：第五节的干预用，把这一步的权重换成给定的 (B, T)。"""
     if not uses_attention(params):                       # 6.5 节的模型：输出层只看 ht
         return mm(ht, params["Wo"]) + params["bo"], ht, None
-    ctx, weights = attend(q, hs_enc, uniform=uniform)     # 三步（attend 是 attend_one 的批量版）
+    ctx, weights = attend(q, hs_enc, uniform=uniform, given=given)   # 三步（attend 是 attend_one 的批量版）
     features = np.concatenate([ht, ctx], axis=-1)         # 状态拼上上下文：16 + 16 维
     return mm(features, params["Wo"]) + params["bo"], features, weights
 
 
-def decode_step(params, h, token, hs_enc, query="after", uniform=False):
+def decode_step(params, h, token, hs_enc, query="after", uniform=False, given=None):
     """解码一步：读进上一位 token，状态从 h 更新成 h_new；再回头看编码器各步。"""
     h_new = tanh(params["dec_Wx"][token] + params["dec_b"] + mm(h, params["dec_Wh"]))
     q = h_new if query == "after" else h                  # 谁来问：更新后的状态，还是更新前的
-    logits, _, weights = decoder_output(params, h_new, hs_enc, q, uniform)
+    logits, _, weights = decoder_output(params, h_new, hs_enc, q, uniform, given)
     return h_new, logits, weights
 
-# attention.md:711 (反向传播)
+# attention.md:733 (反向传播)
 def one_hot(tokens, n=VOCAB):
     return (tokens[..., None] == np.arange(n)).astype(float)
 
@@ -359,11 +363,12 @@ def input_grads(dz, tokens):
     return mm(one_hot(tokens.reshape(-1)).T, dz), dz.sum(axis=0)
 
 
-def loss_and_grads(params, src, tgt, query="after", uniform=False):
+def loss_and_grads(params, src, tgt, query="after", uniform=False, readout_only=False):
     """平均每个输出记号的交叉熵，和它对每个参数的梯度。src、tgt 形状 (B, T)。
 
     query="after"：第 t 步的查询是更新后的状态 h_t；"before"：是更新前的状态 h_{t-1}。
     uniform=True：注意力权重全是 1/T（平均对照）。
+    readout_only=True：只要输出层 (Wo, bo) 的梯度（只重新训练输出层时，其余参数冻结）。
     """
     B, T = src.shape
     H = params["dec_Wh"].shape[0]
@@ -381,6 +386,8 @@ def loss_and_grads(params, src, tgt, query="after", uniform=False):
 
     dlogits = (p - y) / (B * T)
     grads = {"Wo": mm(rows(features).T, rows(dlogits)), "bo": rows(dlogits).sum(axis=0)}
+    if readout_only:
+        return loss, grads
     dfeatures = mm(dlogits, params["Wo"].T)
     dhs_dec, dhs_enc = dfeatures[..., :H], np.zeros_like(hs_enc)
     if weights is not None:
@@ -397,7 +404,7 @@ def loss_and_grads(params, src, tgt, query="after", uniform=False):
     grads["enc_Wx"], grads["enc_b"] = input_grads(dz, src)
     return loss, {name: grads[name] for name in params}
 
-# attention.md:1948 (附录：快一些的 rnn、rnn_backward 和 input_grads)
+# attention.md:2338 (附录：快一些的 rnn、rnn_backward 和 input_grads)
 plain_rnn, plain_rnn_backward, plain_input_grads = rnn, rnn_backward, input_grads   # 完整实现里照公式写的那三个，留作对照
 
 
@@ -436,7 +443,7 @@ def input_grads(dz, tokens):
     dWx = np.bincount(cells, weights=dz.ravel(), minlength=VOCAB * H).reshape(VOCAB, H)
     return dWx, dz.sum(axis=0)
 
-# attention.md:798 (梯度检查)
+# attention.md:823 (梯度检查)
 SEED_CHECK = 7                                     # 梯度检查用的随机流
 
 
@@ -472,7 +479,7 @@ def print_gradient_checks():
                                              ("平均对照", True, "after", True)):
         print("  %.1e  %s" % (gradient_check(attention, query, uniform), label))
 
-# attention.md:852 (训练：Adam 与梯度裁剪)
+# attention.md:877 (训练：Adam 与梯度裁剪)
 LR, CLIP = 0.003, 1.0
 BETA1, BETA2, EPS = 0.9, 0.999, 1e-8
 
@@ -539,16 +546,17 @@ def train(length, attention, rounds, test, seeds=(SEED_INIT, SEED_BATCH), query=
     progress("训练完：%s（%.0f 秒）" % (what, time.monotonic() - started))
     return params
 
-# attention.md:925 (贪心解码与评估)
-def predict(params, src, query="after", uniform=False):
-    """贪心解码：每一步读进自己上一步的输出。返回记号 (B, T)，和注意力权重 (B, T, T)（不用注意力时是 None）。"""
+# attention.md:950 (贪心解码与评估)
+def predict(params, src, query="after", uniform=False, given=None):
+    """贪心解码：每一步读进自己上一步的输出。返回记号 (B, T)，和注意力权重 (B, T, T)（不用注意力时是 None）。
+    given (B, T, T)：第五节的干预，第 t 步的权重换成 given[:, t]。"""
     B, T = src.shape
     hs_enc = encoder(params, src)
     h, token = hs_enc[:, -1], np.full(B, START)
     tokens = np.empty((B, T), dtype=np.int64)
     weights = np.empty((B, T, T)) if uses_attention(params) else None
     for t in range(T):
-        h, logits, w = decode_step(params, h, token, hs_enc, query, uniform)
+        h, logits, w = decode_step(params, h, token, hs_enc, query, uniform, None if given is None else given[:, t])
         token = logits.argmax(axis=-1)
         tokens[:, t] = token
         if weights is not None:
@@ -556,13 +564,14 @@ def predict(params, src, query="after", uniform=False):
     return tokens, weights
 
 
-def evaluate(params, test, query="after", uniform=False):
-    """返回 (整串全对, 逐位正确, 按位置的正确率, 注意力权重)。uniform=True：解码时把权重换成 1/T。"""
-    tokens, weights = predict(params, test, query, uniform)
+def evaluate(params, test, query="after", uniform=False, given=None):
+    """返回 (整串全对, 逐位正确, 按位置的正确率, 注意力权重)。uniform=True：解码时把权重换成 1/T；
+    given：换成给定的权重 (B, T, T)。"""
+    tokens, weights = predict(params, test, query, uniform, given)
     correct = tokens == test[:, ::-1]
     return correct.all(axis=1).mean(), correct.mean(), correct.mean(axis=0), weights
 
-# attention.md:149 (五位对比)
+# attention.md:150 (五位对比)
 def reversal_comparison(length=5, rounds=2000):
     """6.5 节的模型和加了注意力的模型，各训练 rounds 轮，在同一个测试集上评估。
     返回 {False: 不用注意力, True: 用注意力}，各是 (参数个数, 整串全对, 逐位正确, 训练好的参数)。"""
@@ -574,7 +583,7 @@ def reversal_comparison(length=5, rounds=2000):
         results[attention] = (count_params(params), whole, per_token, params)
     return results
 
-# attention.md:197 (拿掉挑选和形成对齐的规则)
+# attention.md:202 (拿掉挑选和形成对齐的规则)
 def with_uniform_weights(params, test, query):
     """拿掉挑选：同一个训练好的模型，参数一个不动，解码时把注意力权重全换成 1/T。"""
     whole, per_token, _, _ = evaluate(params, test, query, uniform=True)
@@ -582,12 +591,10 @@ def with_uniform_weights(params, test, query):
 
 
 def diagonal_weight(matrix, offset=0):
-    """第 r 行第 T+1−r+offset 列（都从 1 数）权重的平均：offset=0 是反对角线，−1 是它左边一列。"""
+    """反对角线（offset=0）或它左边一列（offset=−1）上权重的平均：第 r 行取第 T+1−r+offset 列。"""
     T = len(matrix)
-    rows = np.arange(T)
-    cols = T - 1 - rows + offset                  # 下标从 0 数：第 r 行是 r − 1，第 T+1−r 列是 T − r
-    keep = (cols >= 0) & (cols < T)
-    return matrix[rows[keep], cols[keep]].mean()
+    cells = [(r, T - 1 - r + offset) for r in range(T)]          # 下标从 0 数：第 1 行是 0，第 T 列是 T − 1
+    return np.mean([matrix[r, c] for r, c in cells if 0 <= c < T])
 
 
 FORMED_DROP, FORMED_DIAGONAL = 0.10, 2.0   # 跑 10 个种子的扫描之前定下的规则
@@ -597,16 +604,42 @@ def alignment_formed(per_token, per_token_uniform, matrix):
     """对齐形成了吗：拿掉挑选，逐位正确至少降 0.10（它在挑）；而且反对角线上的平均权重
     至少是均匀的 2 倍（挑的正是倒序要的那一位）。"""
     drop = per_token - per_token_uniform
-    return bool(drop >= FORMED_DROP and diagonal_weight(matrix) * len(matrix) >= FORMED_DIAGONAL)
+    multiple = diagonal_weight(matrix) * len(matrix)       # 乘 T：是均匀（1/T）的几倍
+    return bool(drop >= FORMED_DROP and multiple >= FORMED_DIAGONAL)
 
-# attention.md:224 (十位序列上的一次运行)
-BOOK_SETTING = ("after", LR)        # 更新后的查询（我们对原书示意代码的读法），学习率和第四节一样
+# attention.md:228 (十位序列上的一次运行)
+BOOK_SETTING = ("after", LR)        # 更新后的查询（我们对原书示意代码的读法），学习率 0.003，和第四节一样
 PICKING_SETTING = ("before", 0.02)  # 换两个旋钮：更新前的查询，学习率大一些
 
+# attention.md:361 (把权重换掉)
+def reversal_weights(T, shift=0):
+    """倒序要的权重：第 r 行只在第 T+1−r 列上是 1，其余是 0。shift=−1 整体挪到左边一列，
+    最后一行左边没有列了，绕回第 T 列。"""
+    W = np.zeros((T, T))
+    r = np.arange(T)
+    W[r, (T - 1 - r + shift) % T] = 1.0
+    return W
 
-def attention_run(query, lr, seeds=(SEED_INIT, SEED_BATCH), length=10, rounds=3000, checkpoints=()):
-    """训练一个注意力模型，评估它，再拿掉挑选评估一遍。返回一个字典。
-    checkpoints：在这些轮数上量一次反对角线（实验五看训练途中它怎么变）。"""
+
+def interventions(params, test, query, own):
+    """参数一个不动，解码时把每一步的注意力权重换掉，再评估一遍。own (B, T, T) 是模型自己算的权重。
+    返回 {换成什么: 逐位正确}。"""
+    B, T = test.shape
+    replaced = {"reversal": reversal_weights(T),              # 倒序要的那一列
+                "shifted": reversal_weights(T, shift=-1),     # 左边一列
+                "other": np.roll(own, 1, axis=0),             # 第 i 条序列用第 i−1 条自己算出的权重
+                "uniform": np.full((T, T), 1 / T)}            # 拿掉挑选
+    return {name: evaluate(params, test, query, given=np.broadcast_to(w, (B, T, T)))[1]
+            for name, w in replaced.items()}
+
+# attention.md:983 (第五节的一次运行：训练、评估、干预)
+REFIT_ROUNDS, SEED_REFIT = 3000, 8         # 只重新训练输出层：轮数，和它自己的批次随机流
+REFIT_CHECKPOINTS = (1000, 2000, REFIT_ROUNDS)
+
+
+def attention_run(query, lr, seeds=(SEED_INIT, SEED_BATCH), length=10, rounds=3000, checkpoints=(), refit=True):
+    """训练一个注意力模型，交给 examine 评估。返回一个字典。
+    checkpoints：在这些轮数上量一次反对角线（实验五看训练途中它怎么变）。refit：也只重新训练输出层。"""
     test = make_test_set(length)
     diagonal_at = {}
 
@@ -616,14 +649,89 @@ def attention_run(query, lr, seeds=(SEED_INIT, SEED_BATCH), length=10, rounds=30
             diagonal_at[n] = diagonal_weight(weights.mean(axis=0)) * length
 
     params = train(length, True, rounds, test, seeds, query, lr, after_round=measure)
+    return dict(examine(params, test, query, lr, rounds, refit), diagonal_at=diagonal_at)
+
+
+def examine(params, test, query, lr, rounds, refit):
+    """一个训练好的注意力模型：评估，拿掉挑选，把权重换掉；refit=True 时再只重新训练输出层。"""
     whole, per_token, by_position, weights = evaluate(params, test, query)
     return {"query": query, "lr": lr, "rounds": rounds, "whole": whole, "per_token": per_token,
             "by_position": by_position, "uniform": with_uniform_weights(params, test, query),
             "matrix": weights.mean(axis=0),             # 行 = 输出第几位，列 = 输入第几位
             "sample": (test[0], weights[0]),            # 第一条测试序列和它自己的权重矩阵
-            "diagonal_at": diagonal_at}
+            "replaced": interventions(params, test, query, weights), "params": params,
+            "refit": refit_accuracy(params, test, query) if refit else None}
 
-# attention.md:964 (读矩阵和画热图)
+
+def refit_readout(params, length, query, lr=LR, after_round=None):
+    """只重新训练输出层：权重全是 1/T，其余参数冻结，Wo、bo 从训练好的值出发。
+    返回新的参数字典：Wo、bo 是新的，其余还是原来那些数组（一个也没改）。"""
+    theta, readout = as_vector({"Wo": params["Wo"], "bo": params["bo"]})      # theta 是复制出来的
+    refit = dict(params, **readout)
+    test_codes = np.sort(seq_codes(make_test_set(length)))
+    batches = np.random.RandomState(SEED_REFIT)
+    moments = adam_moments(theta)
+    for n in range(1, REFIT_ROUNDS + 1):
+        src = sample_batch(batches, length, test_codes)
+        _, grads = loss_and_grads(refit, src, src[:, ::-1], query, uniform=True, readout_only=True)
+        adam_step(theta, clip_by_norm(np.concatenate([grads["Wo"].ravel(), grads["bo"]]), CLIP), moments, lr)
+        if after_round is not None:
+            after_round(n, refit)
+    return refit
+
+
+def refit_accuracy(params, test, query):
+    """只重新训练输出层之后，权重全是 1/T 时的逐位正确：{轮数: 逐位正确}，在 REFIT_CHECKPOINTS 上量。"""
+    at = {}
+
+    def measure(n, refit):
+        if n in REFIT_CHECKPOINTS:
+            at[n] = evaluate(refit, test, query, uniform=True)[1]
+
+    refit_readout(params, test.shape[1], query, after_round=measure)
+    return at
+
+# attention.md:1048 (原书的矩阵)
+BOOK_MATRIX = np.array([                   # 原书印出的矩阵：行 = 输出第几位，列 = 输入第几位
+    [0.08, 0.11, 0.10, 0.06, 0.10, 0.08, 0.07, 0.08, 0.18, 0.15],
+    [0.11, 0.11, 0.05, 0.10, 0.08, 0.09, 0.07, 0.20, 0.12, 0.06],
+    [0.09, 0.08, 0.11, 0.06, 0.06, 0.08, 0.25, 0.11, 0.09, 0.07],
+    [0.09, 0.08, 0.09, 0.06, 0.09, 0.21, 0.13, 0.07, 0.06, 0.13],
+    [0.08, 0.07, 0.07, 0.09, 0.22, 0.15, 0.08, 0.04, 0.10, 0.09],
+    [0.08, 0.08, 0.09, 0.16, 0.17, 0.08, 0.06, 0.06, 0.12, 0.10],
+    [0.09, 0.10, 0.13, 0.17, 0.09, 0.05, 0.07, 0.10, 0.11, 0.10],
+    [0.11, 0.12, 0.13, 0.08, 0.07, 0.07, 0.10, 0.13, 0.11, 0.09],
+    [0.11, 0.11, 0.11, 0.07, 0.07, 0.11, 0.12, 0.08, 0.10, 0.11],
+    [0.10, 0.09, 0.11, 0.10, 0.12, 0.10, 0.08, 0.07, 0.11, 0.12]])
+
+
+def print_book_matrix():
+    T = len(BOOK_MATRIX)
+    print("原书印出的矩阵（它的模型训练 3000 轮；数字照抄原书）：")
+    print_matrix(BOOK_MATRIX)
+    columns, _ = peak_columns(BOOK_MATRIX)
+    offsets = peak_offsets(BOOK_MATRIX)
+    print("每一行的峰值落在输入第几列：" + " ".join("%d" % c for c in columns)
+          + "（并列时取左边的）")
+    print("落在反对角线上的有 %d 行，落在它左边一列上的有 %d 行。" % ((offsets == 0).sum(), (offsets == -1).sum()))
+    print("反对角线上的平均权重是均匀的 %.2f 倍，左边一列 %.2f 倍；规则的第二条（%.0f 倍以上）：%s。"
+          % (diagonal_weight(BOOK_MATRIX) * T, diagonal_weight(BOOK_MATRIX, -1) * T, FORMED_DIAGONAL,
+             "满足" if diagonal_weight(BOOK_MATRIX) * T >= FORMED_DIAGONAL else "不满足"))
+
+
+def encoder_reads_in_order(params, test):
+    """编码器第 j 步的状态只读过输入的前 j 位：把第 k 位换成别的字母，前 k − 1 步的状态
+    一个比特也不变，第 k 步的变了。每一个 k 都这样才返回 True。"""
+    hs = encoder(params, test)
+    for k in range(test.shape[1]):
+        changed = test.copy()
+        changed[:, k] = (changed[:, k] + 1) % LETTERS
+        hs_changed = encoder(params, changed)
+        if not (hs_changed[:, :k] == hs[:, :k]).all() or (hs_changed[:, k] == hs[:, k]).all(axis=-1).any():
+            return False
+    return True
+
+# attention.md:1104 (读矩阵和画热图)
 def peak_columns(matrix):
     """每一行最大权重所在的列（从 1 数起）和那个权重。"""
     return matrix.argmax(axis=1) + 1, matrix.max(axis=1)
@@ -681,7 +789,7 @@ def train_and_evaluate(length, rounds, attention=True, seeds=(SEED_INIT, SEED_BA
     whole, per_token, by_position, weights = evaluate(params, test, query, uniform)
     return whole, per_token, by_position, None if weights is None else weights.mean(axis=0)
 
-# attention.md:1028 (打印实跑输出)
+# attention.md:1168 (打印实跑输出)
 RULE = "-" * 68
 
 
@@ -732,6 +840,12 @@ def print_reversal(results):
     print("用注意力      %d     %.4f      %.4f" % (n_attn, whole_attn, token_attn))
     print("多出来的 %d 个参数全在输出层：Wo 从 %d×%d 变成 %d×%d。"
           % (n_attn - n_plain, HIDDEN, VOCAB, 2 * HIDDEN, VOCAB))
+    plain, attn = results[False][3], results[True][3]
+    size = lambda params, *names: sum(params[name].size for name in names)
+    print("参数怎么数：编码器 %d（Wx %d×%d、Wh %d×%d、b %d），解码器也是 %d，输出层 %d（Wo、bo），共 %d；"
+          % ((size(plain, "enc_Wx", "enc_Wh", "enc_b"),) + plain["enc_Wx"].shape + plain["enc_Wh"].shape
+             + (HIDDEN, size(plain, "dec_Wx", "dec_Wh", "dec_b"), size(plain, "Wo", "bo"), n_plain)))
+    print("用注意力时输出层 %d，共 %d。" % (size(attn, "Wo", "bo"), n_attn))
     print("这一行要说实话：%s。" % verdict((whole_plain, token_plain), (whole_attn, token_attn)))
 
 
@@ -779,12 +893,27 @@ def print_long_run_numbers(run):
           % (T + 1, (offsets == 0).sum(), T, (offsets == -1).sum()))
 
 
-def print_sample(run):
-    seq, weights = run["sample"]
-    print("只看第一条测试序列自己的权重（不取平均）：")
-    print_matrix(weights)
-    print()
-    sample_heatmap(seq, weights)
+def print_reading_order(run):
+    same = encoder_reads_in_order(run["params"], make_test_set(len(run["matrix"])))
+    print("把输入第 k 位换成别的字母，编码器前 k − 1 步的状态一个比特也不变、第 k 步的变了"
+          "（这个模型，测试集 %d 条，每一个 k）：%s。" % (TEST_SIZE, "是" if same else "否"))
+
+
+REPLACEMENTS = (("reversal", "倒序要的那一列：第 r 行只有第 11 − r 列是 1"),
+                ("shifted", "左边一列：第 r 行只有第 10 − r 列是 1（最后一行绕回第 10 列）"),
+                ("other", "另一条测试序列（第 i − 1 条）算出的权重"),
+                ("uniform", "全是 1/10（拿掉挑选）"))
+
+
+def print_interventions(runs):
+    """第五节的干预：同一个模型，解码时把权重换掉，逐位正确怎么变。每个模型一列。"""
+    print("把权重换掉：参数一个不动，只在解码时把每一步的注意力权重换成别的（逐位正确）。")
+    print("    ".join("%s %g" % (QUERY_NAMES[run["query"]], run["lr"]) for run in runs))
+    rows = [("不换：模型自己算的", [run["per_token"] for run in runs])]
+    rows += [(label, [run["replaced"][name] for run in runs]) for name, label in REPLACEMENTS]
+    rows.append(("全是 1/10，只重新训练输出层 %d 轮" % REFIT_ROUNDS, [run["refit"][REFIT_ROUNDS] for run in runs]))
+    for label, values in rows:
+        print("".join("   %.4f          " % v for v in values) + label)
 
 
 def main(attention_run=attention_run):
@@ -802,8 +931,11 @@ def main(attention_run=attention_run):
     book_run = attention_run(*BOOK_SETTING)
     print_long_run(book_run)
     print()
-    # 第 4 段：它的热图的数字（正文里折叠着）
+    # 第 4 段：它的热图的数字，和原书的矩阵（正文里折叠着）
     print_long_run_numbers(book_run)
+    print_reading_order(book_run)
+    print()
+    print_book_matrix()
     print()
     # 第 5 段：第二次，只换两个旋钮
     picking_run = attention_run(*PICKING_SETTING)
@@ -814,8 +946,8 @@ def main(attention_run=attention_run):
     # 第 6 段：它的热图的数字（折叠着）
     print_long_run_numbers(picking_run)
     print()
-    # 第 7 段：第一条测试序列自己的权重（折叠着）
-    print_sample(picking_run)
+    # 第 7 段：把两个模型的权重换掉
+    print_interventions((book_run, picking_run))
     print()
     # 第 8 段：完整实现里的梯度检查
     print_gradient_checks()
@@ -823,7 +955,7 @@ def main(attention_run=attention_run):
     # 第 9 段：五位对比的细节
     print_untouched(five)
 
-# attention.md:1991 (附录：同时训练)
+# attention.md:2381 (附录：同时训练)
 def in_background(pool, function, *args):
     """让另一个进程去算 function(*args)，返回一个之后取结果的 Future。进程之间按「模块名.函数名」
     传函数，所以这个模块要能按名字导入；不能的时候（比如被别的程序按文件路径执行），就当场算。"""

@@ -1,13 +1,13 @@
 # Generated from attention.md by tangle.py — edit attention.md and run make tangle, or edit here and run make stitch.
-# sha256 of the lines below: 61c247c568e546a7ab1d724815d7312b911e8ef081d99d79c6b2ca67637a2d6d
-# attention.md:1864 (generated/experiments.py)
+# sha256 of the lines below: 048865a8d9f67fe61b407a73fee5ba0f4e8c24570c9b2da77ca194406623b4bb
+# attention.md:2237 (generated/experiments.py)
 """「30 秒实验」的答案。运行：python generated/experiments.py（要几分钟）。
 
 由 attention.md 用 tangle.py 生成。请改 attention.md 再 make tangle；直接改了这个文件，make stitch 把改动搬回 attention.md。
 """
 from attention import *        # 正文的全部代码：同一个文件夹里的 generated/attention.py
 
-# attention.md:1180 (实验一：除以根号 d，还是除以 d)
+# attention.md:1344 (实验一：除以根号 d，还是除以 d)
 SEED_EXPERIMENT = 4           # 实验一用的随机流
 
 
@@ -18,7 +18,7 @@ def unit_variance(rng, shape):
 
 def attention_summary(q, K, scale):
     """一批查询 q (N, 1, d) 对 K (N, T, d)，分数除以 scale：
-    平均最大权重、平均熵、权重对查询的梯度 ∂α/∂q 的平均大小（Frobenius 范数）。"""
+    平均最大权重、平均熵，两种梯度的大小（Frobenius 范数）的平均和中位数。"""
     scores = mm(q, np.swapaxes(K, -1, -2))[:, 0] / scale          # (N, T)
     p = softmax(scores)
     entropy = -(p * log(np.maximum(p, 1e-300))).sum(axis=-1)
@@ -27,7 +27,8 @@ def attention_summary(q, K, scale):
     grad_q = np.sqrt((grad * grad).sum(axis=(1, 2)))
     jacobian = p[:, :, None] * (np.eye(p.shape[1]) - p[:, None, :])   # ∂α/∂分数 = diag(α) − α αᵀ
     grad_scores = np.sqrt((jacobian * jacobian).sum(axis=(1, 2)))
-    return variance(scores), p.max(axis=-1).mean(), entropy.mean(), grad_scores.mean(), grad_q.mean()
+    return (variance(scores), p.max(axis=-1).mean(), entropy.mean(),
+            grad_scores.mean(), np.median(grad_scores), grad_q.mean(), np.median(grad_q))
 
 
 def mean(x):
@@ -46,16 +47,16 @@ def scaling_experiment(dims=(3, 300), n=2000, T=10):
     print("一、除以根号 d，还是除以 d？q、K 的每个分量独立、均值 0、方差 1；%d 个查询，每个对 %d 个键。" % (n, T))
     print("均匀分布的熵是 ln %d = %.3f，最大权重 %.3f。" % (T, log(np.array([float(T)]))[0], 1 / T))
     print()
-    print("d      缩放          分数的方差   最大权重    熵     ∂α/∂分数   ∂α/∂q")
-    print("-" * 72)
+    print("                                                      ∂α/∂分数           ∂α/∂q")
+    print("d      缩放          分数的方差   最大权重    熵       平均     中位数     平均     中位数")
+    print("-" * 92)
     for d in dims:
         q, K = unit_variance(rng, (n, 1, d)), unit_variance(rng, (n, T, d))
         for label, scale in (("不缩放", 1.0), ("除以根号 d", np.sqrt(d)), ("除以 d", float(d))):
-            var, top, entropy, grad_scores, grad_q = attention_summary(q, K, scale)
-            print("%-6d %-12s %10.3f   %8.3f  %7.3f   %8.4f  %8.4f"
-                  % (d, label, var, top, entropy, grad_scores, grad_q))
+            print("%-6d %-12s %10.3f   %8.3f  %7.3f   %8.4f  %8.4f   %8.4f  %8.4f"
+                  % ((d, label) + attention_summary(q, K, scale)))
 
-# attention.md:1252 (实验二：只保留最大的那个)
+# attention.md:1418 (实验二：只保留最大的那个)
 def hard_max(scores):
     """「只保留最大的那个」：最大的分数拿权重 1，其余拿 0。"""
     return (scores == scores.max()).astype(float)
@@ -84,7 +85,7 @@ def hard_attention_experiment():
     print("硬选择的梯度全是 0：%s；softmax 的梯度里非零的有 %d 个（共 %d 个）。"
           % ("是" if not hard_grad.any() else "否", np.count_nonzero(soft_grad), soft_grad.size))
 
-# attention.md:1304 (实验三：多个种子)
+# attention.md:1470 (实验三：多个种子)
 EXPERIMENT_SEEDS = [(s, 100 + s) for s in range(10)]   # 种子 s：RandomState(s) 初始化，RandomState(100 + s) 抽批次
 SHORT_ROUNDS, SWEEP_ROUNDS = 2000, 3000                 # 5 位和 10 位的扫描各训练多少轮，和正文一样
 
@@ -98,23 +99,26 @@ CHECKPOINTS = (1000, 2000)                 # 训练途中量反对角线的轮�
 
 
 def control_run(length, rounds, lr, seeds, attention):
-    """对照：不用注意力（attention=False）；或者平均对照，权重从训练到测试都是 1/T（attention=True）。"""
-    whole, per_token, _, _ = train_and_evaluate(length, rounds, attention, seeds, lr=lr, uniform=attention)
-    return whole, per_token
+    """对照：不用注意力（attention=False）；或者平均对照，权重从训练到测试都是 1/T（attention=True）。
+    返回 (整串全对, 逐位正确, 按位置的逐位正确)。"""
+    whole, per_token, by_position, _ = train_and_evaluate(length, rounds, attention, seeds, lr=lr, uniform=attention)
+    return whole, per_token, by_position
 
 
-def picking_run(length, rounds, lr, seeds, query):
-    return attention_run(query, lr, seeds, length, rounds, CHECKPOINTS)    # 第五节那个函数
+def picking_run(length, rounds, lr, seeds, query, refit):
+    return attention_run(query, lr, seeds, length, rounds, CHECKPOINTS, refit)    # 第五节那个函数
 
 
-def selection_sweep(pool, length, rounds, rates, queries):
+def selection_sweep(pool, length, rounds, rates, queries, refit_settings=()):
     """每个学习率：两种对照、每种查询，各 10 个种子，全部从头训练。返回
     {学习率: {"none": [...], "uniform": [...], "after": [...], "before": [...]}}，列表按种子排。
+    refit_settings 里的 (查询, 学习率)，还要只重新训练输出层（实验七）。
     这些训练互不相干，交给进程池同时跑；结果按提交的顺序取回，所以输出和谁先算完无关。"""
     controls = [(lr, name, attention) for lr in rates for name, attention in (("none", False), ("uniform", True))]
     picks = [(lr, query) for lr in rates for query in queries]
     n = len(EXPERIMENT_SEEDS)
-    jobs = [(length, rounds, lr, seeds, query) for lr, query in picks for seeds in EXPERIMENT_SEEDS]
+    jobs = [(length, rounds, lr, seeds, query, (query, lr) in refit_settings)
+            for lr, query in picks for seeds in EXPERIMENT_SEEDS]
     picked = [pool.submit(picking_run, *job) for job in jobs]          # 先交出去：它们比对照慢
     jobs = [(length, rounds, lr, seeds, attention) for lr, _, attention in controls for seeds in EXPERIMENT_SEEDS]
     controlled = [pool.submit(control_run, *job) for job in jobs]
@@ -196,7 +200,7 @@ def print_cell_summary(lr, cell):
         print("    和不用注意力比：不用注意力高的 %d 个，学出权重的高的 %d 个，一样的 %d 个"
               % seed_by_seed([r[1] for r in cell["none"]], learned))
 
-# attention.md:1454 (实验四：注意力什么时候真的在挑)
+# attention.md:1623 (实验四：注意力什么时候真的在挑)
 SWEEP_RATES = (0.003, 0.01, 0.02)          # 学习率：从第四节的 0.003 到大它六倍多的 0.02
 SWEEP_QUERIES = ("after", "before")        # 更新后的查询，更新前的查询
 
@@ -241,7 +245,7 @@ def print_picture(title, choice):
     print_matrix(run["sample"][1])
     sample_heatmap(*run["sample"])
 
-# attention.md:1713 (实验五：训练得更久)
+# attention.md:1882 (实验五：训练得更久)
 LONG_ROUNDS = 30000
 LONG_CHECKPOINTS = (3000, 10000)
 
@@ -269,22 +273,28 @@ def print_long_training(run):
           % (run["whole"], run["per_token"], per_token_u, per_token_u - run["per_token"]))
     print_matrix(run["matrix"])
     heatmap(run["matrix"])
+    columns, _ = peak_columns(run["matrix"])
+    offsets = peak_offsets(run["matrix"])
+    print("最大的权重 %.2f；每一行的峰值落在输入第几列：%s；" % (run["matrix"].max(), " ".join("%d" % c for c in columns)))
+    print("落在反对角线上的 %d 行，左边一列上的 %d 行。" % ((offsets == 0).sum(), (offsets == -1).sum()))
     print("反对角线是均匀的几倍：" + "，".join("第 %d 轮 %.2f" % (n, run["diagonal_at"][n]) for n in LONG_CHECKPOINTS)
           + "，第 %d 轮 %.2f；左边一列 %.2f 倍。" % (LONG_ROUNDS, diagonal_weight(run["matrix"]) * 10,
                                                     diagonal_weight(run["matrix"], -1) * 10))
 
-# attention.md:1797 (实验六：峰值落在哪一列)
+# attention.md:1972 (实验六：峰值落在哪一列)
 def print_peak_offsets(sweep):
     n, T = len(EXPERIMENT_SEEDS), 10
-    print("严格倒序：输出第 r 位对输入第 %d − r 位。训练时解码器在这一步读进的是上一位的答案，" % (T + 1))
-    print("也就是输入第 %d − r 位（r ≥ 2）：要是按「读进的字母相同」来挑，峰值会落在右边一列。" % (T + 2))
+    print("严格倒序：输出第 r 位对输入第 %d − r 位。解码器输出第 r 位之前读进的是上一位的输出，答对时就是" % (T + 1))
+    print("输入第 %d − r 位（r ≥ 2）；更新前的查询还没读进它，最后读进的是输入第 %d − r 位（r ≥ 3）。"
+          % (T + 2, T + 3))
+    print("要是按「刚读进的字母相同」来挑，峰值会落在右边一列（更新后）或右边两列（更新前）。")
     print("峰值比严格倒序那一列偏了几列（每格 %d 个种子的平均矩阵，共 %d 行）：" % (n, T * n))
-    print("学习率  查询      正好   左一列  左两列  右一列  其他")
+    print("学习率  查询      正好   左一列  左两列  右一列  右两列  其他")
     for lr, cell in sweep.items():
         for query in SWEEP_QUERIES:
             offsets = np.concatenate([peak_offsets(run["matrix"]) for run in cell[query]])
-            counts = [int((offsets == o).sum()) for o in (0, -1, -2, 1)]
-            print("%-8g%-8s  %4d   %5d   %5d   %5d   %4d"
+            counts = [int((offsets == o).sum()) for o in (0, -1, -2, 1, 2)]
+            print("%-8g%-8s  %4d   %5d   %5d   %5d   %5d   %4d"
                   % ((lr, QUERY_SHORT[query]) + tuple(counts) + (len(offsets) - sum(counts),)))
 
 
@@ -308,7 +318,77 @@ def print_first_row_at_start(length=10):
         print("  查询 = %s：峰值落在第 %d 列的种子 %d 个；第 %d 列平均是均匀的 %.2f 倍"
               % (QUERY_SHORT[query], length, peaks.count(length), length, np.mean(last)))
 
-# attention.md:2035 (附录：同时训练几个种子)
+# attention.md:2047 (实验七：把权重换掉)
+REFIT_SETTINGS = (BOOK_SETTING, PICKING_SETTING)   # 只重新训练输出层的两格：第五节的两个设置
+SWAPS = ("reversal", "shifted", "other", "uniform")
+SWAP_SHORT = {"reversal": "倒序", "shifted": "左移", "other": "别条", "uniform": "均匀"}
+
+
+def swap_row(run):
+    """一个模型：不换权重的逐位正确，和换成四种权重之后的。"""
+    return [run["per_token"]] + [run["replaced"][name] for name in SWAPS]
+
+
+def print_swap_table(lr, cell):
+    print("学习率 %g" % lr)
+    print("      " + "".join("查询 = %s的状态" % QUERY_SHORT[q] + " " * 27 for q in SWEEP_QUERIES).rstrip())
+    head = "自己    " + "".join("%s    " % SWAP_SHORT[name] for name in SWAPS) + "形成  "
+    print(("种子  " + head * len(SWEEP_QUERIES)).rstrip())
+    for i, (seed_init, _) in enumerate(EXPERIMENT_SEEDS):
+        row = "%-6d" % seed_init
+        for query in SWEEP_QUERIES:
+            run = cell[query][i]
+            row += "".join("%.4f  " % v for v in swap_row(run)) + "%s    " % ("是" if selection(run)["formed"] else "否")
+        print(row.rstrip())
+
+
+def print_swap_groups(sweep):
+    """实验四的 60 个学出权重的模型，按是否形成了对齐分两组：每种换法的平均、最低、最高。"""
+    runs = [run for cell in sweep.values() for query in SWEEP_QUERIES for run in cell[query]]
+    print("按是否形成了对齐分两组（实验四的全部 %d 个学出权重的模型）：" % len(runs))
+    print("               个数   " + "".join("%s    " % name for name in ("自己",) + tuple(SWAP_SHORT[s] for s in SWAPS)).rstrip())
+    for formed, label in ((True, "形成了"), (False, "没形成")):
+        group = np.array([swap_row(run) for run in runs if selection(run)["formed"] == formed])
+        if len(group) == 0:
+            print("%s        0" % label)
+            continue
+        for stat, values in (("平均", group.mean(axis=0)), ("最低", group.min(axis=0)), ("最高", group.max(axis=0))):
+            print("%s  %s    %3d   " % (label, stat, len(group)) + "  ".join("%.4f" % v for v in values))
+        own = group[:, 0]
+        for j, name in enumerate(SWAPS, start=1):
+            higher, lower, same = seed_by_seed(group[:, j], own)
+            print("    换成%s之后比自己：高的 %d 个，低的 %d 个，一样的 %d 个" % (SWAP_SHORT[name], higher, lower, same))
+
+
+def print_refits(sweep):
+    print("只重新训练输出层（权重全是 1/10，编码器和解码器冻结；第 %s 轮的逐位正确）："
+          % "、".join("%d" % n for n in REFIT_CHECKPOINTS))
+    for query, lr in REFIT_SETTINGS:
+        runs = sweep[lr][query]
+        print("学习率 %g，查询 = %s的状态：" % (lr, QUERY_SHORT[query]))
+        print("种子  自己    均匀    " + "".join("第 %d 轮  " % n for n in REFIT_CHECKPOINTS).rstrip())
+        for (seed_init, _), run in zip(EXPERIMENT_SEEDS, runs):
+            print("%-6d%.4f  %.4f  " % (seed_init, run["per_token"], run["uniform"][1])
+                  + "".join("%.4f      " % run["refit"][n] for n in REFIT_CHECKPOINTS).rstrip())
+        table = np.array([[run["per_token"], run["uniform"][1]] + [run["refit"][n] for n in REFIT_CHECKPOINTS]
+                          for run in runs])
+        for stat, values in (("平均", table.mean(axis=0)), ("中位", np.median(table, axis=0))):
+            print(stat + "  " + "".join("%.4f  " % v for v in values[:2]) + "".join("%.4f      " % v for v in values[2:]).rstrip())
+        print("  同一格的平均对照（从头就取平均训练）：逐位正确 %.4f ± %.4f"
+              % mean_and_spread([r[1] for r in sweep[lr]["uniform"]]))
+
+
+def print_average_by_position(sweep):
+    """平均对照为什么比不用注意力好：按输出位置的逐位正确，10 个种子平均。"""
+    print("不用注意力和平均对照，按输出位置的逐位正确（%d 个种子平均）：" % len(EXPERIMENT_SEEDS))
+    print("学习率  做法          " + " ".join("%4d" % (r + 1) for r in range(10)) + "   全部")
+    for lr in (LR, PICKING_SETTING[1]):
+        for name, label in (("none", "不用注意力"), ("uniform", "平均对照  ")):
+            by_position = np.mean([r[2] for r in sweep[lr][name]], axis=0)
+            print("%-8g%s    " % (lr, label) + " ".join("%.2f" % a for a in by_position)
+                  + "   %.4f" % np.mean([r[1] for r in sweep[lr][name]]))
+
+# attention.md:2425 (附录：同时训练几个种子)
 def per_model(x, W):
     """每个模型用自己的权重乘：x (S·B, …, K) 里第 i 个模型的那些行乘 W[i]，W (S, K, N)。就是 mm，一个模型一次。"""
     xs = x.reshape((len(W), -1) + x.shape[1:])
@@ -431,8 +511,8 @@ def train_stacked(length, attention, rounds, test, seed_list, query="after", lr=
     progress("同时训练完：%s（%.0f 秒）" % (what, time.monotonic() - started))
     return models
 
-# attention.md:2163 (附录：一格的种子一起训练)
-def picking_runs(length, rounds, lr, seed_list, query):
+# attention.md:2553 (附录：一格的种子一起训练)
+def picking_runs(length, rounds, lr, seed_list, query, refit):
     """picking_run 的同时训练版：seed_list 里每一对种子一个模型，返回的字典和逐个调 picking_run 的逐项相同。"""
     test = make_test_set(length)
     diagonal_at = [{} for _ in seed_list]
@@ -443,33 +523,29 @@ def picking_runs(length, rounds, lr, seed_list, query):
                 _, _, _, weights = evaluate(params, test, query)
                 at[n] = diagonal_weight(weights.mean(axis=0)) * length
 
-    runs = []
     models = train_stacked(length, True, rounds, test, seed_list, query, lr, after_round=measure)
-    for params, at in zip(models, diagonal_at):             # 以下和 attention_run 的后半段一样
-        whole, per_token, by_position, weights = evaluate(params, test, query)
-        runs.append({"query": query, "lr": lr, "rounds": rounds, "whole": whole, "per_token": per_token, "by_position": by_position,
-                     "uniform": with_uniform_weights(params, test, query),
-                     "matrix": weights.mean(axis=0), "sample": (test[0], weights[0]), "diagonal_at": at})
-    return runs
+    return [dict(examine(params, test, query, lr, rounds, refit), diagonal_at=at)
+            for params, at in zip(models, diagonal_at)]
 
 
 def control_runs(length, rounds, lr, seed_list, attention):
     """control_run 的同时训练版。"""
     test = make_test_set(length)
     models = train_stacked(length, attention, rounds, test, seed_list, lr=lr, uniform=attention)
-    return [evaluate(params, test, uniform=attention)[:2] for params in models]
+    return [evaluate(params, test, uniform=attention)[:3] for params in models]
 
 
 plain_selection_sweep = selection_sweep                # 实验三的写法，留作对照
 SEEDS_PER_JOB = 5        # 一格的 10 个种子分两份交出去：5 个一起训练已经省下大部分调用，两个进程也分得匀
 
 
-def selection_sweep(pool, length, rounds, rates, queries):
+def selection_sweep(pool, length, rounds, rates, queries, refit_settings=()):
     """和实验三的 selection_sweep 一样，只是交给进程池的一件事是一格里的 5 个种子（一起训练），不是一个模型。"""
     parts = [EXPERIMENT_SEEDS[i:i + SEEDS_PER_JOB] for i in range(0, len(EXPERIMENT_SEEDS), SEEDS_PER_JOB)]
     picks = [(lr, query) for lr in rates for query in queries]
     controls = [(lr, name, attention) for lr in rates for name, attention in (("none", False), ("uniform", True))]
-    picked = [[pool.submit(picking_runs, length, rounds, lr, part, query) for part in parts] for lr, query in picks]
+    picked = [[pool.submit(picking_runs, length, rounds, lr, part, query, (query, lr) in refit_settings)
+               for part in parts] for lr, query in picks]
     controlled = [[pool.submit(control_runs, length, rounds, lr, part, attention) for part in parts]
                   for lr, _, attention in controls]
     futures = [future for cell in picked + controlled for future in cell]
@@ -493,13 +569,13 @@ def main():
     with ProcessPoolExecutor(max_workers=2) as pool:       # 两个进程同时训练；结果和进程数、先后都无关
         # 最久的那次训练先交出去，其余的训练由两个进程分着跑
         long_training = pool.submit(attention_run, *BOOK_SETTING, rounds=LONG_ROUNDS,
-                                    checkpoints=LONG_CHECKPOINTS)   # 第五节那个模型，训练更久
+                                    checkpoints=LONG_CHECKPOINTS, refit=False)   # 第五节那个模型，训练更久
         scaling_experiment()
         print()
         hard_attention_experiment()
         print()
         short = selection_sweep(pool, 5, SHORT_ROUNDS, (LR,), ("after",))
-        sweep = selection_sweep(pool, 10, SWEEP_ROUNDS, SWEEP_RATES, SWEEP_QUERIES)
+        sweep = selection_sweep(pool, 10, SWEEP_ROUNDS, SWEEP_RATES, SWEEP_QUERIES, REFIT_SETTINGS)
         long_run = long_training.result()
     print("三、5 位任务：每个做法 %d 个种子，各训练 %d 轮。" % (len(EXPERIMENT_SEEDS), SHORT_ROUNDS))
     print("± 是 %d 个种子之间的标准差（总体标准差）；测试集都是同一份 %d 条。" % (len(EXPERIMENT_SEEDS), TEST_SIZE))
@@ -531,8 +607,23 @@ def main():
     print()
     print_first_row_at_start()
     print()
+    print("七、把权重换掉：实验四的每个模型，参数一个不动，解码时把每一步的权重换成别的（逐位正确）。")
+    print("「自己」= 不换；「倒序」= 第 r 行只有第 11 − r 列是 1；「左移」= 只有第 10 − r 列是 1（最后一行")
+    print("绕回第 10 列）；「别条」= 第 i − 1 条测试序列算出的权重；「均匀」= 全是 1/10（拿掉挑选）。")
+    for lr, cell in sweep.items():
+        print()
+        print_swap_table(lr, cell)
+    print()
+    print_swap_groups(sweep)
+    print()
+    print_refits(sweep)
+    print()
+    print_average_by_position(sweep)
+    print()
     trained = sum(len(runs) for results in (short, sweep) for cell in results.values() for runs in cell.values())
-    print("这个程序一共从头训练了 %d 个模型。" % (trained + 1))      # 加上训练 30000 轮的那一个
+    refits = sum(len(sweep[lr][query]) for query, lr in REFIT_SETTINGS)
+    print("这个程序一共从头训练了 %d 个模型（加上训练 30000 轮的那一个），另外只重新训练了 %d 个输出层。"
+          % (trained + 1, refits))
 
 
 if __name__ == "__main__":

@@ -458,7 +458,100 @@ def untrained(attention):
 def fake_run(query, lr):
     matrix = np.eye(10)[::-1] * 0.91 + 0.01                # a perfect reversal
     return {"query": query, "lr": lr, "rounds": 3000, "whole": 0.5, "per_token": 0.75, "by_position": np.linspace(1, 0.1, 10),
-            "uniform": (0.1, 0.4), "matrix": matrix, "sample": (np.arange(10) % 5, matrix), "diagonal_at": {}}
+            "uniform": (0.1, 0.4), "matrix": matrix, "sample": (np.arange(10) % 5, matrix), "diagonal_at": {},
+            "replaced": {"reversal": 0.9, "shifted": 0.2, "other": 0.7, "uniform": 0.4}, "refit": {A.REFIT_ROUNDS: 0.5},
+            "params": untrained(True)}
+
+
+# ---------------------------------------------------------------- giving a trained model other weights (section 五)
+
+def test_reversal_weights_put_one_on_the_anti_diagonal_or_the_column_left_of_it():
+    W = A.reversal_weights(10)
+    assert (W.sum(axis=1) == 1).all() and [int(W[r].argmax()) + 1 for r in range(10)] == [10 - r for r in range(10)]
+    left = A.reversal_weights(10, shift=-1)
+    assert [int(left[r].argmax()) + 1 for r in range(10)] == [9, 8, 7, 6, 5, 4, 3, 2, 1, 10]   # the last row wraps
+    assert A.diagonal_weight(W) == 1.0 and A.diagonal_weight(left, -1) == 1.0
+
+
+def test_decoding_with_given_weights_uses_exactly_those_weights():
+    test = A.make_test_set(5)[:20]
+    params = A.train(5, True, 30, test)
+    given = np.broadcast_to(A.reversal_weights(5), (20, 5, 5))
+    _, _, _, used = A.evaluate(params, test, "before", given=given)
+    assert np.array_equal(used, given)
+    ones = np.full((20, 5, 5), 1 / 5)                      # 1/T given as weights is the same as uniform=True
+    tokens_given, _ = A.predict(params, test, "after", given=ones)
+    tokens_uniform, _ = A.predict(params, test, "after", uniform=True)
+    assert np.array_equal(tokens_given, tokens_uniform)
+    # the context really comes from the given column: putting all weight on one encoder step changes the answer
+    first = np.zeros((20, 5, 5))
+    first[..., 0] = 1.0
+    assert not np.array_equal(A.predict(params, test, "after", given=first)[0], A.predict(params, test, "after", given=given)[0])
+
+
+def test_interventions_report_what_evaluate_gives_for_each_replacement():
+    test = A.make_test_set(5)[:30]
+    params = A.train(5, True, 30, test, query="before")
+    _, own_accuracy, _, own = A.evaluate(params, test, "before")
+    result = A.interventions(params, test, "before", own)
+    assert list(result) == ["reversal", "shifted", "other", "uniform"]
+    assert result["uniform"] == A.with_uniform_weights(params, test, "before")[1]
+    assert result["other"] == A.evaluate(params, test, "before", given=np.roll(own, 1, axis=0))[1]
+    assert result["reversal"] == A.evaluate(params, test, "before", given=np.broadcast_to(A.reversal_weights(5), own.shape))[1]
+
+
+def test_loss_and_grads_readout_only_gives_the_same_readout_gradients():
+    rng = np.random.RandomState(5)
+    params = A.init_params(rng, True)
+    src = rng.randint(0, A.LETTERS, size=(6, 5))
+    loss, full = A.loss_and_grads(params, src, src[:, ::-1], "after", uniform=True)
+    loss_r, readout = A.loss_and_grads(params, src, src[:, ::-1], "after", uniform=True, readout_only=True)
+    assert sorted(readout) == ["Wo", "bo"] and loss_r == loss
+    assert np.array_equal(readout["Wo"], full["Wo"]) and np.array_equal(readout["bo"], full["bo"])
+
+
+def test_refitting_the_readout_changes_only_wo_and_bo_and_leaves_the_model_untouched(monkeypatch):
+    monkeypatch.setattr(A, "REFIT_ROUNDS", 25)
+    test = A.make_test_set(5)
+    params = A.train(5, True, 30, test)
+    before = {name: p.copy() for name, p in params.items()}
+    refit = A.refit_readout(params, 5, "after")
+    assert all(np.array_equal(params[name], before[name]) for name in params)          # the trained model is kept
+    assert all(refit[name] is params[name] for name in params if name not in ("Wo", "bo"))   # frozen
+    assert not np.array_equal(refit["Wo"], params["Wo"]) and not np.array_equal(refit["bo"], params["bo"])
+    # the refit minimises the loss with 1/T weights: it is lower after than before, on fresh batches
+    rng = np.random.RandomState(99)
+    src = rng.randint(0, A.LETTERS, size=(200, 5))
+    loss = lambda p: A.loss_and_grads(p, src, src[:, ::-1], "after", uniform=True, readout_only=True)[0]
+    assert loss(refit) < loss(params)
+
+
+def test_refit_accuracy_is_measured_at_each_checkpoint(monkeypatch):
+    monkeypatch.setattr(A, "REFIT_ROUNDS", 12)
+    monkeypatch.setattr(A, "REFIT_CHECKPOINTS", (4, 12))
+    test = A.make_test_set(5)
+    params = A.train(5, True, 20, test)
+    at = A.refit_accuracy(params, test, "after")
+    assert sorted(at) == [4, 12]
+    assert at[12] == A.evaluate(A.refit_readout(params, 5, "after"), test, "after", uniform=True)[1]
+
+
+def test_the_encoder_reads_its_input_in_order_and_the_check_notices_when_it_does_not(monkeypatch):
+    test = A.make_test_set(10)[:20]
+    params = A.init_params(np.random.RandomState(A.SEED_INIT), True)
+    assert A.encoder_reads_in_order(params, test)
+    reading_backwards = A.encoder
+    monkeypatch.setattr(A, "encoder", lambda p, src: reading_backwards(p, src[:, ::-1]))
+    assert not A.encoder_reads_in_order(params, test)
+
+
+def test_the_books_matrix_is_transcribed_as_the_book_reads_it():
+    """The book's own reading of its matrix: row 1's largest 0.18 in column 9, row 2's 0.20 in column 8,
+    row 3's 0.25 in column 7, row 4's 0.21 in column 6, row 5's 0.22 in column 5; maximum 0.25."""
+    columns, peaks = A.peak_columns(A.BOOK_MATRIX)
+    assert list(columns[:5]) == [9, 8, 7, 6, 5] and list(peaks[:5]) == [0.18, 0.20, 0.25, 0.21, 0.22]
+    assert A.BOOK_MATRIX.max() == 0.25 and A.BOOK_MATRIX.shape == (10, 10)
+    assert np.allclose(A.BOOK_MATRIX.sum(axis=1), 1, atol=0.03)          # rounded to two places, rows sum to about 1
 
 
 # ---------------------------------------------------------------- does attention pick? (section 五)

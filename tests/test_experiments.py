@@ -90,7 +90,7 @@ def test_the_sweep_gives_each_cell_and_seed_the_result_of_a_single_run():
             assert sweep[lr]["none"][i] == E.control_run(5, 12, lr, seeds, False)
             assert sweep[lr]["uniform"][i] == E.control_run(5, 12, lr, seeds, True)
             for query in ("after", "before"):
-                single = E.attention_run(query, lr, seeds, 5, 12)
+                single = E.attention_run(query, lr, seeds, 5, 12, refit=False)
                 run = sweep[lr][query][i]
                 assert (run["query"], run["lr"], run["whole"], run["per_token"], run["uniform"]) == \
                     (query, lr, single["whole"], single["per_token"], single["uniform"])
@@ -200,3 +200,4 @@ def test_the_stacked_sweep_equals_the_plain_sweep_including_checkpoints(monkeypa
             for key in ("whole", "per_token", "by_position", "matrix", "uniform"):
                 assert same_bits(a[key], b[key]), key
             assert same_bits(a["sample"][0], b["sample"][0]) and same_bits(a["sample"][1], b["sample"][1])
+            assert a["replaced"] == b["replaced"] and a["refit"] is None is b["refit"]
