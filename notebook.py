@@ -64,7 +64,7 @@ NOTE = """\
 
 - **为什么能从上往下运行**：主线的代码调用了「完整实现」里才讲的函数（`train`、`evaluate`、`mm`……）。下面折叠着的那一格，就是 `make tangle` 从讲义拼出来的整个程序 `{program}`，只去掉了最后运行 `main` 的那几行：先运行它，所有名字就都有了。之后每一格运行的是讲义在那里给出的代码块（和折叠格里的是同一段代码），所以你改了哪一格、重新运行它，之后的格子用的就是你改过的版本。讲义的代码一行都没有另外写过。
 - **实跑输出**：讲义里放实跑输出的地方，这里是一格打印它的代码，摘自〈{printing}〉里的 `main`（从注释「# 第 N 段」到下一段为止）；格子下面已经放着讲义核对过的那一段输出。在新的内核里从头运行，打印出来的和它逐字节相同（`tests/test_notebook.py` 就是这样核对的）。讲义里折叠着的几段，这里折叠的是输出。
-- **邀请你改的格子**：每一格都可以改了再运行。最值得动的是〈{knobs}〉里的两组旋钮 `BOOK_SETTING`、`PICKING_SETTING`（查询的选法和学习率）：改完运行它，再运行打印第 3 段、第 5 段的那两格。改了以后，输出就和讲义的不一样了，那正是你改动的效果。「30 秒实验」的每个实验的最后，还有一格标着 **试验场**，几秒钟就跑完（一个种子、少一些轮数），旋钮是格子开头的变量。实验的完整结果（10 个种子、3000 轮，要几分钟）照讲义放在各实验的代码下面，笔记本不重新运行它们（`make experiments` 核对）。
+- **邀请你改的格子**：每一格都可以改了再运行。最值得动的是〈{knobs}〉里的两组旋钮 `BOOK_SETTING`、`PICKING_SETTING`（查询的选法和学习率）：改完运行它，再运行打印第 3 段、第 5 段和第 7 段的那几格。改了以后，输出就和讲义的不一样了，那正是你改动的效果。「30 秒实验」的每个实验的最后，还有一格标着 **试验场**，几秒钟就跑完（一个种子、少一些轮数），旋钮是格子开头的变量。实验的完整结果（10 个种子、3000 轮，要几分钟）照讲义放在各实验的代码下面，笔记本不重新运行它们（`make experiments` 核对）。
 - 改乱了：重启内核，从头全部运行（Restart Kernel and Run All），就回到讲义的样子。"""
 
 TIMING = ("内核用 CPU 约 33 秒。（2026-12-01 量的：那时这台双核机器被别的任务占着，负载约 11，实际等了 103 秒；"
@@ -114,19 +114,27 @@ query = "before"               # 查询："after" 更新后的状态，"before" 
 lr = 0.02                      # 学习率；实验四试了 0.003、0.01、0.02
 seed = 0                       # 实验四的种子是 0…9
 rounds = 1000
-run = attention_run(query, lr, (seed, 100 + seed), rounds=rounds)
+run = attention_run(query, lr, (seed, 100 + seed), rounds=rounds, refit=False)
 print_long_run(run)"""),
     "五": ("训练途中反对角线怎么变：在 checkpoints 这几轮各量一次（实验五量到 30000 轮）。",
            """\
 query, lr, seed = "before", 0.02, 0
 checkpoints = (100, 200, 400, 800)   # 在这几轮量；训练到最后一个为止
-run = attention_run(query, lr, (seed, 100 + seed), rounds=max(checkpoints), checkpoints=checkpoints)
+run = attention_run(query, lr, (seed, 100 + seed), rounds=max(checkpoints), checkpoints=checkpoints, refit=False)
 for n in checkpoints:
     print("第 %d 轮：反对角线是均匀的 %.2f 倍" % (n, run["diagonal_at"][n]))"""),
     "六": ("训练之前（初始权重），第 1 行的峰值落在哪一列：换一个序列长度试试。不用训练，一眨眼就完。",
            """\
 length = 10                    # 序列长度；试试 5 或 20
 print_first_row_at_start(length)"""),
+    "七": ("训练一个模型（一个种子、1000 轮），再把它的权重换成倒序要的、挪一列的、别的序列的、全是 1/10 的。",
+           """\
+query, lr, seed = "before", 0.02, 0   # 实验七换的是实验四的 60 个模型
+rounds = 1000                         # 实验四训练 3000 轮
+run = attention_run(query, lr, (seed, 100 + seed), rounds=rounds, refit=False)
+print("%.4f  不换：模型自己算的" % run["per_token"])
+for name, label in REPLACEMENTS:
+    print("%.4f  %s" % (run["replaced"][name], label))"""),
 }
 
 

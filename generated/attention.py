@@ -1,6 +1,6 @@
 # Generated from attention.md by tangle.py — edit attention.md and run make tangle, or edit here and run make stitch.
-# sha256 of the lines below: e139ba32584ba75f8206c5ee188457158d8f999db53c889ec8ed1c50e74a786a
-# attention.md:519 (generated/attention.py)
+# sha256 of the lines below: e546badb3e11d2d4b6ca11bd55c15b151d66562981892d00175c6e433a2fa6eb
+# attention.md:521 (generated/attention.py)
 """注意力：每次解码时自己回头挑重点。
 
 由 attention.md 用 tangle.py 生成。请改 attention.md 再 make tangle；直接改了这个文件，make stitch 把改动搬回 attention.md。
@@ -15,7 +15,7 @@ from decimal import Decimal, localcontext
 
 import numpy as np
 
-# attention.md:2407 (附录：让释放的内存留在进程里)
+# attention.md:2412 (附录：让释放的内存留在进程里)
 def keep_freed_memory():
     """让 glibc 把释放的内存留着重用，不还给系统。只在 glibc 上做：别的 C 库没有 mallopt，或者编号不同。"""
     try:
@@ -31,7 +31,7 @@ def keep_freed_memory():
 
 keep_freed_memory()
 
-# attention.md:2629 (精确的矩阵乘法、exp 与 tanh)
+# attention.md:2634 (精确的矩阵乘法、exp 与 tanh)
 def mm(a, b):
     """a @ b，形状规则同 np.matmul；但每个结果都按 k = 0, 1, 2, … 的顺序一项项加出来。"""
     if a.ndim == 1:                                   # 左边是一个向量：当成一行来乘
@@ -167,7 +167,7 @@ def attend_one(q, K, uniform=False):
         weights = softmax(scores)                  # 第三步：非负、加起来是 1
     return mm(weights, K), weights                 # 按权重对值加权求和
 
-# attention.md:591 (批量的注意力)
+# attention.md:593 (批量的注意力)
 def attend(q, K, V=None, uniform=False, given=None):
     """attend_one 的批量版，返回 (上下文, 权重)。
 
@@ -206,7 +206,7 @@ def hand_example():
     average, _ = attend_one(q, K, uniform=True)    # 不挑：每个键都拿 1/4
     return q, K, dots, scaled, weights, context, average
 
-# attention.md:621 (反转任务的数据)
+# attention.md:623 (反转任务的数据)
 SEED_TEST, SEED_INIT, SEED_BATCH = 1, 2, 3   # 三路独立的随机流，事先定好，不挑
 LETTERS = 5                                  # 字母 a–e 编号 0–4
 START = 5                                    # 解码器的起始符
@@ -246,7 +246,7 @@ def sample_batch(rng, length, test_codes, size=BATCH):
         clash = in_sorted(seq_codes(src), test_codes)
     return src
 
-# attention.md:669 (模型参数)
+# attention.md:671 (模型参数)
 HIDDEN = 16
 
 
@@ -282,7 +282,7 @@ def untouched(params, attention):
     count = sum(int(s.sum()) for s in same.values())
     return count, bool(same["enc_Wx"][START].all() and count == same["enc_Wx"][START].size)
 
-# attention.md:711 (编码器与解码器)
+# attention.md:713 (编码器与解码器)
 def rnn(x_rows, Wh, h):
     """tanh RNN，每一步 h = tanh(x_t + h @ Wh)。x_rows (B, T, H) 是每一步已经查好的 Wx 行加偏置；
     h (B, H) 是初始状态。返回每一步的隐状态 (B, T, H)：每一步都留着，注意力要用。"""
@@ -320,7 +320,7 @@ def decode_step(params, h, token, hs_enc, query="after", uniform=False, given=No
     logits, _, weights = decoder_output(params, h_new, hs_enc, q, uniform, given)
     return h_new, logits, weights
 
-# attention.md:736 (反向传播)
+# attention.md:738 (反向传播)
 def one_hot(tokens, n=VOCAB):
     return (tokens[..., None] == np.arange(n)).astype(float)
 
@@ -404,7 +404,7 @@ def loss_and_grads(params, src, tgt, query="after", uniform=False, readout_only=
     grads["enc_Wx"], grads["enc_b"] = input_grads(dz, src)
     return loss, {name: grads[name] for name in params}
 
-# attention.md:2341 (附录：快一些的 rnn、rnn_backward 和 input_grads)
+# attention.md:2346 (附录：快一些的 rnn、rnn_backward 和 input_grads)
 plain_rnn, plain_rnn_backward, plain_input_grads = rnn, rnn_backward, input_grads   # 完整实现里照公式写的那三个，留作对照
 
 
@@ -443,7 +443,7 @@ def input_grads(dz, tokens):
     dWx = np.bincount(cells, weights=dz.ravel(), minlength=VOCAB * H).reshape(VOCAB, H)
     return dWx, dz.sum(axis=0)
 
-# attention.md:826 (梯度检查)
+# attention.md:828 (梯度检查)
 SEED_CHECK = 7                                     # 梯度检查用的随机流
 
 
@@ -479,7 +479,7 @@ def print_gradient_checks():
                                              ("平均对照", True, "after", True)):
         print("  %.1e  %s" % (gradient_check(attention, query, uniform), label))
 
-# attention.md:880 (训练：Adam 与梯度裁剪)
+# attention.md:882 (训练：Adam 与梯度裁剪)
 LR, CLIP = 0.003, 1.0
 BETA1, BETA2, EPS = 0.9, 0.999, 1e-8
 
@@ -546,7 +546,7 @@ def train(length, attention, rounds, test, seeds=(SEED_INIT, SEED_BATCH), query=
     progress("训练完：%s（%.0f 秒）" % (what, time.monotonic() - started))
     return params
 
-# attention.md:953 (贪心解码与评估)
+# attention.md:955 (贪心解码与评估)
 def predict(params, src, query="after", uniform=False, given=None):
     """贪心解码：每一步读进自己上一步的输出。返回记号 (B, T)，和注意力权重 (B, T, T)（不用注意力时是 None）。
     given (B, T, T)：第五节的干预，第 t 步的权重换成 given[:, t]。"""
@@ -611,7 +611,7 @@ def alignment_formed(per_token, per_token_uniform, matrix):
 BOOK_SETTING = ("after", LR)        # 更新后的查询（我们对原书示意代码的读法），学习率 0.003，和第四节一样
 PICKING_SETTING = ("before", 0.02)  # 换两个旋钮：更新前的查询，学习率大一些
 
-# attention.md:359 (把权重换掉)
+# attention.md:360 (把权重换掉)
 def reversal_weights(T, shift=0):
     """倒序要的权重：第 r 行只在第 T+1−r 列上是 1，其余是 0。shift=−1 整体挪到左边一列，
     最后一行左边没有列了，绕回第 T 列。"""
@@ -632,7 +632,7 @@ def interventions(params, test, query, own):
     return {name: evaluate(params, test, query, given=np.broadcast_to(w, (B, T, T)))[1]
             for name, w in replaced.items()}
 
-# attention.md:986 (第五节的一次运行：训练、评估、干预)
+# attention.md:988 (第五节的一次运行：训练、评估、干预)
 REFIT_ROUNDS, SEED_REFIT = 3000, 8         # 只重新训练输出层：轮数，和它自己的批次随机流
 REFIT_CHECKPOINTS = (1000, 2000, REFIT_ROUNDS)
 
@@ -691,7 +691,7 @@ def refit_accuracy(params, test, query):
     refit_readout(params, test.shape[1], query, after_round=measure)
     return at
 
-# attention.md:1051 (原书的矩阵)
+# attention.md:1053 (原书的矩阵)
 BOOK_MATRIX = np.array([                   # 原书印出的矩阵：行 = 输出第几位，列 = 输入第几位
     [0.08, 0.11, 0.10, 0.06, 0.10, 0.08, 0.07, 0.08, 0.18, 0.15],
     [0.11, 0.11, 0.05, 0.10, 0.08, 0.09, 0.07, 0.20, 0.12, 0.06],
@@ -731,7 +731,7 @@ def encoder_reads_in_order(params, test):
             return False
     return True
 
-# attention.md:1107 (读矩阵和画热图)
+# attention.md:1109 (读矩阵和画热图)
 def peak_columns(matrix):
     """每一行最大权重所在的列（从 1 数起）和那个权重。"""
     return matrix.argmax(axis=1) + 1, matrix.max(axis=1)
@@ -789,7 +789,7 @@ def train_and_evaluate(length, rounds, attention=True, seeds=(SEED_INIT, SEED_BA
     whole, per_token, by_position, weights = evaluate(params, test, query, uniform)
     return whole, per_token, by_position, None if weights is None else weights.mean(axis=0)
 
-# attention.md:1171 (打印实跑输出)
+# attention.md:1173 (打印实跑输出)
 RULE = "-" * 68
 
 
@@ -895,8 +895,8 @@ def print_long_run_numbers(run):
 
 def print_reading_order(run):
     same = encoder_reads_in_order(run["params"], make_test_set(len(run["matrix"])))
-    print("把输入第 k 位换成别的字母，编码器前 k − 1 步的状态一个比特也不变、第 k 步的变了"
-          "（这个模型，测试集 %d 条，每一个 k）：%s。" % (TEST_SIZE, "是" if same else "否"))
+    print("把输入第 k 位换成别的字母（这个模型，测试集 %d 条，每一个 k）：" % TEST_SIZE)
+    print("编码器前 k − 1 步的状态一个比特也不变，第 k 步的变了：%s。" % ("是" if same else "否"))
 
 
 REPLACEMENTS = (("reversal", "倒序要的那一列：第 r 行只有第 11 − r 列是 1"),
@@ -907,13 +907,16 @@ REPLACEMENTS = (("reversal", "倒序要的那一列：第 r 行只有第 11 − 
 
 def print_interventions(runs):
     """第五节的干预：同一个模型，解码时把权重换掉，逐位正确怎么变。每个模型一列。"""
+    names = ("第一个", "第二个", "第三个")[:len(runs)]
     print("把权重换掉：参数一个不动，只在解码时把每一步的注意力权重换成别的（逐位正确）。")
-    print("    ".join("%s %g" % (QUERY_NAMES[run["query"]], run["lr"]) for run in runs))
+    print("；".join("%s模型：%s，学习率 %g" % (name, QUERY_NAMES[run["query"]], run["lr"]) for name, run in zip(names, runs)) + "。")
+    print("".join("%s   " % name for name in names) + "解码时每一步的权重")
     rows = [("不换：模型自己算的", [run["per_token"] for run in runs])]
     rows += [(label, [run["replaced"][name] for run in runs]) for name, label in REPLACEMENTS]
-    rows.append(("全是 1/10，只重新训练输出层 %d 轮" % REFIT_ROUNDS, [run["refit"][REFIT_ROUNDS] for run in runs]))
+    rows.append(("全是 1/10，只重新训练输出层 %d 轮（其余参数冻结）" % REFIT_ROUNDS,
+                 [run["refit"][REFIT_ROUNDS] for run in runs]))
     for label, values in rows:
-        print("".join("   %.4f          " % v for v in values) + label)
+        print("".join("%.4f   " % v for v in values) + label)
 
 
 def main(attention_run=attention_run):
@@ -955,7 +958,7 @@ def main(attention_run=attention_run):
     # 第 9 段：五位对比的细节
     print_untouched(five)
 
-# attention.md:2384 (附录：同时训练)
+# attention.md:2389 (附录：同时训练)
 def in_background(pool, function, *args):
     """让另一个进程去算 function(*args)，返回一个之后取结果的 Future。进程之间按「模块名.函数名」
     传函数，所以这个模块要能按名字导入；不能的时候（比如被别的程序按文件路径执行），就当场算。"""

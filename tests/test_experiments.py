@@ -201,3 +201,42 @@ def test_the_stacked_sweep_equals_the_plain_sweep_including_checkpoints(monkeypa
                 assert same_bits(a[key], b[key]), key
             assert same_bits(a["sample"][0], b["sample"][0]) and same_bits(a["sample"][1], b["sample"][1])
             assert a["replaced"] == b["replaced"] and a["refit"] is None is b["refit"]
+
+
+def swapped_run(formed, per_token, replaced, refit=None):
+    return dict(fake_run(formed), per_token=per_token, replaced=replaced, refit=refit)
+
+
+def test_the_swap_groups_split_by_the_rule_and_count_model_by_model(capsys):
+    formed = swapped_run(True, 1.0, {"reversal": 1.0, "shifted": 0.2, "other": 0.99, "uniform": 0.4})
+    flat = swapped_run(False, 0.7, {"reversal": 0.9, "shifted": 0.3, "other": 0.7, "uniform": 0.75})
+    E.print_swap_groups({0.02: {"after": [formed, flat], "before": [flat, flat]}})
+    lines = capsys.readouterr().out.splitlines()
+    assert "全部 4 个" in lines[0]
+    assert lines[2].split() == ["形成了", "平均", "1", "1.0000", "1.0000", "0.2000", "0.9900", "0.4000"]
+    assert lines[9].split() == ["没形成", "平均", "3", "0.7000", "0.9000", "0.3000", "0.7000", "0.7500"]
+    assert "换成倒序之后比自己：高的 3 个，低的 0 个，一样的 0 个" in lines[12]
+    assert "换成别条之后比自己：高的 0 个，低的 0 个，一样的 3 个" in lines[14]
+    assert "换成均匀之后比自己：高的 3 个，低的 0 个，一样的 0 个" in lines[15]
+
+
+def test_the_refit_table_reads_each_checkpoint_and_the_same_cells_uniform_control(capsys, monkeypatch):
+    monkeypatch.setattr(E, "REFIT_SETTINGS", (("before", 0.02),))
+    monkeypatch.setattr(E, "REFIT_CHECKPOINTS", (1, 2))
+    n = len(E.EXPERIMENT_SEEDS)
+    runs = [swapped_run(True, 1.0, {}, refit={1: 0.3 + 0.01 * i, 2: 0.5}) for i in range(n)]
+    E.print_refits({0.02: {"before": runs, "uniform": [(0.5, 0.9, None)] * n}})
+    out = capsys.readouterr().out
+    assert "0     1.0000  0.4000  0.3000      0.5000" in out
+    assert "平均  1.0000  0.4000  0.3450      0.5000" in out
+    assert "逐位正确 0.9000 ± 0.0000" in out
+
+
+def test_the_average_control_by_position_is_the_mean_over_seeds(capsys):
+    n = len(E.EXPERIMENT_SEEDS)
+    cell = lambda a, b: {"none": [(0.0, a, np.full(10, a))] * n, "uniform": [(0.0, b, np.linspace(b, 1, 10))] * n}
+    E.print_average_by_position({E.LR: cell(0.5, 0.6), E.PICKING_SETTING[1]: cell(0.7, 0.8)})
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[2].split()[-11:] == ["0.50"] * 10 + ["0.5000"]
+    assert lines[3].split()[-1] == "0.6000" and lines[3].split()[-2] == "1.00"
+    assert lines[4].startswith("0.02")
