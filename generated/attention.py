@@ -1,6 +1,6 @@
 # Generated from attention.md by tangle.py — edit attention.md and run make tangle, or edit here and run make stitch.
-# sha256 of the lines below: e546badb3e11d2d4b6ca11bd55c15b151d66562981892d00175c6e433a2fa6eb
-# attention.md:521 (generated/attention.py)
+# sha256 of the lines below: 0cdacb91a3f11a8be743ccab23316a0b0d869390deaa264c92c3c75c4686b6a0
+# attention.md:534 (generated/attention.py)
 """注意力：每次解码时自己回头挑重点。
 
 由 attention.md 用 tangle.py 生成。请改 attention.md 再 make tangle；直接改了这个文件，make stitch 把改动搬回 attention.md。
@@ -15,7 +15,7 @@ from decimal import Decimal, localcontext
 
 import numpy as np
 
-# attention.md:2412 (附录：让释放的内存留在进程里)
+# attention.md:2429 (附录：让释放的内存留在进程里)
 def keep_freed_memory():
     """让 glibc 把释放的内存留着重用，不还给系统。只在 glibc 上做：别的 C 库没有 mallopt，或者编号不同。"""
     try:
@@ -31,7 +31,7 @@ def keep_freed_memory():
 
 keep_freed_memory()
 
-# attention.md:2634 (精确的矩阵乘法、exp 与 tanh)
+# attention.md:2651 (精确的矩阵乘法、exp 与 tanh)
 def mm(a, b):
     """a @ b，形状规则同 np.matmul；但每个结果都按 k = 0, 1, 2, … 的顺序一项项加出来。"""
     if a.ndim == 1:                                   # 左边是一个向量：当成一行来乘
@@ -167,7 +167,7 @@ def attend_one(q, K, uniform=False):
         weights = softmax(scores)                  # 第三步：非负、加起来是 1
     return mm(weights, K), weights                 # 按权重对值加权求和
 
-# attention.md:593 (批量的注意力)
+# attention.md:606 (批量的注意力)
 def attend(q, K, V=None, uniform=False, given=None):
     """attend_one 的批量版，返回 (上下文, 权重)。
 
@@ -206,7 +206,7 @@ def hand_example():
     average, _ = attend_one(q, K, uniform=True)    # 不挑：每个键都拿 1/4
     return q, K, dots, scaled, weights, context, average
 
-# attention.md:623 (反转任务的数据)
+# attention.md:636 (反转任务的数据)
 SEED_TEST, SEED_INIT, SEED_BATCH = 1, 2, 3   # 三路独立的随机流，事先定好，不挑
 LETTERS = 5                                  # 字母 a–e 编号 0–4
 START = 5                                    # 解码器的起始符
@@ -246,7 +246,7 @@ def sample_batch(rng, length, test_codes, size=BATCH):
         clash = in_sorted(seq_codes(src), test_codes)
     return src
 
-# attention.md:671 (模型参数)
+# attention.md:684 (模型参数)
 HIDDEN = 16
 
 
@@ -282,7 +282,7 @@ def untouched(params, attention):
     count = sum(int(s.sum()) for s in same.values())
     return count, bool(same["enc_Wx"][START].all() and count == same["enc_Wx"][START].size)
 
-# attention.md:713 (编码器与解码器)
+# attention.md:726 (编码器与解码器)
 def rnn(x_rows, Wh, h):
     """tanh RNN，每一步 h = tanh(x_t + h @ Wh)。x_rows (B, T, H) 是每一步已经查好的 Wx 行加偏置；
     h (B, H) 是初始状态。返回每一步的隐状态 (B, T, H)：每一步都留着，注意力要用。"""
@@ -301,7 +301,7 @@ def encoder(params, src):
 def decoder(params, dec_in, h0):
     return rnn(params["dec_Wx"][dec_in] + params["dec_b"], params["dec_Wh"], h0)
 
-# attention.md:127 (解码一步)
+# attention.md:134 (解码一步)
 def decoder_output(params, ht, hs_enc, q, uniform=False, given=None):
     """解码器的状态 ht 加上注意力，交给输出层。返回 (分数, 输出层的输入, 注意力权重)。
     ht 和查询 q 可以是一步 (B, H)，也可以是所有步 (B, T, H)；hs_enc (B, T, H) 是编码器各步。
@@ -320,7 +320,7 @@ def decode_step(params, h, token, hs_enc, query="after", uniform=False, given=No
     logits, _, weights = decoder_output(params, h_new, hs_enc, q, uniform, given)
     return h_new, logits, weights
 
-# attention.md:738 (反向传播)
+# attention.md:751 (反向传播)
 def one_hot(tokens, n=VOCAB):
     return (tokens[..., None] == np.arange(n)).astype(float)
 
@@ -404,7 +404,7 @@ def loss_and_grads(params, src, tgt, query="after", uniform=False, readout_only=
     grads["enc_Wx"], grads["enc_b"] = input_grads(dz, src)
     return loss, {name: grads[name] for name in params}
 
-# attention.md:2346 (附录：快一些的 rnn、rnn_backward 和 input_grads)
+# attention.md:2363 (附录：快一些的 rnn、rnn_backward 和 input_grads)
 plain_rnn, plain_rnn_backward, plain_input_grads = rnn, rnn_backward, input_grads   # 完整实现里照公式写的那三个，留作对照
 
 
@@ -443,7 +443,7 @@ def input_grads(dz, tokens):
     dWx = np.bincount(cells, weights=dz.ravel(), minlength=VOCAB * H).reshape(VOCAB, H)
     return dWx, dz.sum(axis=0)
 
-# attention.md:828 (梯度检查)
+# attention.md:841 (梯度检查)
 SEED_CHECK = 7                                     # 梯度检查用的随机流
 
 
@@ -479,7 +479,7 @@ def print_gradient_checks():
                                              ("平均对照", True, "after", True)):
         print("  %.1e  %s" % (gradient_check(attention, query, uniform), label))
 
-# attention.md:882 (训练：Adam 与梯度裁剪)
+# attention.md:895 (训练：Adam 与梯度裁剪)
 LR, CLIP = 0.003, 1.0
 BETA1, BETA2, EPS = 0.9, 0.999, 1e-8
 
@@ -546,7 +546,7 @@ def train(length, attention, rounds, test, seeds=(SEED_INIT, SEED_BATCH), query=
     progress("训练完：%s（%.0f 秒）" % (what, time.monotonic() - started))
     return params
 
-# attention.md:955 (贪心解码与评估)
+# attention.md:968 (贪心解码与评估)
 def predict(params, src, query="after", uniform=False, given=None):
     """贪心解码：每一步读进自己上一步的输出。返回记号 (B, T)，和注意力权重 (B, T, T)（不用注意力时是 None）。
     given (B, T, T)：第五节的干预，第 t 步的权重换成 given[:, t]。"""
@@ -571,7 +571,7 @@ def evaluate(params, test, query="after", uniform=False, given=None):
     correct = tokens == test[:, ::-1]
     return correct.all(axis=1).mean(), correct.mean(), correct.mean(axis=0), weights
 
-# attention.md:150 (五位对比)
+# attention.md:157 (五位对比)
 def reversal_comparison(length=5, rounds=2000):
     """6.5 节的模型和加了注意力的模型，各训练 rounds 轮，在同一个测试集上评估。
     返回 {False: 不用注意力, True: 用注意力}，各是 (参数个数, 整串全对, 逐位正确, 训练好的参数)。"""
@@ -583,7 +583,7 @@ def reversal_comparison(length=5, rounds=2000):
         results[attention] = (count_params(params), whole, per_token, params)
     return results
 
-# attention.md:202 (拿掉挑选和形成对齐的规则)
+# attention.md:209 (拿掉挑选和形成对齐的规则)
 def with_uniform_weights(params, test, query):
     """拿掉挑选：同一个训练好的模型，参数一个不动，解码时把注意力权重全换成 1/T。"""
     whole, per_token, _, _ = evaluate(params, test, query, uniform=True)
@@ -607,11 +607,11 @@ def alignment_formed(per_token, per_token_uniform, matrix):
     multiple = diagonal_weight(matrix) * len(matrix)       # 乘 T：是均匀（1/T）的几倍
     return bool(drop >= FORMED_DROP and multiple >= FORMED_DIAGONAL)
 
-# attention.md:228 (十位序列上的一次运行)
+# attention.md:235 (十位序列上的一次运行)
 BOOK_SETTING = ("after", LR)        # 更新后的查询（我们对原书示意代码的读法），学习率 0.003，和第四节一样
 PICKING_SETTING = ("before", 0.02)  # 换两个旋钮：更新前的查询，学习率大一些
 
-# attention.md:360 (把权重换掉)
+# attention.md:367 (把权重换掉)
 def reversal_weights(T, shift=0):
     """倒序要的权重：第 r 行只在第 T+1−r 列上是 1，其余是 0。shift=−1 整体挪到左边一列，
     最后一行左边没有列了，绕回第 T 列。"""
@@ -623,16 +623,21 @@ def reversal_weights(T, shift=0):
 
 def interventions(params, test, query, own):
     """参数一个不动，解码时把每一步的注意力权重换掉，再评估一遍。own (B, T, T) 是模型自己算的权重。
-    返回 {换成什么: 逐位正确}。"""
+    返回 {换成什么: 逐位正确}，外加 "follows"：挪到左边一列之后，输出正好是被指到的那个字母的比例。"""
     B, T = test.shape
     replaced = {"reversal": reversal_weights(T),              # 倒序要的那一列
                 "shifted": reversal_weights(T, shift=-1),     # 左边一列
                 "other": np.roll(own, 1, axis=0),             # 第 i 条序列用第 i−1 条自己算出的权重
                 "uniform": np.full((T, T), 1 / T)}            # 拿掉挑选
-    return {name: evaluate(params, test, query, given=np.broadcast_to(w, (B, T, T)))[1]
-            for name, w in replaced.items()}
+    result = {}
+    for name, w in replaced.items():
+        tokens, _ = predict(params, test, query, given=np.broadcast_to(w, (B, T, T)))
+        result[name] = (tokens == test[:, ::-1]).mean()
+        if name == "shifted":                                 # 每一行被指到的那一列上的字母
+            result["follows"] = (tokens == test[:, w.argmax(axis=1)]).mean()
+    return result
 
-# attention.md:988 (第五节的一次运行：训练、评估、干预)
+# attention.md:1001 (第五节的一次运行：训练、评估、干预)
 REFIT_ROUNDS, SEED_REFIT = 3000, 8         # 只重新训练输出层：轮数，和它自己的批次随机流
 REFIT_CHECKPOINTS = (1000, 2000, REFIT_ROUNDS)
 
@@ -691,7 +696,7 @@ def refit_accuracy(params, test, query):
     refit_readout(params, test.shape[1], query, after_round=measure)
     return at
 
-# attention.md:1053 (原书的矩阵)
+# attention.md:1066 (原书的矩阵)
 BOOK_MATRIX = np.array([                   # 原书印出的矩阵：行 = 输出第几位，列 = 输入第几位
     [0.08, 0.11, 0.10, 0.06, 0.10, 0.08, 0.07, 0.08, 0.18, 0.15],
     [0.11, 0.11, 0.05, 0.10, 0.08, 0.09, 0.07, 0.20, 0.12, 0.06],
@@ -731,7 +736,7 @@ def encoder_reads_in_order(params, test):
             return False
     return True
 
-# attention.md:1109 (读矩阵和画热图)
+# attention.md:1122 (读矩阵和画热图)
 def peak_columns(matrix):
     """每一行最大权重所在的列（从 1 数起）和那个权重。"""
     return matrix.argmax(axis=1) + 1, matrix.max(axis=1)
@@ -789,7 +794,7 @@ def train_and_evaluate(length, rounds, attention=True, seeds=(SEED_INIT, SEED_BA
     whole, per_token, by_position, weights = evaluate(params, test, query, uniform)
     return whole, per_token, by_position, None if weights is None else weights.mean(axis=0)
 
-# attention.md:1173 (打印实跑输出)
+# attention.md:1186 (打印实跑输出)
 RULE = "-" * 68
 
 
@@ -913,6 +918,7 @@ def print_interventions(runs):
     print("".join("%s   " % name for name in names) + "解码时每一步的权重")
     rows = [("不换：模型自己算的", [run["per_token"] for run in runs])]
     rows += [(label, [run["replaced"][name] for run in runs]) for name, label in REPLACEMENTS]
+    rows.insert(3, ("  左移时，输出正好是被指到的那一列的字母的比例", [run["replaced"]["follows"] for run in runs]))
     rows.append(("全是 1/10，只重新训练输出层 %d 轮（其余参数冻结）" % REFIT_ROUNDS,
                  [run["refit"][REFIT_ROUNDS] for run in runs]))
     for label, values in rows:
@@ -958,7 +964,7 @@ def main(attention_run=attention_run):
     # 第 9 段：五位对比的细节
     print_untouched(five)
 
-# attention.md:2389 (附录：同时训练)
+# attention.md:2406 (附录：同时训练)
 def in_background(pool, function, *args):
     """让另一个进程去算 function(*args)，返回一个之后取结果的 Future。进程之间按「模块名.函数名」
     传函数，所以这个模块要能按名字导入；不能的时候（比如被别的程序按文件路径执行），就当场算。"""

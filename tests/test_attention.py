@@ -459,7 +459,8 @@ def fake_run(query, lr):
     matrix = np.eye(10)[::-1] * 0.91 + 0.01                # a perfect reversal
     return {"query": query, "lr": lr, "rounds": 3000, "whole": 0.5, "per_token": 0.75, "by_position": np.linspace(1, 0.1, 10),
             "uniform": (0.1, 0.4), "matrix": matrix, "sample": (np.arange(10) % 5, matrix), "diagonal_at": {},
-            "replaced": {"reversal": 0.9, "shifted": 0.2, "other": 0.7, "uniform": 0.4}, "refit": {A.REFIT_ROUNDS: 0.5},
+            "replaced": {"reversal": 0.9, "shifted": 0.2, "follows": 0.8, "other": 0.7, "uniform": 0.4},
+            "refit": {A.REFIT_ROUNDS: 0.5},
             "params": untrained(True)}
 
 
@@ -494,7 +495,11 @@ def test_interventions_report_what_evaluate_gives_for_each_replacement():
     params = A.train(5, True, 30, test, query="before")
     _, own_accuracy, _, own = A.evaluate(params, test, "before")
     result = A.interventions(params, test, "before", own)
-    assert list(result) == ["reversal", "shifted", "other", "uniform"]
+    assert list(result) == ["reversal", "shifted", "follows", "other", "uniform"]
+    shifted = np.broadcast_to(A.reversal_weights(5, shift=-1), own.shape)
+    tokens, _ = A.predict(params, test, "before", given=shifted)
+    pointed = test[:, [3, 2, 1, 0, 4]]                   # row r reads column 5 − r, the last row wraps to column 5
+    assert result["follows"] == (tokens == pointed).mean() and result["shifted"] == (tokens == test[:, ::-1]).mean()
     assert result["uniform"] == A.with_uniform_weights(params, test, "before")[1]
     assert result["other"] == A.evaluate(params, test, "before", given=np.roll(own, 1, axis=0))[1]
     assert result["reversal"] == A.evaluate(params, test, "before", given=np.broadcast_to(A.reversal_weights(5), own.shape))[1]

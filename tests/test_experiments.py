@@ -208,16 +208,18 @@ def swapped_run(formed, per_token, replaced, refit=None):
 
 
 def test_the_swap_groups_split_by_the_rule_and_count_model_by_model(capsys):
-    formed = swapped_run(True, 1.0, {"reversal": 1.0, "shifted": 0.2, "other": 0.99, "uniform": 0.4})
-    flat = swapped_run(False, 0.7, {"reversal": 0.9, "shifted": 0.3, "other": 0.7, "uniform": 0.75})
+    formed = swapped_run(True, 1.0, {"reversal": 1.0, "shifted": 0.2, "follows": 1.0, "other": 0.99, "uniform": 0.4})
+    flat = swapped_run(False, 0.7, {"reversal": 0.9, "shifted": 0.3, "follows": 0.5, "other": 0.7, "uniform": 0.75})
     E.print_swap_groups({0.02: {"after": [formed, flat], "before": [flat, flat]}})
     lines = capsys.readouterr().out.splitlines()
     assert "全部 4 个" in lines[0]
     assert lines[2].split() == ["形成了", "平均", "1", "1.0000", "1.0000", "0.2000", "0.9900", "0.4000"]
-    assert lines[9].split() == ["没形成", "平均", "3", "0.7000", "0.9000", "0.3000", "0.7000", "0.7500"]
-    assert "换成倒序之后比自己：高的 3 个，低的 0 个，一样的 0 个" in lines[12]
-    assert "换成别条之后比自己：高的 0 个，低的 0 个，一样的 3 个" in lines[14]
-    assert "换成均匀之后比自己：高的 3 个，低的 0 个，一样的 0 个" in lines[15]
+    assert "左移时，输出正好是被指到的那一列的字母：平均 1.0000，最低 1.0000，最高 1.0000" in lines[5]
+    assert lines[10].split() == ["没形成", "平均", "3", "0.7000", "0.9000", "0.3000", "0.7000", "0.7500"]
+    assert "平均 0.5000" in lines[13]
+    assert "换成倒序之后比自己：高的 3 个，低的 0 个，一样的 0 个" in lines[14]
+    assert "换成别条之后比自己：高的 0 个，低的 0 个，一样的 3 个" in lines[16]
+    assert "换成均匀之后比自己：高的 3 个，低的 0 个，一样的 0 个" in lines[17]
 
 
 def test_the_refit_table_reads_each_checkpoint_and_the_same_cells_uniform_control(capsys, monkeypatch):
