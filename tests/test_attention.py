@@ -672,7 +672,7 @@ def test_sections_show_their_own_checked_output():
     assert main[1].content.startswith("加到 6.5 节的反转任务上")
     experiments = doc.transcripts["generated/experiments.py"].parts
     assert [heading_of(part.fence_line, "h3")[:3] for part in experiments] == [
-        "实验一", "实验二", "实验三", "实验四", "实验五", "实验六"]
+        "实验一", "实验二", "实验三", "实验四", "实验五", "实验六", "实验七"]
 
 
 def test_the_main_line_ends_at_the_full_implementation_and_folds_only_numbers():
