@@ -1,5 +1,5 @@
 # Generated from attention.md by tangle.py — edit attention.md and run make tangle, or edit here and run make stitch.
-# sha256 of the lines below: 0cdacb91a3f11a8be743ccab23316a0b0d869390deaa264c92c3c75c4686b6a0
+# sha256 of the lines below: 54d95649e160265b3179603fcd3243153457f7e8400ddfcb11d9c1a05d4730d9
 # attention.md:534 (generated/attention.py)
 """注意力：每次解码时自己回头挑重点。
 
@@ -851,7 +851,7 @@ def print_reversal(results):
           % ((size(plain, "enc_Wx", "enc_Wh", "enc_b"),) + plain["enc_Wx"].shape + plain["enc_Wh"].shape
              + (HIDDEN, size(plain, "dec_Wx", "dec_Wh", "dec_b"), size(plain, "Wo", "bo"), n_plain)))
     print("用注意力时输出层 %d，共 %d。" % (size(attn, "Wo", "bo"), n_attn))
-    print("这一行要说实话：%s。" % verdict((whole_plain, token_plain), (whole_attn, token_attn)))
+    print("这一行要说实话：这一个种子上，%s。" % verdict((whole_plain, token_plain), (whole_attn, token_attn)))
 
 
 def print_untouched(results):
