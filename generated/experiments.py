@@ -1,6 +1,6 @@
 # Generated from attention.md by tangle.py — edit attention.md and run make tangle, or edit here and run make stitch.
-# sha256 of the lines below: f80695269de71570ac0855289b15c55fb06ad904feec8bed6149b8e7d5d01499
-# attention.md:2262 (generated/experiments.py)
+# sha256 of the lines below: f39a2c38d86be83dae011e9d4606b454dfb6dfcd892ece24529204f89e36d029
+# attention.md:2264 (generated/experiments.py)
 """「30 秒实验」的答案。运行：python generated/experiments.py（要几分钟）。
 
 由 attention.md 用 tangle.py 生成。请改 attention.md 再 make tangle；直接改了这个文件，make stitch 把改动搬回 attention.md。
@@ -391,7 +391,7 @@ def print_average_by_position(sweep):
             print("%-8g%s    " % (lr, label) + " ".join("%.2f" % a for a in by_position)
                   + "   %.4f" % np.mean([r[1] for r in sweep[lr][name]]))
 
-# attention.md:2450 (附录：同时训练几个种子)
+# attention.md:2452 (附录：同时训练几个种子)
 def per_model(x, W):
     """每个模型用自己的权重乘：x (S·B, …, K) 里第 i 个模型的那些行乘 W[i]，W (S, K, N)。就是 mm，一个模型一次。"""
     xs = x.reshape((len(W), -1) + x.shape[1:])
@@ -514,7 +514,7 @@ def train_stacked(length, attention, rounds, test, seed_list, query="after", lr=
     progress("同时训练完：%s（%.0f 秒）" % (what, time.monotonic() - started))
     return models
 
-# attention.md:2578 (附录：一格的种子一起训练)
+# attention.md:2580 (附录：一格的种子一起训练)
 def picking_runs(length, rounds, lr, seed_list, query, refit):
     """picking_run 的同时训练版：seed_list 里每一对种子一个模型，返回的字典和逐个调 picking_run 的逐项相同。"""
     test = make_test_set(length)
