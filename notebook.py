@@ -27,7 +27,9 @@ weave.py, it takes the document as tangle.py parses it (chunks, roots, transcrip
   - at the end of the section of each experiment (a chunk named 实验一, 实验二, ...), a playground
     cell marked as the reader's: a small run of seconds, its knobs as variables at the top.
 
-Writes OUT only when its content changes, atomically. Errors in the input are reported as
+Writes OUT only when its content changes, atomically, and only over a notebook it wrote itself: the lesson, a
+file the lesson tangles, any other file, a directory or a pipe is refused, saying why (weave.py's rule, the
+same code: literate/outputs.py). Errors in the input are reported as
 `MD:LINE: error: ...` on stderr. Exit status: 0 ok, 2 bad input or usage.
 """
 
@@ -35,12 +37,24 @@ from __future__ import annotations
 
 import argparse
 import ast
+import json
 import re
+import os
+import signal
 import sys
 import textwrap
 from pathlib import Path
 
-from literate import console, expansion, files, markdown, model
+
+def interrupted_while_starting(_signum, _frame):
+    print("notebook.py: interrupted (SIGINT) while starting; the notebook was not changed", file=sys.stderr)
+    os._exit(130)
+
+
+if __name__ == "__main__":  # Ctrl-C while the modules load: one line, not the traceback of an import
+    signal.signal(signal.SIGINT, interrupted_while_starting)
+
+from literate import console, expansion, markdown, model, outputs  # noqa: E402
 
 try:
     import nbformat
@@ -55,6 +69,7 @@ INLINE_MATH = re.compile(r"\$`([^`\n]+)`\$")  # GitHub's $`...`$
 PART_MARK = re.compile(r"^\s*# 第 (\d+) 段")  # in main(): the lines from here print part N
 EXPERIMENT = re.compile(r"^实验([一二三四五六七八九十]+)")  # an experiment's chunk: 实验一：...
 SUMMARY = re.compile(r"^\s*<summary>(.*)</summary>\s*$")
+GENERATOR = "notebook.py"  # the notebook's metadata: marks the notebooks notebook.py wrote, the only files it overwrites
 KERNEL = {"name": "python3", "display_name": "Python 3", "language": "python"}
 
 NOTE = """\
@@ -318,7 +333,8 @@ def build(doc: model.Document) -> nbformat.NotebookNode:
     notebook.markdown(lines[cursor:])
     for experiment, chunk in pending:
         playground(notebook, experiment, chunk)
-    return v4.new_notebook(cells=notebook.cells, metadata={"kernelspec": KERNEL, "language_info": {"name": "python"}})
+    return v4.new_notebook(cells=notebook.cells, metadata={"kernelspec": KERNEL, "language_info": {"name": "python"},
+                                                           "generator": GENERATOR})
 
 
 def prelude(notebook: Notebook, doc: model.Document, program: str, printing: str, knobs: str) -> None:
@@ -347,30 +363,54 @@ def parser() -> argparse.ArgumentParser:
                                   formatter_class=argparse.RawDescriptionHelpFormatter)
     top.add_argument("md", nargs="?", type=Path, default=Path("attention.md"),
                      help="the Markdown lesson (default: ./attention.md)")
-    top.add_argument("-o", "--output", type=Path,
-                     help="the notebook to write (default: build/<MD's name>.ipynb beside MD)")
+    top.add_argument("-o", "--output", type=Path, help="the notebook to write (default: build/<MD's name>.ipynb "
+                     "beside MD). An existing file is replaced only if notebook.py wrote it")
     return top
 
 
+def is_notebook(data: bytes) -> bool:
+    """Whether a file's bytes are a notebook notebook.py wrote: its generator mark, or (from before the mark)
+    the role notebook.py gives its cells."""
+    try:
+        found = json.loads(data)
+    except (ValueError, RecursionError):
+        return False
+    if not isinstance(found, dict) or not isinstance(found.get("metadata"), dict):
+        return False
+    if found["metadata"].get("generator") == GENERATOR:
+        return True
+    cells = found.get("cells") if isinstance(found.get("cells"), list) else []
+    return any(isinstance(cell, dict) and isinstance(cell.get("metadata"), dict)
+               and isinstance(cell["metadata"].get("attention"), dict) and "role" in cell["metadata"]["attention"]
+               for cell in cells)
+
+
 def main(argv: list[str] | None = None) -> int:
+    """Ctrl-C, a closed pipe and a console that cannot show Chinese end it with one line, never a traceback."""
+    return console.guarded("notebook.py", lambda: run_command(argv), "the notebook was not changed")
+
+
+def run_command(argv: list[str] | None) -> int:
     args = console.parsed(parser(), argv)
     if isinstance(args, int):  # --help (0) or a usage error (2)
         return args
-    output = args.output or args.md.parent / "build" / f"{args.md.stem}.ipynb"
+    default = args.md.parent / "build" / f"{args.md.stem}.ipynb"
+    output = args.output or default
     try:
         doc = markdown.load(args.md, str(args.md))
         notebook = build(doc)
+        nbformat.validate(notebook)
+        data = (nbformat.writes(notebook) + "\n").encode()
+        changed = outputs.write_output(doc, output, data, "notebook.py", is_notebook, default)
     except model.UserError as error:
         print(*error.messages, sep="\n", file=sys.stderr)
+        return error.code
+    except RecursionError:
+        print(f"{args.md}: error: nested too deeply to make a notebook of (lists or quotes inside each other, "
+              "or code nested that deep)", file=sys.stderr)
         return BAD_INPUT
-    nbformat.validate(notebook)
-    data = (nbformat.writes(notebook) + "\n").encode()
-    try:
-        changed = not output.is_file() or output.read_bytes() != data
-        if changed:
-            files.write_atomically(output, data)
-    except OSError as error:
-        print(f"{output}: error: cannot write it: {error.strerror}", file=sys.stderr)
+    except MemoryError:
+        print("notebook.py: error: out of memory", file=sys.stderr)
         return BAD_INPUT
     roles = [cell.metadata["attention"]["role"] for cell in notebook.cells]
     print(f"{'wrote' if changed else 'unchanged:'} {output}: {len(roles)} cells, {roles.count('chunk')} code "

@@ -9,7 +9,18 @@ The manual: docs/tangle.md; the short version: python tangle.py --help.
 
 from __future__ import annotations
 
+import os
+import signal
 import sys
+
+
+def interrupted_while_starting(_signum, _frame):
+    print("tangle.py: interrupted (SIGINT) while starting; nothing was run or written", file=sys.stderr)
+    os._exit(130)
+
+
+if __name__ == "__main__":  # Ctrl-C while the modules load: one line, not the traceback of an import
+    signal.signal(signal.SIGINT, interrupted_while_starting)
 
 if sys.version_info < (3, 10):
     print(f"tangle.py: error: needs Python 3.10 or newer, this is {sys.version.split()[0]}; "

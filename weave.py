@@ -69,7 +69,6 @@ import math
 import os
 import re
 import signal
-import stat
 import sys
 import unicodedata
 from dataclasses import dataclass, field
@@ -87,7 +86,7 @@ def interrupted_while_starting(_signum, _frame):
 if __name__ == "__main__":  # Ctrl-C while the modules load: one line, not the traceback of an import
     signal.signal(signal.SIGINT, interrupted_while_starting)
 
-from literate import console, files, inline, markdown, model, prose  # noqa: E402  (the model, the prose rules)
+from literate import console, inline, markdown, model, outputs, prose  # noqa: E402  (the model, the prose rules)
 
 try:
     from latex2mathml.converter import convert as latex_to_mathml
@@ -119,7 +118,6 @@ CJK_FONTS = '"Noto Sans CJK SC", "Source Han Sans SC", "PingFang SC", "Microsoft
 MONO_FONTS = '"Noto Sans Mono CJK SC", "Sarasa Mono SC", "DejaVu Sans Mono", Menlo, Consolas, monospace'
 LATIN_MONO_FONTS = '"DejaVu Sans Mono", Menlo, Consolas, "Liberation Mono", monospace'  # one column for ░ █ — α
 MAX_CANDIDATES = 256  # a number printed on more lines links to the best of the first 256 (linear time)
-MAX_PAGE_BYTES = 64 << 20  # an existing page read back to compare; weave's own pages are a few MB
 GENERATOR = "weave.py"  # <meta name="generator">: marks the pages weave.py wrote, the only files it overwrites
 
 
@@ -1238,58 +1236,11 @@ def is_page(data: bytes) -> bool:
     return data.startswith(b"<!DOCTYPE html>") and (mark in data[:4096] or "本页由 <code>weave.py</code>".encode() in data)
 
 
-def existing_output(doc: model.Document, output: Path) -> bytes | None:
-    """What is at output now (None: nothing), if weave.py may replace it; else UserError saying why not: it is
-    the lesson, a file the lesson tangles, no regular file, or a file that weave.py did not write."""
-    shown = str(output)
-    real = os.path.realpath(output)
-    ours = {os.path.realpath(doc.folder / target): f"{doc.target_shown(target)}, which {doc.shown} tangles"
-            for target in doc.roots}
-    ours[os.path.realpath(doc.path)] = f"the lesson {doc.shown} itself"
-    if real in ours:
-        raise model.UserError(f"{shown}: error: is {ours[real]}; write the page elsewhere "
-                               f"(the default is {doc.path.parent / 'build' / (doc.path.stem + '.html')})")
-    try:
-        info = os.stat(output)
-    except FileNotFoundError:
-        return None
-    except NotADirectoryError:
-        folder_problem(output)
-    except OSError as error:
-        raise model.UserError(f"{shown}: error: cannot use it: {files.describe(error)}") from None
-    if not stat.S_ISREG(info.st_mode):
-        raise model.UserError(f"{shown}: error: is {files.file_kind(info.st_mode)}, not a regular file; weave.py "
-                               "replaces only a page it wrote: give -o the path of an .html file")
-    data = files.read_regular(output, shown, MAX_PAGE_BYTES) or b""
-    if not is_page(data):
-        raise model.UserError(f"{shown}: error: exists and is not a page weave.py wrote, so weave.py leaves it as "
-                               "it is; give -o another path, or move that file away if it is to be replaced")
-    return data
-
-
-def folder_problem(output: Path):
-    """UserError: a folder on the way to output is a file (-o lesson.md/page.html)."""
-    blocking = next((folder for folder in reversed(output.parents) if os.path.exists(folder)
-                     and not os.path.isdir(folder)), output.parent)
-    raise model.UserError(f"{output}: error: cannot be written: {blocking} is a file, not a folder; "
-                           "give -o a path in a folder")
-
-
 def write_page(doc: model.Document, output: Path, data: bytes) -> bool:
-    """Write the page unless it holds these bytes already; whether it wrote. Atomically, and only if the file
-    still holds what existing_output read (a page saved meanwhile is kept)."""
-    current = existing_output(doc, output)
-    if current == data:
-        return False
-    try:
-        with files.signals_deferred():
-            written = files.write_atomically(output, data, expected=current)
-    except OSError as error:
-        raise model.UserError(f"{output}: error: cannot write it: {files.describe(error)}; "
-                               "check that its folder exists and is writable, or give another -o") from None
-    if not written:
-        raise model.Conflict(f"{output}: error: changed while weave.py was writing it; left as it is: run it again")
-    return True
+    """Write the page unless it holds these bytes already (whether it wrote): the rule every back-end keeps
+    (literate/outputs.py): never the lesson, a file it tangles, or a file that weave.py did not write."""
+    default = doc.path.parent / "build" / (doc.path.stem + ".html")
+    return outputs.write_output(doc, output, data, "weave.py", is_page, default)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -307,6 +307,48 @@ def test_data_loss_tangle_still_refreshes_its_own_files(tmp_path, capsys):
     assert tangle.main(["tangle", str(md)]) == 0 and "0.9400" in (tmp_path / "generated" / "p.py").read_text()
 
 
+NOTEBOOK_LESSON = ("# 课\n\n## 一\n\n```python {file=generated/p.py}\n<<主程序>>\n```\n\n```python {#主程序}\n"
+                   "def main():\n    # 第 1 段\n    print('acc 0.9300')\n\n\nif __name__ == \"__main__\":\n    main()\n"
+                   "```\n\n```text {transcript}\nacc 0.9300\n```\n")
+
+
+def notebook_main():
+    pytest.importorskip("nbformat", reason="notebook.py needs nbformat: make test installs requirements-notebook.txt")
+    import notebook
+    return notebook.main
+
+
+@linux
+def test_data_loss_notebook_never_writes_over_the_lesson_a_tangled_file_or_a_foreign_one(tmp_path, capsys):
+    """notebook.py -o keeps weave.py's rule, by the same code: the lesson (also through a symlink), a file it
+    tangles, a file it did not write, a FIFO and a directory are refused, and every byte stays."""
+    make_notebook = notebook_main()
+    md = write(tmp_path, NOTEBOOK_LESSON)
+    assert tangle.main(["tangle", str(md)]) == 0
+    (tmp_path / "link.ipynb").symlink_to(md)
+    (tmp_path / "mine.ipynb").write_text("{}\n")
+    os.mkfifo(tmp_path / "fifo")
+    before = {path: path.read_bytes() for path in (md, tmp_path / "generated" / "p.py", tmp_path / "mine.ipynb")}
+    capsys.readouterr()
+    for target, says in ((md, "is the lesson"), (tmp_path / "link.ipynb", "is the lesson"),
+                         (tmp_path / "generated" / "p.py", "which"), (tmp_path / "mine.ipynb", "is not a notebook"),
+                         (tmp_path / "fifo", "FIFO"), (tmp_path / "generated", "directory")):
+        assert make_notebook([str(md), "-o", str(target)]) == 2, target
+        assert says in capsys.readouterr().err
+    assert {path: path.read_bytes() for path in before} == before
+    assert stat.S_ISFIFO(os.stat(tmp_path / "fifo").st_mode)
+
+
+def test_data_loss_notebook_replaces_its_own_notebook(tmp_path, capsys):
+    make_notebook = notebook_main()
+    md = write(tmp_path, NOTEBOOK_LESSON)
+    out = tmp_path / "lesson.ipynb"
+    assert make_notebook([str(md), "-o", str(out)]) == 0
+    md.write_bytes(md.read_bytes() + "新的一段。\n".encode())
+    assert make_notebook([str(md), "-o", str(out)]) == 0 and "新的一段" in out.read_text()
+    assert "wrote" in capsys.readouterr().out
+
+
 # ---------------------------------------------------------------- hangs and blow-ups
 
 
