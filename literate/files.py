@@ -131,6 +131,29 @@ def process_alive(pid: int) -> bool:
     return True
 
 
+def lesson_links(path: Path, shown: str, command: str, nothing: str) -> int:
+    """Before a command rewrites the lesson in place: how many names it has (hard links: replacing the file
+    leaves the others with the old text, so the caller warns). Conflict if it vanished since it was read,
+    UserError if it is read-only; nothing says what the caller leaves unwritten then."""
+    try:
+        info = os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):  # write_atomically would make its folder again
+        raise Conflict(f"{shown}: error: no longer exists (deleted while {command} ran, with its folder?); {nothing}: "
+                       f"restore it (git checkout -- {shown}), then run make {command} again") from None
+    except OSError as error:
+        raise UserError(f"{shown}: error: cannot use it: {describe(error)}") from None
+    if not info.st_mode & 0o222:
+        raise UserError(f"{shown}: error: is read-only; {nothing} (chmod u+w it first, then run make {command} again)")
+    return info.st_nlink
+
+
+def hard_link_warning(shown: str, links: int, command: str) -> str | None:
+    if links <= 1:
+        return None
+    return (f"{shown}: warning: it had {links - 1} other hard link{'s' if links > 2 else ''}, which keep the old text "
+            f"({command} replaces the file; a symlink would have followed)")
+
+
 @contextlib.contextmanager
 def signals_deferred():
     """Hold Ctrl-C, SIGTERM and SIGHUP while files are replaced: they take effect once all are written."""

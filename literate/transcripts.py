@@ -9,7 +9,7 @@ import os
 import re
 import sys
 
-from .files import describe, signals_deferred, write_atomically
+from .files import describe, hard_link_warning, lesson_links, signals_deferred, write_atomically
 from .markdown import decode_markdown, fence_runs, normalize_newlines, parse_document
 from .model import Conflict, Document, LINE_WITH_END, MAX_MARKDOWN_BYTES, Transcript, UserError, output_lines
 from .runner import OUTPUT_CONTROL, report_failed_run, run_program
@@ -237,15 +237,8 @@ def write_transcripts(doc: Document, changed: dict[str, str]) -> Document:
                 label = "new output" + (f", part {piece.part}" if piece.part else "")
                 print(*transcript_diff(doc, piece, content, label, use_color()), sep="\n")
     data = ("\ufeff" if bom else "").encode() + rewritten.encode()
+    links = lesson_links(doc.path, doc.shown, "update", "transcript not written")
     try:
-        try:
-            info = os.stat(doc.path)
-        except (FileNotFoundError, NotADirectoryError):  # write_atomically would make its folder again
-            raise Conflict(f"{doc.shown}: error: no longer exists (deleted while the program ran, with its folder?); "
-                           f"nothing written: restore it (git checkout -- {doc.shown}), then run make update again") from None
-        if not info.st_mode & 0o222:
-            raise UserError(f"{doc.shown}: error: is read-only; transcript not written (chmod u+w it first)")
-        links = info.st_nlink
         with signals_deferred():
             written = write_atomically(doc.path, data, expected=doc.raw)
     except OSError as error:
@@ -255,7 +248,7 @@ def write_transcripts(doc: Document, changed: dict[str, str]) -> Document:
                        "written, your change is kept: run make update again")
     for target in changed:
         print(f"{doc.shown}: updated the transcript of {doc.target_shown(target)}")
-    if links > 1:
-        print(f"{doc.shown}: warning: it had {links - 1} other hard link{'s' if links > 2 else ''}, which keep "
-              "the old text (update replaces the file; a symlink would have followed)", file=sys.stderr)
+    warning = hard_link_warning(doc.shown, links, "update")
+    if warning:
+        print(warning, file=sys.stderr)
     return updated

@@ -349,6 +349,79 @@ def test_data_loss_notebook_replaces_its_own_notebook(tmp_path, capsys):
     assert "wrote" in capsys.readouterr().out
 
 
+def test_data_loss_an_edit_to_a_comment_shaped_like_a_location_comment_is_stitched(tmp_path, capsys):
+    """Only tangle's own `# MD:LINE (chunk)` lines, at the places it writes them, are location comments; a
+    comment of the lesson's code that looks like one is code, and an edit to it is found, stitched and kept."""
+    code = "# 见 README:12 (速度)\n# lesson.md:40 (打印)\nprint('acc 0.9300')\n"
+    md = write(tmp_path, lesson(code=code))
+    assert tangle.main(["tangle", str(md)]) == 0
+    generated = tmp_path / "generated" / "p.py"
+    for old, new in (("README:12", "README:13"), ("lesson.md:40", "lesson.md:41")):
+        generated.write_text(generated.read_text().replace(old, new))
+        capsys.readouterr()
+        assert tangle.main(["check", str(md)]) == 1
+        assert "edited by hand since it was last tangled; run make stitch" in capsys.readouterr().err
+        assert tangle.main(["stitch", str(md)]) == 0, capsys.readouterr().err
+        assert new in md.read_text() and old not in md.read_text()
+        assert tangle.main(["tangle", str(md)]) == 0 and new in generated.read_text()
+
+
+def test_data_loss_a_file_that_only_starts_like_tangles_banner_is_never_replaced(tmp_path, capsys):
+    md = write(tmp_path, lesson(target="parser.py"))
+    antlr = "# Generated from Expr.g4 by ANTLR 4.13.1\nfrom antlr4 import *\n"
+    (tmp_path / "parser.py").write_text(antlr)
+    for force in ([], ["--force"]):
+        assert tangle.main(["tangle", str(md), *force]) == 2
+        err = capsys.readouterr().err
+        assert "was not written by tangle.py" in err and "not even with --force" in err
+    assert (tmp_path / "parser.py").read_text() == antlr
+
+
+def stitched_lesson(tmp_path, capsys, extra_root: bool = False):
+    """A tangled lesson (with a second root, if asked) whose program was then edited by hand."""
+    text = lesson()
+    if extra_root:
+        text = text.replace("```text {transcript}", "```python {file=generated/q.py}\nprint(2)\n```\n\n"
+                            "```text {transcript=generated/p.py}")
+    md = write(tmp_path, text)
+    assert tangle.main(["tangle", str(md)]) == 0
+    generated = tmp_path / "generated" / "p.py"
+    generated.write_text(generated.read_text().replace("0.9300')", "0.9400')"))
+    capsys.readouterr()
+    return md, generated
+
+
+def test_data_loss_stitch_leaves_a_read_only_lesson_alone(tmp_path, capsys):
+    md, generated = stitched_lesson(tmp_path, capsys)
+    before = md.read_bytes(), generated.read_bytes()
+    md.chmod(0o444)
+    assert tangle.main(["stitch", str(md)]) == 2
+    err = capsys.readouterr().err
+    assert "is read-only; nothing written" in err and "chmod u+w" in err
+    assert (md.read_bytes(), generated.read_bytes()) == before and md.stat().st_mode & 0o777 == 0o444
+
+
+def test_data_loss_stitch_says_when_it_leaves_a_hard_link_behind(tmp_path, capsys):
+    md, _ = stitched_lesson(tmp_path, capsys)
+    other = tmp_path / "other-name.md"
+    os.link(md, other)
+    assert tangle.main(["stitch", str(md)]) == 0
+    err = capsys.readouterr().err
+    assert "it had 1 other hard link, which keep the old text" in err
+    assert "0.9400" in md.read_text() and "0.9300" in other.read_text()
+
+
+def test_data_loss_stitch_checks_every_generated_file_before_it_writes_the_lesson(tmp_path, capsys):
+    """A second root that cannot be written (here: replaced by a file tangle.py did not write) stops stitch
+    before the lesson is touched, not after."""
+    md, generated = stitched_lesson(tmp_path, capsys, extra_root=True)
+    (tmp_path / "generated" / "q.py").write_text("# my own file\n")
+    before = md.read_bytes(), generated.read_bytes()
+    assert tangle.main(["stitch", str(md)]) == 2
+    assert "was not written by tangle.py" in capsys.readouterr().err
+    assert (md.read_bytes(), generated.read_bytes()) == before
+
+
 # ---------------------------------------------------------------- hangs and blow-ups
 
 

@@ -135,7 +135,8 @@ def test_tangle_refuses_to_overwrite_a_hand_edit_and_force_overwrites(tmp_path, 
     code, _, err = run(capsys, "tangle", md)
     assert code == 2
     assert err == (f"{tmp_path}/generated/attention.py: error: edited by hand since it was last tangled; "
-                   "move your change into attention.md, or rerun with --force to overwrite\n")
+                   "attention.md changed too since then, so make stitch cannot place it: move your change into "
+                   "attention.md by hand, or rerun with --force to overwrite it\n")
     assert "my fix" in target.read_text()
     assert run(capsys, "tangle", md, "--force")[0] == 0
     assert "my fix" not in target.read_text() and "0.9400" in target.read_text()
