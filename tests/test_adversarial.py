@@ -640,6 +640,39 @@ def test_wrong_the_run_keeps_the_variables_the_lesson_needs(tmp_path, capsys, mo
     assert tangle.main(["check", str(md)]) == 0, capsys.readouterr().err
 
 
+def stale_bytecode_lesson(tmp_path):
+    """A lesson whose program imports another generated file, p.py, with a stale .pyc beside it: compiled from
+    an older p.py of the same size, stamped with the current one's mtime (a change within one second)."""
+    import importlib.util
+    import py_compile
+    text = ("# 课\n\n```python {file=generated/p.py}\nVALUE = 'new'\n```\n\n```python {file=generated/main.py}\n"
+            "import p\nprint(p.VALUE)\n```\n\n```text {transcript=generated/main.py}\nnew\n```\n")
+    md = write(tmp_path, text)
+    assert tangle.main(["tangle", str(md)]) == 0
+    source = tmp_path / "generated" / "p.py"
+    current, info = source.read_bytes(), source.stat()
+    source.write_bytes(current.replace(b"'new'", b"'old'"))
+    os.utime(source, ns=(info.st_atime_ns, info.st_mtime_ns))
+    cached = importlib.util.cache_from_source(str(source))
+    py_compile.compile(str(source), cfile=cached, invalidation_mode=py_compile.PycInvalidationMode.TIMESTAMP)
+    source.write_bytes(current)
+    os.utime(source, ns=(info.st_atime_ns, info.st_mtime_ns))
+    return md, Path(cached)
+
+
+def test_wrong_check_never_runs_stale_bytecode_nor_writes_any(tmp_path, capsys):
+    md, cached = stale_bytecode_lesson(tmp_path)
+    stale = cached.read_bytes()
+    done = subprocess.run([sys.executable, "-c", "import sys; sys.path.insert(0, 'generated'); import p; "
+                           "print(p.VALUE)"], cwd=tmp_path, capture_output=True, text=True, timeout=GUARD)
+    assert done.stdout == "old\n"  # the trap is real: a plain import reads the stale bytecode
+    cached.write_bytes(stale)
+    assert tangle.main(["check", str(md)]) == 0, capsys.readouterr()
+    cached.unlink()
+    assert tangle.main(["check", str(md)]) == 0
+    assert not list(tmp_path.rglob("*.pyc")), "the run wrote bytecode into the project"
+
+
 @pytest.mark.parametrize("first, second", [("a b", "a_b"), ("x-2", None)], ids=["a b and a_b", "x twice and x-2"])
 def test_wrong_two_fences_with_one_anchor_are_refused(tmp_path, capsys, first, second):
     if second is None:  # {#x} twice gives chunk-x and chunk-x-2, which {#x-2} also gets
