@@ -673,6 +673,42 @@ def test_wrong_check_never_runs_stale_bytecode_nor_writes_any(tmp_path, capsys):
     assert not list(tmp_path.rglob("*.pyc")), "the run wrote bytecode into the project"
 
 
+BROKEN_NUMBERS = {
+    "a zero-width space": ("准确率 0\u200b.9400。", "U+200B ZERO WIDTH SPACE"),
+    "a soft hyphen": ("准确率 0.94\u00ad00。", "U+00AD SOFT HYPHEN"),
+    "a word joiner": ("准确率 0.9\u20604。", "U+2060 WORD JOINER"),
+    "an HTML comment": ("准确率 0<!-- -->.9400。", "inline HTML '<!-- -->'"),
+    "an HTML tag": ("准确率 0.<span>94</span>00。", "inline HTML '<span>'"),
+    "full-width digits": ("准确率 ０.９４００。", "write 0.9400"),
+    "emphasis": ("准确率 0.*94*00。", "split by emphasis"),
+    "a link": ("准确率 [0.94](#x)00。", "split by emphasis, strikethrough or a link"),
+    "in a table": ("| a |\n|---|\n| 0\u200b.9400 |\n", "U+200B"),
+}
+
+
+@pytest.mark.parametrize("body, says", BROKEN_NUMBERS.values(), ids=BROKEN_NUMBERS.keys())
+def test_wrong_a_number_broken_by_what_the_reader_does_not_see_is_refused_by_check_and_page(tmp_path, capsys,
+                                                                                           body, says):
+    """0.9400 is not printed: as the reader sees it, the check must fail; read with the invisible part, it
+    escaped the check (or was shown as two numbers on the page). Refused alike by check and by weave.py."""
+    md = write(tmp_path, lesson(body + "\n"))
+    assert tangle.main(["tangle", str(md)]) == 0
+    capsys.readouterr()
+    assert tangle.main(["check", str(md)]) == 2
+    check = capsys.readouterr().err
+    assert weave.main([str(md), "-o", str(tmp_path / "p.html")]) == 2
+    page = capsys.readouterr().err
+    assert says in check and check == page and re.search(r"lesson\.md:1[57]: error: ", check), (check, page)
+    assert not (tmp_path / "p.html").exists()
+
+
+def test_wrong_numbers_next_to_visible_marks_and_whole_in_markup_still_pass(tmp_path, capsys):
+    md = write(tmp_path, lesson("准确率 **0.9300**，[0.9300](#x)，`x`0.9300，10×10 不算，0.9300\n0.9300。\n",
+                                transcript="acc 0.9300 10\n", code="print('acc 0.9300 10')\n"))
+    assert tangle.main(["tangle", str(md)]) == 0
+    assert tangle.main(["check", str(md)]) == 0, capsys.readouterr().err
+
+
 @pytest.mark.parametrize("first, second", [("a b", "a_b"), ("x-2", None)], ids=["a b and a_b", "x twice and x-2"])
 def test_wrong_two_fences_with_one_anchor_are_refused(tmp_path, capsys, first, second):
     if second is None:  # {#x} twice gives chunk-x and chunk-x-2, which {#x-2} also gets
