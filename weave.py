@@ -108,9 +108,8 @@ DISPLAY_MATH = re.compile(r"\s*\$\$((?:(?!\$\$).)+)\$\$\s*", re.S)  # a paragrap
 # $...$ inside a line: the opening $ not followed by a space, ` or $; the closing one not preceded
 # by a space or \, nor followed by a digit or $ (so prices like $5 and $6 stay text). $$...$$ too.
 INLINE_MATH = re.compile(r"\$\$(?P<display>.+?)\$\$|(?<![\\$])\$(?![\s$`])(?P<inline>[^$\n]*?[^\s\\$])\$(?![0-9$])")
-CODE_SPAN = re.compile(r"(`+)(?!`).+?(?<!`)\1(?!`)", re.S)
-GITHUB_MATH = re.compile(r"\$(`+)(?!`).+?(?<!`)\1\$", re.S)   # $`...`$: a code span with a dollar on each side
-TRANSCRIPT_MATRIX_ROW = re.compile(r"^(\S+?) ?(\d+)((?:\s+-?\d+\.\d+)+)\s*$")  # 输出 1    0.10  0.10 ...
+BACKTICKS = re.compile(r"`+")  # the runs that open and close code spans (code_spans)
+TRANSCRIPT_MATRIX_ROW = re.compile(r"^(\S{1,64}?) ?(\d{1,9})((?:\s+-?\d+\.\d+)+)\s*$")  # 输出 1    0.10  0.10 ...
 COLUMN_HEADER = re.compile(r"^\s+\d+(?:\s+\d+)+\s*$")  # the column numbers above a matrix
 LEGEND = "图例"
 CJK_FONTS = '"Noto Sans CJK SC", "Source Han Sans SC", "PingFang SC", "Microsoft YaHei", sans-serif'
@@ -501,11 +500,37 @@ def shorten(text: str, width: int = 60) -> str:
     return repr(text if len(text) <= width else text[: width - 1] + "…")
 
 
+def code_spans(raw: str) -> list[tuple[int, int]]:
+    """(start, end) of each code span of an inline token's source, as CommonMark pairs them: a run of backticks
+    opens one, the next run of exactly as many closes it (a run with none after it is text). One pass over
+    the runs, each run's partner found from the end (a lazy regex searched from every opener: quadratic)."""
+    runs = [(match.start(), match.end()) for match in BACKTICKS.finditer(raw)]
+    partner, latest = [None] * len(runs), {}
+    for index in range(len(runs) - 1, -1, -1):
+        length = runs[index][1] - runs[index][0]
+        partner[index] = latest.get(length)
+        latest[length] = index
+    spans, index = [], 0
+    while index < len(runs):
+        closing = partner[index]
+        if closing is None:
+            index += 1
+            continue
+        spans.append((runs[index][0], runs[closing][1]))
+        index = closing + 1
+    return spans
+
+
 def raw_formulas(raw: str) -> list[tuple[str, bool]]:
     """The $...$ and $$...$$ formulas of an inline token's source, in order (code spans skipped, and
     GitHub's $`...`$ with its dollars: else the text between two of them, as in $`a`$；$`b`$, reads as $...$)."""
-    raw = GITHUB_MATH.sub(lambda match: " " * len(match[0]), raw)
-    raw = CODE_SPAN.sub(lambda match: " " * len(match[0]), raw)
+    pieces, position = [], 0
+    for start, end in code_spans(raw):
+        if start > 0 and end < len(raw) and raw[start - 1] == raw[end] == "$" and start - 1 >= position:
+            start, end = start - 1, end + 1  # $`...`$: GitHub's formula, its dollars with it
+        pieces += [raw[position:start], " " * (end - start)]
+        position = end
+    raw = "".join(pieces) + raw[position:]
     return [(match["display"] or match["inline"], match["display"] is not None) for match in INLINE_MATH.finditer(raw)]
 
 
@@ -688,8 +713,11 @@ def highlighted_lines(code: list[str], language: str, widths: set[tuple[str, int
             lexer = None
     if lexer is None:
         return [columns(line, widths) for line in code]
+    # A run of blank lines goes to the lexer as one empty line (some lexers, Python's and C's among them,
+    # take time quadratic in a long run of them); blank lines are shown as they are, without a class.
+    kept = [number for number, line in enumerate(code) if line.strip() or not number or code[number - 1].strip()]
     lines = [[]]
-    for kind, value in lexer.get_tokens("\n".join(code)):
+    for kind, value in lexer.get_tokens("\n".join(code[number] if code[number].strip() else "" for number in kept)):
         while kind not in STANDARD_TYPES:
             kind = kind.parent
         css = STANDARD_TYPES[kind]
@@ -698,7 +726,8 @@ def highlighted_lines(code: list[str], language: str, widths: set[tuple[str, int
                 lines.append([])
             if part:
                 lines[-1].append(tag("span", {"class": css}, columns(part, widths)) if css else columns(part, widths))
-    return [join(parts) for parts in lines[: len(code)]] + [Markup("")] * (len(code) - len(lines))
+    lexed = dict(zip(kept, (join(parts) for parts in lines)))
+    return [lexed.get(number, Markup("")) if line.strip() else columns(line, widths) for number, line in enumerate(code)]
 
 
 def code_html(page: Page, piece: model.Piece, language: str) -> Markup:

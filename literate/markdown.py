@@ -157,7 +157,8 @@ HTML_BLOCK_END = [  # the HTML blocks that end only at a marker: (how one starts
     (re.compile(r"<![A-Za-z]"), re.compile(r">"), "HTML declaration", ">"),
 ]
 FENCE_LIKE = re.compile(r"^[ \t]*(?:`{3,}|~{3,})")
-FENCE_WITH_ATTRIBUTES = re.compile(r"^[ \t>]*(?:(?:[-+*]|[0-9]{1,9}[.)])[ \t]+)*(?:`{3,}[^`]*|~{3,}.*)\{.*\}[ \t]*$")
+# the first { found without backtracking ([^`{]*, not [^`]*: that took time quadratic in a line of many {)
+FENCE_WITH_ATTRIBUTES = re.compile(r"^[ \t>]*(?:(?:[-+*]|[0-9]{1,9}[.)])[ \t]+)*(?:`{3,}[^`{]*|~{3,}[^{]*)\{.*\}[ \t]*$")
 
 
 def hidden_code_problems(doc: Document, lines: list[str]) -> list[tuple[int, str]]:

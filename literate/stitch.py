@@ -27,6 +27,9 @@ from .model import OK, Conflict, Document, LINE_WITH_END, Piece, UserError
 
 
 
+EXACT_DIFF_LINES = 500  # a stretch of up to this many lines on each side is diffed exactly (hunks)
+
+
 @dataclass(frozen=True)
 class Edit:
     """Lines start..end of a piece replaced by new (start == end: inserted before line start)."""
@@ -149,17 +152,30 @@ def changes(old: list[str], new: list[str], anchors: list[int]) -> list[tuple[in
 
 
 def hunks(old: list[str], new: list[str], i0: int, j0: int) -> list[tuple[int, int, int, int]]:
-    """The changed hunks of old against new, offset by (i0, j0): the common head and tail are set aside
-    first (one pass each), so the quadratic part of the diff sees only the lines around the edits."""
+    """The changed hunks of old against new, offset by (i0, j0). The common head and tail are set aside first
+    (one pass each); what is left is diffed exactly (difflib) while that is cheap. Beyond EXACT_DIFF_LINES²
+    (difflib takes time quadratic in lines that repeat, a chunk of many identical lines), lines changed in
+    place (as many lines as before) are paired by position, and otherwise difflib skips the lines that
+    repeat most (autojunk): either is a true diff, perhaps with larger hunks than the shortest."""
     head = 0
     while head < min(len(old), len(new)) and old[head] == new[head]:
         head += 1
     tail = 0
     while tail < min(len(old), len(new)) - head and old[len(old) - 1 - tail] == new[len(new) - 1 - tail]:
         tail += 1
-    matcher = difflib.SequenceMatcher(None, old[head : len(old) - tail], new[head : len(new) - tail], autojunk=False)
-    return [(i0 + head + i1, i0 + head + i2, j0 + head + j1, j0 + head + j2)
-            for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"]
+    a, b = old[head : len(old) - tail], new[head : len(new) - tail]
+    i0, j0 = i0 + head, j0 + head
+    if len(a) * len(b) > EXACT_DIFF_LINES ** 2 and len(a) == len(b):
+        changed = [index for index, (x, y) in enumerate(zip(a, b)) if x != y]
+        runs = []
+        for index in changed:
+            if runs and runs[-1][1] == index:
+                runs[-1][1] = index + 1
+            else:
+                runs.append([index, index + 1])
+        return [(i0 + start, i0 + end, j0 + start, j0 + end) for start, end in runs]
+    matcher = difflib.SequenceMatcher(None, a, b, autojunk=len(a) * len(b) > EXACT_DIFF_LINES ** 2)
+    return [(i0 + i1, i0 + i2, j0 + j1, j0 + j2) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"]
 
 
 def copies(doc: Document) -> dict[int, list[tuple[str, int]]]:
@@ -210,10 +226,13 @@ def apply(doc: Document, edits: list[Edit]) -> tuple[str, list[str]]:
     lines = LINE_WITH_END.findall(text)
     plain = [line.rstrip("\r\n") for line in lines]
     end = "\r\n" if lines and lines[0].endswith("\r\n") else "\n"
-    problems = []
+    problems, at_margin = [], {}  # each piece compared with the lesson's lines once, however many its edits
     for edit in sorted(edits, key=lambda e: (e.piece.first_line + e.start, e.end), reverse=True):
         first = edit.piece.first_line + edit.start - 1  # 0-based index into lines
-        if plain[edit.piece.first_line - 1 : edit.piece.first_line - 1 + len(edit.piece.lines)] != edit.piece.lines:
+        piece = edit.piece
+        if piece.fence_line not in at_margin:
+            at_margin[piece.fence_line] = plain[piece.first_line - 1 : piece.first_line - 1 + len(piece.lines)] == piece.lines
+        if not at_margin[piece.fence_line]:
             problems.append(f"{edit.where}: error: the fence of 〈{edit.piece.label}〉 "
                             f"({doc.where(edit.piece.fence_line)}) is indented or quoted in {doc.path.name}; "
                             "stitch edits only fences at the margin: make this edit there")

@@ -517,6 +517,95 @@ def test_hang_book_spans_are_found_in_one_pass(tmp_path, monkeypatch, count):
     assert "search" not in counted.calls and len(counted.calls) <= sum(t.type == "inline" for t in doc.tokens)
 
 
+def test_hang_dollars_before_many_braces_are_looked_at_once(tmp_path, monkeypatch):
+    """$ and then 5,000 { (once quadratic in every command: a lazy search for the formula's sign between two
+    dollars): each $ looks ahead to the next $ of its line, and no further, so the text is read about once."""
+    import literate.captions
+    text = "$" + "{" * 5000 + " 价格 $5 和 $x^2$ $$"
+    md = write(tmp_path, lesson(text + "\n"))
+    doc = tangle.load(md, str(md))
+    looked = []
+    pattern = literate.captions.DOLLAR
+
+    class Looking:
+        def finditer(self, text):
+            for match in pattern.finditer(text):
+                looked.append(1 + len(match[2] or ""))
+                yield match
+    monkeypatch.setattr(literate.captions, "DOLLAR", Looking())
+    warnings = literate.captions.math_warnings(doc)
+    assert sum(looked) <= 2 * len(text) and len(warnings) == 2  # the $x^2$ and the $$
+
+
+def test_hang_code_spans_are_paired_in_one_pass_over_their_backticks(tmp_path, monkeypatch):
+    """$`a repeated (once quadratic in weave.py: a lazy regex searched for the closing `$ from every opener):
+    the runs of backticks are found once per paragraph and each is paired in one step."""
+    calls = counting(monkeypatch, weave, "code_spans")
+    page = woven(tmp_path, lesson("$`a" * 3000 + "\n\n$`x^2`$ 和 `code` 和 $`y`$\n"))
+    assert len(calls) <= 4 and page.count("<math") == 2
+    assert weave.code_spans("$`a" * 5 + "`b`") == [(1, 5), (7, 11), (13, 16)]  # the last ` opens nothing
+    assert weave.code_spans("``a`b``") == [(0, 7)] and weave.code_spans("`a") == []
+
+
+@pytest.mark.parametrize("language", ["python", "c", "markdown"])
+def test_hang_a_lexer_never_sees_a_run_of_blank_lines(tmp_path, monkeypatch, language):
+    """Pygments' Python, C and Markdown lexers take time quadratic in a run of blank or blank-looking lines:
+    each run reaches the lexer as one empty line; the page still shows every line as it is written."""
+    pytest.importorskip("pygments")
+    seen = []
+    original = weave.get_lexer_by_name
+
+    def lexer_by_name(*args, **kwargs):
+        lexer = original(*args, **kwargs)
+        get_tokens = lexer.get_tokens
+        lexer.get_tokens = lambda text: (seen.append(text), get_tokens(text))[1]
+        return lexer
+    monkeypatch.setattr(weave, "get_lexer_by_name", lexer_by_name)
+    code = "x = 1\n" + " \t\n" * 300 + "\n" * 300 + "y = 2\n"
+    if language == "python":  # a python fence is a chunk
+        page = woven(tmp_path, lesson(code=code + "print('acc 0.9300')\n"))
+    else:
+        page = woven(tmp_path, lesson(f"```{language}\n{code}```\n"))
+    text = next(found for found in seen if "y = 2" in found)
+    assert "\n\n\n" not in text and not re.search(r"\n[ \t]+\n", text)
+    assert page.count("\t") >= 300  # the blank-looking lines, shown as written
+
+
+def test_hang_stitch_diffs_a_chunk_of_identical_lines_in_linear_work(tmp_path, monkeypatch, capsys):
+    """2,000 identical lines, every 100th changed (once quadratic, and worse, in difflib): the exact diff
+    only ever sees stretches of up to EXACT_DIFF_LINES lines a side; past that, lines changed in place are
+    paired by position. The edits land where they were made."""
+    import difflib
+    import literate.stitch
+    md = write(tmp_path, "```python {file=generated/p.py}\n" + "x = 1\n" * 2000 + "```\n")
+    assert tangle.main(["tangle", str(md)]) == 0
+    generated = tmp_path / "generated" / "p.py"
+    lines = generated.read_text().split("\n")
+    for at in range(0, 2000, 100):
+        lines[3 + at] = f"x = {at}"
+    generated.write_text("\n".join(lines))
+    exact, original = [], difflib.SequenceMatcher
+
+    def matcher(junk, a, b, autojunk=True):
+        if not autojunk:
+            exact.append(len(a) * len(b))
+        return original(junk, a, b, autojunk=autojunk)
+    monkeypatch.setattr(literate.stitch.difflib, "SequenceMatcher", matcher)
+    assert tangle.main(["stitch", str(md)]) == 0, capsys.readouterr().err
+    assert max(exact, default=0) <= literate.stitch.EXACT_DIFF_LINES ** 2
+    assert md.read_text().split("\n")[1:2001:100] == [f"x = {at}" for at in range(0, 2000, 100)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="`~{} \t-1.x>", max_size=16))
+def test_hang_the_fence_attribute_pattern_reads_as_it_did(line):
+    """FENCE_WITH_ATTRIBUTES finds the first { without backtracking (a line of many { was quadratic; the
+    4n/n ratio is in tests/bench_pathological.py): it still matches exactly the lines it matched before."""
+    import literate.markdown
+    before = re.compile(r"^[ \t>]*(?:(?:[-+*]|[0-9]{1,9}[.)])[ \t]+)*(?:`{3,}[^`]*|~{3,}.*)\{.*\}[ \t]*$")
+    assert bool(literate.markdown.FENCE_WITH_ATTRIBUTES.match(line)) == bool(before.match(line))
+
+
 def test_hang_equal_headings_get_distinct_anchors_in_one_step_each(tmp_path):
     page = woven(tmp_path, lesson("## 同名\n\n" * 300))
     ids = IdParser(page).ids
