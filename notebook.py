@@ -33,26 +33,28 @@ same code: literate/outputs.py). Errors in the input are reported as
 `MD:LINE: error: ...` on stderr. Exit status: 0 ok, 2 bad input or usage.
 """
 
-from __future__ import annotations
-
-import argparse
-import ast
-import json
-import re
-import os
-import signal
+import os  # os and sys are loaded with the interpreter: nothing to interrupt here
 import sys
-import textwrap
-from pathlib import Path
 
 
-def interrupted_while_starting(_signum, _frame):
+def interrupted_while_starting(_signum=None, _frame=None):
     print("notebook.py: interrupted (SIGINT) while starting; the notebook was not changed", file=sys.stderr)
     os._exit(130)
 
 
-if __name__ == "__main__":  # Ctrl-C while the modules load: one line, not the traceback of an import
-    signal.signal(signal.SIGINT, interrupted_while_starting)
+try:  # Ctrl-C while the modules load: one line, not the traceback of an import
+    import signal
+    if __name__ == "__main__":
+        signal.signal(signal.SIGINT, interrupted_while_starting)
+except KeyboardInterrupt:  # before the handler was in place
+    interrupted_while_starting()
+
+import argparse  # noqa: E402
+import ast  # noqa: E402
+import json  # noqa: E402
+import re  # noqa: E402
+import textwrap  # noqa: E402
+from pathlib import Path  # noqa: E402
 
 from literate import console, expansion, markdown, model, outputs  # noqa: E402
 
@@ -165,6 +167,9 @@ def without_main_block(text: str, shown: str) -> str:
     except SyntaxError as error:
         raise model.UserError(f"{shown}: error: the program does not parse: {error.msg} "
                                f"(line {error.lineno} of the tangled file)") from None
+    except (MemoryError, RecursionError):  # what Python's parser raises for code nested thousands deep
+        raise model.UserError(f"{shown}: error: the program is nested too deeply for Python's parser to read "
+                               "(brackets or operators thousands deep); run make check to see where") from None
     blocks = [node for node in tree.body if isinstance(node, ast.If) and ast.unparse(node.test).replace("'", '"')
               in ('__name__ == "__main__"', '"__main__" == __name__')]
     for node in reversed(blocks):
@@ -175,12 +180,15 @@ def without_main_block(text: str, shown: str) -> str:
 def part_blocks(doc: model.Document, parts: int) -> tuple[str, dict[int, list[str]]]:
     """The chunk whose main() marks the parts (`# 第 N 段`), and N -> the lines that print part N
     (dedented, its comment first)."""
-    found = []
+    found, too_deep = [], []
     for name, pieces in doc.chunks.items():
         for piece in pieces:
             try:
                 tree = ast.parse("\n".join(piece.lines))
-            except SyntaxError:
+            except SyntaxError:  # a fragment of code (an indented block): no main() there
+                continue
+            except (MemoryError, RecursionError):  # what Python's parser raises for code nested thousands deep
+                too_deep.append(f"〈{name}〉 ({doc.where(piece.fence_line)})")
                 continue
             for node in tree.body:
                 if isinstance(node, ast.FunctionDef) and node.name == "main":
@@ -192,7 +200,9 @@ def part_blocks(doc: model.Document, parts: int) -> tuple[str, dict[int, list[st
         where = ", ".join(f"〈{name}〉 ({doc.where(piece.fence_line)})" for name, piece, *_ in found)
         raise model.UserError(f"{doc.shown}: error: the notebook needs one main() whose lines are marked "
                                f"`# 第 N 段` before the lines that print part N; found {len(found)}"
-                               + (f": {where}" if where else ""))
+                               + (f": {where}" if where else "")
+                               + (f"; Python's parser cannot read {', '.join(too_deep)}: nested too deeply"
+                                  if too_deep else ""))
     name, piece, node, body, marks = found[0]
     first_code = min(statement.lineno for statement in node.body if not is_docstring(statement)) - node.lineno - 1
     if first_code < marks[0]:

@@ -882,6 +882,7 @@ def heatmap_svg(columns: list[str], rows, caption: str, scale: float) -> Markup:
                        "data-columns": len(columns)}, *parts)
 
 
+MAX_MULTIPLE = 1e6  # the colour scale ends here, whatever a transcript prints
 NEUTRAL, ABOVE, BELOW = (246, 246, 246), (165, 15, 21), (33, 102, 172)  # 1×: grey; above: red; below: blue
 
 
@@ -912,13 +913,15 @@ def legend_svg(scale: float) -> Markup:
 
 
 def largest_multiple(doc: model.Document) -> float:
-    """The largest multiple of uniform printed in any matrix of the page's transcripts (at least 2)."""
+    """The largest multiple of uniform printed in any matrix of the page's transcripts (at least 2, at most
+    MAX_MULTIPLE: a weight printed with hundreds of digits is no reason for a scale without end)."""
     largest = 2.0
     for transcript in doc.transcripts.values():
         for piece in transcript.pieces():
             for _, _, names, rows in parse_matrices(model.output_lines(piece.content)):
-                largest = max([largest] + [weight * len(names) for _, weights, _ in rows for weight in weights])
-    return largest
+                largest = max([largest] + [weight * len(names) for _, weights, _ in rows for weight in weights
+                                           if math.isfinite(weight * len(names))])
+    return min(largest, MAX_MULTIPLE)
 
 
 def transcript_html(page: Page, target: str, index: int) -> Markup:

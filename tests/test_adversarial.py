@@ -662,6 +662,58 @@ def test_traceback_weave_interrupted_says_one_line(tmp_path):
     assert not (tmp_path / "p.html").exists() and not list(tmp_path.glob("*.tmp"))
 
 
+@linux
+@pytest.mark.parametrize("tool", ["tangle.py", "notebook.py"])
+@pytest.mark.parametrize("after", [0.03, 0.1, 0.3])
+def test_traceback_interrupted_at_any_moment_says_one_line(tmp_path, tool, after):
+    """Ctrl-C while the modules load or while the command runs: one line, exit 130, never a traceback. The
+    signal is sent that long after the interpreter's own start (measured here: before it, no script runs)."""
+    if tool == "notebook.py":
+        notebook_main()  # skips without nbformat
+    md = write(tmp_path, NOTEBOOK_LESSON)
+    argv = ["tangle", md] if tool == "tangle.py" else [md, "-o", tmp_path / "n.ipynb"]
+    start = time.monotonic()
+    subprocess.run([sys.executable, "-c", "pass"], check=True, timeout=GUARD)
+    after += time.monotonic() - start
+    process = subprocess.Popen([sys.executable, str(ROOT / tool), *map(str, argv)], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    time.sleep(after)
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=GUARD)
+    if process.returncode == 0:
+        pytest.skip(f"{tool} finished before the signal")
+    assert b"Traceback" not in err, err
+    if (process.returncode, err) in ((-signal.SIGINT, b""), (1, b"KeyboardInterrupt\n")):
+        return  # the interpreter's own: while it shut down after the work was done, or before the script began
+    lines = err.decode().splitlines()
+    assert process.returncode == 130 and len(lines) == 1 and lines[0].startswith(f"{tool}: interrupted (SIGINT)"), err
+
+
+def test_traceback_notebook_to_a_closed_pipe(tmp_path):
+    notebook_main()
+    md = write(tmp_path, NOTEBOOK_LESSON)
+    done = subprocess.run(f"{sys.executable} {ROOT / 'notebook.py'} {md} -o {tmp_path / 'n.ipynb'} | true",
+                          shell=True, capture_output=True, timeout=GUARD)
+    assert b"Traceback" not in done.stderr and done.stderr == b"" and (tmp_path / "n.ipynb").exists()
+
+
+def test_traceback_notebook_on_code_nested_too_deeply(tmp_path, capsys):
+    make_notebook = notebook_main()
+    deep = "    y = " + "-" * 100000 + "1\n"
+    md = write(tmp_path, NOTEBOOK_LESSON.replace("    print('acc 0.9300')\n", "    print('acc 0.9300')\n" + deep))
+    assert make_notebook([str(md), "-o", str(tmp_path / "n.ipynb")]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and len(err.splitlines()) == 1 and "nested too deeply" in err
+    assert "out of memory" not in err
+
+
+def test_traceback_weave_on_a_weight_with_hundreds_of_digits(tmp_path, capsys):
+    row = "输出 1  1" + "0" * 400 + ".0  0.10"
+    md = write(tmp_path, lesson(code=f"print('   1    2')\nprint('{row}')\n", transcript=f"   1    2\n{row}\n"))
+    assert weave.main([str(md), "-o", str(tmp_path / "p.html")]) == 0
+    assert "Traceback" not in capsys.readouterr().err and "<svg" in (tmp_path / "p.html").read_text()
+
+
 def test_traceback_weave_to_a_closed_pipe(tmp_path):
     md = write(tmp_path, lesson())
     done = subprocess.run(f"{sys.executable} {ROOT / 'weave.py'} {md} -o - | head -c 20", shell=True,
