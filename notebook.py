@@ -11,13 +11,15 @@ examples:
 
 The notebook (nbformat 4, written with the nbformat library) reads like the lesson, in its order. Like
 weave.py, it takes the document as tangle.py parses it (chunks, roots, transcripts, tokens):
-  - prose as Markdown cells, a new cell at each heading. GitHub's $`...`$ and ```math fences become
+  - prose as Markdown cells, a new cell at each heading; each caption's <a name> becomes an ASCII <a id>,
+    and each link to it is rewritten to match (JupyterLab keeps neither <a name> nor ids that are not ASCII). GitHub's $`...`$ and ```math fences become
     $...$ and $$...$$, which Jupyter renders; captions stay as they are. A <details> that folds a
     transcript becomes its summary in bold, and the output of the cell that prints it is folded;
   - each fence of a named chunk as a code cell holding exactly its lines; a root chunk (its
     <<references>> are not Python) as Markdown, to read;
   - after the lesson's opening, a note and one collapsed cell: the program whose transcript comes first
-    (generated/attention.py), as tangle.py renders it, minus its `if __name__ == "__main__":` block.
+    (generated/attention.py), as tangle.py renders it, minus its banner (which speaks to whoever edits that
+    file) and its `if __name__ == "__main__":` block.
     It defines every name, so the main line runs although it calls code the lesson shows later; the
     cells below run each chunk again where the lesson shows it, so an edited cell counts from then on;
   - where a part of that transcript stands, a code cell that prints exactly that part: the lines of
@@ -51,10 +53,13 @@ except KeyboardInterrupt:  # before the handler was in place
 
 import argparse  # noqa: E402
 import ast  # noqa: E402
+import hashlib  # noqa: E402
+import html  # noqa: E402
 import json  # noqa: E402
 import re  # noqa: E402
 import textwrap  # noqa: E402
 from pathlib import Path  # noqa: E402
+from urllib.parse import unquote  # noqa: E402
 
 from literate import console, expansion, markdown, model, outputs  # noqa: E402
 
@@ -70,6 +75,7 @@ OK, BAD_INPUT = 0, 2
 INLINE_MATH = re.compile(r"\$`([^`\n]+)`\$")  # GitHub's $`...`$
 PART_MARK = re.compile(r"^\s*# 第 (\d+) 段")  # in main(): the lines from here print part N
 EXPERIMENT = re.compile(r"^实验([一二三四五六七八九十]+)")  # an experiment's chunk: 实验一：...
+CAPTION_LINK = re.compile(r"\]\(#((?:chunk|file|output)-[^)\s]*)\)")  # [text](#chunk-...) in prose
 SUMMARY = re.compile(r"^\s*<summary>(.*)</summary>\s*$")
 GENERATOR = "notebook.py"  # the notebook's metadata: marks the notebooks notebook.py wrote, the only files it overwrites
 KERNEL = {"name": "python3", "display_name": "Python 3", "language": "python"}
@@ -79,17 +85,17 @@ NOTE = """\
 
 `make notebook` 从 `{md}` 生成了它：讲义的文字是 Markdown 格，讲义的每个代码块是一格代码，顺序就是讲义的阅读顺序。从上往下运行全部格子（Run All）即可；它要训练讲义的四个模型和试验场的五个小模型，{timing}
 
-- **为什么能从上往下运行**：主线的代码调用了「完整实现」里才讲的函数（`train`、`evaluate`、`mm`……）。下面折叠着的那一格，就是 `make tangle` 从讲义拼出来的整个程序 `{program}`，只去掉了最后运行 `main` 的那几行：先运行它，所有名字就都有了。之后每一格运行的是讲义在那里给出的代码块（和折叠格里的是同一段代码），所以你改了哪一格、重新运行它，之后的格子用的就是你改过的版本。讲义的代码一行都没有另外写过。
+- **为什么能从上往下运行**：主线的代码调用了「完整实现」里才讲的函数（`train`、`evaluate`、`mm`……）。下面折叠着的那一格，就是 `make tangle` 从讲义拼出来的整个程序 `{program}`，只去掉了开头两行来源说明和最后运行 `main` 的那几行：先运行它，所有名字就都有了。之后每一格运行的是讲义在那里给出的代码块（和折叠格里的是同一段代码），所以你改了哪一格、重新运行它，之后的格子用的就是你改过的版本。讲义的代码一行都没有另外写过。
 - **实跑输出**：讲义里放实跑输出的地方，这里是一格打印它的代码，摘自〈{printing}〉里的 `main`（从注释「# 第 N 段」到下一段为止）；格子下面已经放着讲义核对过的那一段输出。在新的内核里从头运行，打印出来的和它逐字节相同（`tests/test_notebook.py` 就是这样核对的）。讲义里折叠着的几段，这里折叠的是输出。
 - **邀请你改的格子**：每一格都可以改了再运行。最值得动的是〈{knobs}〉里的两组旋钮 `BOOK_SETTING`、`PICKING_SETTING`（查询的选法和学习率）：改完运行它，再运行打印第 3 段、第 5 段的那两格。改了以后，输出就和讲义的不一样了，那正是你改动的效果。「30 秒实验」的每个实验的最后，还有一格标着 **试验场**，几秒钟就跑完（一个种子、少一些轮数），旋钮是格子开头的变量。实验的完整结果（10 个种子、3000 轮，要几分钟）照讲义放在各实验的代码下面，笔记本不重新运行它们（`make experiments` 核对）。
-- 改乱了：重启内核，从头全部运行（Restart Kernel and Run All），就回到讲义的样子。"""
+- **改乱了**：你的改动存在这个笔记本文件里，重启内核不会撤销它们。要回到讲义的样子，删掉这个文件（`build/{nbname}`）再 `make notebook`；要留下你的改动，先另存一份（File → Save Notebook As…）：讲义改了以后，`make notebook` 会重新生成这个文件，盖掉这里的改动。"""
 
 TIMING = ("内核用 CPU 约 33 秒。（2026-12-01 量的：那时这台双核机器被别的任务占着，负载约 11，实际等了 103 秒；"
           "空闲的机器上应该接近 CPU 时间，我们没有在空闲时量过。）打印第 2、3、5 段的格子要训练模型，各等一会儿。")
 
 PRELUDE_HEADER = """\
-# 这一格是 make tangle 从 {md} 拼出来的整个程序 {program}（notebook.py 原样放进来），
-# 只去掉了最后运行 main 的 `if __name__ == "__main__":` 那几行。先运行它，下面每一格用到的名字就都有了。
+# 这一格是 make tangle 从 {md} 拼出来的整个程序 {program}（notebook.py 原样放进来），只去掉了文件开头
+# 的两行来源说明和最后运行 main 的 `if __name__ == "__main__":` 那几行。先运行它，下面每一格用到的名字就都有了。
 """
 
 ROOT_NOTE = {
@@ -240,6 +246,20 @@ def lesson_lines(doc: model.Document) -> list[str]:
     return [line if number in in_fence else INLINE_MATH.sub(r"$\1$", line) for number, line in enumerate(lines)]
 
 
+def jupyter_id(anchor: str) -> str:
+    """The id a caption's anchor gets in the notebook: JupyterLab's sanitizer drops <a name> and every id that
+    is not ASCII (chunk-训练_循环 would lead nowhere), so the kind, then a short hash of the anchor."""
+    kind = anchor.partition("-")[0]
+    return f"{kind}-{hashlib.sha256(anchor.encode()).hexdigest()[:12]}"
+
+
+def jupyter_anchors(text: str) -> str:
+    """Markdown with each caption's <a name="..."> as <a id="..."> and each link to one rewritten to match
+    (jupyter_id), so that every link to a caption lands, in JupyterLab as on GitHub."""
+    text = model.CAPTION_ANCHOR.sub(lambda match: f'<a id="{jupyter_id(html.unescape(match[1]))}">', text)
+    return CAPTION_LINK.sub(lambda match: f"](#{jupyter_id(unquote(match[1]))})", text)
+
+
 # ---------------------------------------------------------------- the cells
 
 
@@ -276,7 +296,7 @@ class Notebook:
             kept[index : index + (2 if summary else 1)] = \
                 [f"**{summary[1]}**（讲义里折叠着；这里折叠的是下面格子的输出，点一下就展开）"] if summary else []
             self.folding = True
-        text = "\n".join(kept).strip("\n")
+        text = jupyter_anchors("\n".join(kept).strip("\n"))
         if text.strip():
             self.add(v4.new_markdown_cell(text), "prose")
 
@@ -350,9 +370,10 @@ def build(doc: model.Document) -> nbformat.NotebookNode:
 def prelude(notebook: Notebook, doc: model.Document, program: str, printing: str, knobs: str) -> None:
     md = doc.path.name
     notebook.add(v4.new_markdown_cell(NOTE.format(md=md, program=program, printing=printing, knobs=knobs,
-                                                  timing=TIMING)), "note")
+                                                  timing=TIMING, nbname=f"{doc.path.stem}.ipynb")), "note")
     text, _ = expansion.render(doc, program)
-    cell = notebook.code(PRELUDE_HEADER.format(md=md, program=program) + without_main_block(text, program),
+    body = text.split("\n", 2)[2]  # without the file's banner and hash line: they speak to whoever edits the file
+    cell = notebook.code(PRELUDE_HEADER.format(md=md, program=program) + without_main_block(body, program),
                          "prelude", program=program)
     cell.metadata["jupyter"] = {"source_hidden": True}
 
