@@ -16,6 +16,7 @@ from .runner import OUTPUT_CONTROL, report_failed_run, run_program
 from .validation import shown_line
 
 
+DRIFT_UNITS = 10  # drift moves the last printed digits of a number by a few units at most
 SIGNED_NUMBER = re.compile(r" *[+-]?[0-9]+(?:\.[0-9]+)?")
 
 
@@ -25,7 +26,7 @@ def classify_change(old: str, new: str) -> str:
     changed = "text/layout changed"
     if len(old_lines) != len(new_lines):
         return changed
-    deltas, decimals = [], 0
+    deltas, decimals, units = [], 0, 0
     for a, b in zip(old_lines, new_lines, strict=True):
         if SIGNED_NUMBER.sub(" #", a) != SIGNED_NUMBER.sub(" #", b):
             return changed
@@ -36,12 +37,16 @@ def classify_change(old: str, new: str) -> str:
             if "." not in x or "." not in y or len(x.split(".")[1]) != len(y.split(".")[1]):
                 return changed
             deltas.append(abs(float(x) - float(y)))
+            units = max(units, round(deltas[-1] * 10 ** len(x.split(".")[1])))
             decimals = max(decimals, len(x.split(".")[1]))
     if not deltas:
         return changed
     values = f"{len(deltas)} value{'s' if len(deltas) != 1 else ''}"
-    return (f"only numbers changed: {values}, max |Δ| = {max(deltas):.{decimals}f}, layout identical — "
-            "looks like floating-point drift (a platform difference); see README, 可移植性")
+    said = f"only numbers changed: {values}, max |Δ| = {max(deltas):.{decimals}f}, layout identical — "
+    if units > DRIFT_UNITS:
+        return said + (f"a number moved by {units} units in its last printed digit, more than rounding "
+                       "differences between platforms give: the results changed (not floating-point drift)")
+    return said + "looks like floating-point drift (a platform difference); see README, 可移植性"
 
 
 def transcript_diff(doc: Document, transcript: Transcript, new: str, new_label: str, color: bool) -> list[str]:
@@ -242,7 +247,7 @@ def write_transcripts(doc: Document, changed: dict[str, str]) -> Document:
         with signals_deferred():
             written = write_atomically(doc.path, data, expected=doc.raw)
     except OSError as error:
-        raise UserError(f"{doc.shown}: error: cannot write it: {describe(error)}") from None
+        raise UserError(f"{doc.shown}: error: cannot write it: {describe(error)}; transcript not written") from None
     if not written:
         raise Conflict(f"{doc.shown}: error: changed since update read it (saved from an editor?); nothing "
                        "written, your change is kept: run make update again")

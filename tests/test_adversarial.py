@@ -913,6 +913,26 @@ def test_message_weave_to_stdout(tmp_path, capsys):
     assert out.startswith("<!DOCTYPE html>") and err.startswith("wrote -:")
 
 
+def test_message_a_full_disk_names_the_file_never_a_temporary_one(tmp_path, capsys, monkeypatch):
+    import errno
+
+    def full(_fd):
+        raise OSError(errno.ENOSPC, "No space left on device")
+    md = write(tmp_path, lesson(transcript="old\n"))
+    for argv, tool, named in ((["tangle", md], tangle, "generated/p.py"), (["update", md], tangle, "lesson.md"),
+                              ([md, "-o", tmp_path / "p.html"], weave, "p.html")):
+        if argv[0] == "update":
+            assert tangle.main(["tangle", str(md)]) == 0
+        monkeypatch.setattr(os, "fsync", full)
+        capsys.readouterr()
+        assert tool.main([str(arg) for arg in argv]) == 2
+        monkeypatch.undo()
+        err = capsys.readouterr().err
+        assert f"{tmp_path}/{named}: error: cannot write it: no space left on the disk (free some" in err, err
+        assert ".tmp" not in err and "Traceback" not in err
+    assert not list(tmp_path.rglob("*.tmp"))
+
+
 @pytest.mark.skipif(not Path("/usr/bin/make").exists() and not Path("/bin/make").exists(), reason="no make")
 def test_message_make_without_python_says_how_to_name_one(tmp_path):
     for name in ("Makefile", "requirements.txt", "requirements-html.txt"):

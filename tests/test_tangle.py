@@ -849,6 +849,11 @@ def test_a_missing_or_malformed_book_list_is_an_input_error(tmp_path, capsys, co
     ("step 100 loss 0.1\n", "step 200 loss 0.1\n", "text/layout changed"),
     ("loss 0.1234\n", "loss 0.123\n", "text/layout changed"),
     ("a 0.1\n", "a 0.1\nb 0.2\n", "text/layout changed"),
+    ("acc 0.9300\n", "acc 0.9302\n", "only numbers changed: 1 value, max |Δ| = 0.0002, layout identical — looks "
+     "like floating-point drift"),
+    ("acc 0.93\n", "acc 0.10\n", "only numbers changed: 1 value, max |Δ| = 0.83, layout identical — a number "
+     "moved by 83 units in its last printed digit, more than rounding differences between platforms give: the "
+     "results changed (not floating-point drift)"),
 ])
 def test_classify_change(old, new, verdict):
     assert tangle.classify_change(old, new).startswith(verdict)
