@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import hashlib
 import os
+import posixpath
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from .files import read_regular
-from .model import Document, LINE_BREAKING, MAX_GENERATED_BYTES, Piece, REFERENCE
+from .model import Document, LINE_BREAKING, MAX_GENERATED_BYTES, Piece, REFERENCE, confinement_problem
 
 
 BANNER = "# Generated from {source} by tangle.py — edit {source} and run make tangle, or edit here and run make stitch."
@@ -159,8 +160,12 @@ def read_generated(doc: Document, target: str) -> bytes | None:
 
 def writable_problem(doc: Document, target: str) -> str | None:
     path = doc.folder / target
-    if not Path(os.path.realpath(path)).is_relative_to(os.path.realpath(doc.folder)):
+    real, folder_real = Path(os.path.realpath(path)), Path(os.path.realpath(doc.folder))
+    if not real.is_relative_to(folder_real):
         return f"file={target} leads outside the folder of {doc.path.name} (through a symlink)"
+    inside = real.relative_to(folder_real).as_posix()
+    if inside != posixpath.normpath(target) and confinement_problem(inside):  # a symlinked folder on the way
+        return f"file={target} leads to {inside} (through a symlink): {confinement_problem(inside)}"
     folder = path.parent
     while not os.path.exists(folder) and folder != folder.parent:
         folder = folder.parent

@@ -14,7 +14,7 @@ from pathlib import Path
 from .captions import caption_problems, math_warnings
 from .files import describe, file_kind, read_regular
 from .model import (Document, HASH_COMMENT_SUFFIXES, LINE_BREAKING, LINE_WITH_END, MAX_MARKDOWN_BYTES,
-    PYTHON_LANGUAGES, Piece, Transcript, UserError, output_lines)
+                    PYTHON_LANGUAGES, confinement_problem, Piece, Transcript, UserError, output_lines)
 from .validation import CONTROL, anchor_problems, invisible_problems, reference_problems, shown_line
 
 
@@ -275,6 +275,9 @@ def target_problem(doc: Document, target: str) -> str | None:
         return f"file={target} is outside the folder of {doc.path.name}"
     if not normal.endswith(HASH_COMMENT_SUFFIXES):
         return f"file={target}: tangle writes only files that take # comments ({' '.join(HASH_COMMENT_SUFFIXES)})"
+    problem = confinement_problem(normal)
+    if problem:
+        return f"file={target} {problem}"
     if os.path.realpath(doc.folder / normal) == os.path.realpath(doc.path):
         return f"file={target} would overwrite the Markdown source"
     return None

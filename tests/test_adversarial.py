@@ -781,6 +781,25 @@ def test_wrong_the_run_keeps_the_variables_the_lesson_needs(tmp_path, capsys, mo
     assert tangle.main(["check", str(md)]) == 0, capsys.readouterr().err
 
 
+@pytest.mark.parametrize("target", [".venv/lib/python3.11/site-packages/sitecustomize.py", ".git/hooks/x.py",
+                                    "sitecustomize.py", "tests/conftest.py", "tests/test_evil.py", "a/conftest.py",
+                                    "generated/__pycache__/x.py"])
+def test_wrong_a_root_never_lands_where_python_or_pytest_would_run_it_unasked(tmp_path, capsys, target):
+    md = write(tmp_path, lesson(target=target))
+    assert tangle.main(["tangle", str(md)]) == 2
+    assert f"file={target} " in capsys.readouterr().err and not (tmp_path / target).exists()
+
+
+@linux
+def test_wrong_a_root_through_a_symlinked_folder_into_venv_is_refused(tmp_path, capsys):
+    (tmp_path / ".venv" / "site").mkdir(parents=True)
+    (tmp_path / "out").symlink_to(tmp_path / ".venv" / "site")
+    md = write(tmp_path, lesson(target="out/sitecustom.py"))
+    assert tangle.main(["tangle", str(md)]) == 2
+    assert "leads to .venv/site/sitecustom.py (through a symlink)" in capsys.readouterr().err
+    assert not list((tmp_path / ".venv").rglob("*.py"))
+
+
 def stale_bytecode_lesson(tmp_path):
     """A lesson whose program imports another generated file, p.py, with a stale .pyc beside it: compiled from
     an older p.py of the same size, stamped with the current one's mtime (a change within one second)."""
