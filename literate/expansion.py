@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .files import read_regular
-from .model import Document, LINE_BREAKING, MAX_GENERATED_BYTES, Piece, REFERENCE, confinement_problem
+from .model import Document, LINE_BREAKING, MAX_GENERATED_BYTES, Piece, REFERENCE, blank, confinement_problem
 
 
 BANNER = "# Generated from {source} by tangle.py — edit {source} and run make tangle, or edit here and run make stitch."
@@ -69,7 +69,7 @@ def expand(doc: Document, pieces: list[Piece], indent: str, body: list[str], ori
                 name = " ".join(match[2].split())
                 expand(doc, doc.chunks[name], indent + match[1], body, origin)
                 continue
-            body.append(indent + code if code.strip() else "")
+            body.append("" if blank(code) else indent + code)
             origin.append(Origin(piece, offset, indent, copy))
 
 

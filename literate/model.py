@@ -190,6 +190,12 @@ def output_lines(text: str) -> list[str]:
     return lines[:-1] if lines[-1] == "" else lines
 
 
+def blank(line: str) -> bool:
+    """A line of spaces and tabs only, which tangle writes empty. Only those: a line of no-break or ideographic
+    spaces can be inside a string literal, and code is written exactly as the lesson has it."""
+    return not line.strip(" \t")
+
+
 AUTO_RUN = {"sitecustomize.py", "usercustomize.py", "conftest.py"}  # run when found, unasked
 
 

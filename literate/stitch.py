@@ -23,7 +23,7 @@ from .expansion import (BANNER, FIRST_BANNER, HASH_LINE, comment_forms, comment_
                         read_generated, render, renumbered, trace)
 from .files import describe, hard_link_warning, lesson_links, signals_deferred, write_atomically
 from .markdown import decode_markdown, load, normalize_newlines, parse_document
-from .model import OK, Conflict, Document, LINE_WITH_END, Piece, UserError
+from .model import OK, Conflict, Document, LINE_WITH_END, Piece, UserError, blank
 
 
 
@@ -48,7 +48,7 @@ def body_lines(text: str) -> list[str]:
 
 def blanked(lines: list[str]) -> list[str]:
     """A body with its lines of blanks emptied, as tangle writes them."""
-    return ["" if not line.strip() else line for line in lines]
+    return ["" if blank(line) else line for line in lines]
 
 
 def header_problem(doc: Document, target: str, text: str, rendered: str) -> str | None:
@@ -117,7 +117,7 @@ def edits_in(doc: Document, target: str, text: str) -> tuple[list[Edit], list[st
             end = start
         new = []
         for j, line in enumerate(edited[j1:j2], j1 + 3):
-            if not line.strip():
+            if blank(line):
                 new.append("")
             elif line.startswith(anchor.indent):
                 new.append(line[len(anchor.indent):])

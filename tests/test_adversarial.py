@@ -800,6 +800,18 @@ def test_wrong_a_root_through_a_symlinked_folder_into_venv_is_refused(tmp_path, 
     assert not list((tmp_path / ".venv").rglob("*.py"))
 
 
+@pytest.mark.parametrize("space", ["\u00a0", "\u3000", "\u2003"])
+def test_wrong_tangle_writes_code_exactly_even_a_line_of_unusual_spaces(tmp_path, capsys, space):
+    """A line of no-break or ideographic spaces inside a string literal is code: it is written as it is (only
+    lines of spaces and tabs are written empty), and the program prints it."""
+    code = f"text = \"\"\"a\n{space * 3}\nb\"\"\"\nprint(repr(text))\n"
+    printed = repr(f"a\n{space * 3}\nb") + "\n"
+    md = write(tmp_path, lesson(code=code, transcript=printed))
+    assert tangle.main(["tangle", str(md)]) == 0
+    assert f"\n{space * 3}\n" in (tmp_path / "generated" / "p.py").read_text()
+    assert tangle.main(["check", str(md)]) == 0, capsys.readouterr()
+
+
 def stale_bytecode_lesson(tmp_path):
     """A lesson whose program imports another generated file, p.py, with a stale .pyc beside it: compiled from
     an older p.py of the same size, stamped with the current one's mtime (a change within one second)."""
