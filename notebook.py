@@ -75,6 +75,10 @@ OK, BAD_INPUT = 0, 2
 INLINE_MATH = re.compile(r"\$`([^`\n]+)`\$")  # GitHub's $`...`$
 PART_MARK = re.compile(r"^\s*# 第 (\d+) 段")  # in main(): the lines from here print part N
 EXPERIMENT = re.compile(r"^实验([一二三四五六七八九十]+)")  # an experiment's chunk: 实验一：...
+ALLOWED_TAG = re.compile(r'<a\s+name="(?:chunk|file|output)-[^"<>]*"\s*>|</a>|</?details>|</?summary>', re.I)
+TAG_LIKE = re.compile(r"<(?=[A-Za-z/!?])")  # where a tag, comment or declaration would start
+BACKTICKS = re.compile(r"`+")
+LINK = re.compile(r"(!?)\[([^\]\n]*)\]\(\s*(<[^>\n]*>|(?:[^()\s]|\([^()\s]*\))*)(?:\s+\"[^\"\n]*\")?\s*\)")  # [t](url)
 CAPTION_LINK = re.compile(r"\]\(#((?:chunk|file|output)-[^)\s]*)\)")  # [text](#chunk-...) in prose
 SUMMARY = re.compile(r"^\s*<summary>(.*)</summary>\s*$")
 GENERATOR = "notebook.py"  # the notebook's metadata: marks the notebooks notebook.py wrote, the only files it overwrites
@@ -234,7 +238,8 @@ def is_docstring(statement) -> bool:
 
 
 def lesson_lines(doc: model.Document) -> list[str]:
-    """The Markdown's lines as tangle.py read them, with the formulas written the way Jupyter wants."""
+    """The Markdown's lines as tangle.py read them, with the formulas written the way Jupyter wants, and the
+    prose held to the page's vocabulary (vocabulary): HTML comments dropped, other raw HTML shown as text."""
     lines = markdown.normalize_newlines(markdown.decode_markdown(doc.raw, doc.shown)[0]).split("\n")
     in_fence = set()
     for token in doc.tokens:
@@ -243,7 +248,67 @@ def lesson_lines(doc: model.Document) -> list[str]:
             in_fence.update(range(start, end))
             if token.info.strip() == "math":  # ```math ... ``` -> $$ ... $$
                 lines[start], lines[end - 1] = "$$", "$$"
-    return [line if number in in_fence else INLINE_MATH.sub(r"$\1$", line) for number, line in enumerate(lines)]
+        elif token.type == "html_block" and token.content.lstrip().startswith("<!--"):
+            start, end = token.map
+            lines[start:end] = [""] * (end - start)  # invisible on GitHub and on the page: not in the notebook
+    return [line if number in in_fence else INLINE_MATH.sub(r"$\1$", vocabulary(line))
+            for number, line in enumerate(lines)]
+
+
+def vocabulary(line: str) -> str:
+    """A line of prose built like the page's: outside code spans, HTML comments are dropped, a tag other than
+    the captions' <a name>, <details> and <summary> is shown as text (its < escaped), a link goes only to
+    #fragments, relative paths, http(s) and mailto, and an image becomes a link to it (never loaded)."""
+    pieces, position = [], 0
+    for start, end in [*code_spans(line), (len(line), len(line))]:
+        outside = LINK.sub(safe_link, without_comments(line[position:start]))
+        escaped, cursor = [], 0
+        for match in TAG_LIKE.finditer(outside):
+            escaped.append(outside[cursor : match.start()] + ("<" if ALLOWED_TAG.match(outside, match.start()) else "&lt;"))
+            cursor = match.start() + 1
+        pieces += ["".join(escaped), outside[cursor:], line[start:end]]
+        position = end
+    return "".join(pieces)
+
+
+def code_spans(line: str) -> list[tuple[int, int]]:
+    """(start, end) of the code spans of a line: a run of backticks and the next run of as many (CommonMark)."""
+    runs = [(match.start(), match.end()) for match in BACKTICKS.finditer(line)]
+    partner, latest = [None] * len(runs), {}
+    for index in range(len(runs) - 1, -1, -1):
+        partner[index] = latest.get(runs[index][1] - runs[index][0])
+        latest[runs[index][1] - runs[index][0]] = index
+    spans, index = [], 0
+    while index < len(runs):
+        if partner[index] is None:
+            index += 1
+            continue
+        spans.append((runs[index][0], runs[partner[index]][1]))
+        index = partner[index] + 1
+    return spans
+
+
+def without_comments(text: str) -> str:
+    """The text without its <!-- ... --> comments (one pass; an unclosed one is left, escaped later)."""
+    pieces, position = [], 0
+    while True:
+        start = text.find("<!--", position)
+        end = text.find("-->", start + 4) if start >= 0 else -1
+        if end < 0:
+            return "".join(pieces) + text[position:]
+        pieces.append(text[position:start])
+        position = end + 3
+
+
+def safe_link(match: re.Match) -> str:
+    image, label, url = match[1], match[2], match[3]
+    url = url[1:-1] if url.startswith("<") else url
+    compact = re.sub(r"[\x00-\x20\x7f]", "", url).replace("\\", "/")
+    scheme = compact.partition(":")[0].lower() if re.match(r"[A-Za-z][A-Za-z0-9+.-]*:", compact) else ""
+    safe = scheme in ("http", "https", "mailto") or (not scheme and not compact.startswith("//"))
+    if image:
+        return f"[图片：{label}]({url})" if safe and url else f"图片：{label}"
+    return match[0] if safe else f"{label}（链接去掉了：只链到页内、相对路径、http(s) 和 mailto）"
 
 
 def jupyter_id(anchor: str) -> str:

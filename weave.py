@@ -169,8 +169,9 @@ def join(parts, separator="") -> Markup:
 
 def safe_url(url: str) -> str | None:
     """The link as written if it goes to a #fragment, a relative path, http(s) or mailto; else None. Blanks
-    and controls are taken out first, as browsers do (java\tscript: is javascript:)."""
-    compact = re.sub(r"[\x00-\x20\x7f]", "", url)
+    and controls are taken out first, and backslashes read as slashes, as browsers do (java\tscript: is
+    javascript:, \\\\host\\share is //host/share)."""
+    compact = re.sub(r"[\x00-\x20\x7f]", "", url).replace("\\", "/")  # a browser reads \\host as //host
     try:
         scheme = urlsplit(compact).scheme.lower()
     except ValueError:

@@ -230,6 +230,32 @@ def test_injection_random_hostile_lessons_stay_safe(tmp_path, prose, name):
         assert_safe(out.read_text())
 
 
+@pytest.mark.parametrize("body", [*HOSTILE_PROSE.values(), "[x](\\\\host\\share) 和 [y](/\\evil.com/x)"],
+                         ids=[*HOSTILE_PROSE, "backslash links"])
+def test_injection_the_notebooks_cells_keep_the_pages_vocabulary(tmp_path, body):
+    """The notebook's Markdown cells are built like the page: no tag outside <a>, <details>, <summary> (the
+    rest shown as text), no HTML comment, no image loaded, links only to #, relative, http(s) and mailto."""
+    notebook_main()
+    import notebook
+    md = write(tmp_path, NOTEBOOK_LESSON + "\n" + body + "\n")
+    built = notebook.build(tangle.load(md, str(md)))
+    for cell in built.cells:
+        if cell.cell_type != "markdown":
+            continue
+        text = re.sub(r"`[^`]*`", "", cell.source)
+        assert {tag.lower() for tag in re.findall(r"<(/?[A-Za-z][A-Za-z0-9]*)", text)} <= {"a", "/a", "details",
+                                                                                            "/details", "summary",
+                                                                                            "/summary"}, text
+        assert "<!--" not in text and "![" not in text
+        for target in re.findall(r"\]\(([^)]*)\)", text):
+            assert weave.safe_url(target) is not None, target
+
+
+@pytest.mark.parametrize("url", ["\\\\evil.com\\x", "/\\evil.com/x", "\\/evil.com", "http:\\\\ok.com"])
+def test_injection_a_backslash_link_is_not_a_way_to_another_host(url):
+    assert weave.safe_url(url) is None if not url.startswith("http") else weave.safe_url(url) == url
+
+
 # ---------------------------------------------------------------- data loss
 
 
