@@ -216,24 +216,49 @@ class Sanitizer(HTMLParser):
     the text it is written as; comments dropped; text escaped. Parsed as a browser would (html.parser):
     the content of a <script> or <style> is text too. (A class because HTMLParser is one.)"""
 
-    def __init__(self, allowed: dict[str, set[str]]):
+    def __init__(self, allowed: dict[str, set[str]], unmatched: frozenset[int] = frozenset()):
         super().__init__(convert_charrefs=True)
         self.allowed, self.out = allowed, []
+        self.unmatched, self.details = unmatched, 0  # which <details> and </details> of the text lead nowhere
+        self.open: list[str] = []  # the tags opened here and not yet closed, other than <details>
 
     def handle_starttag(self, name, attributes):
+        if name == "details" and self.allowed is PROSE_HTML:
+            self.details += 1
+            if self.details - 1 in self.unmatched:  # never closed: folding all that follows would swallow it
+                self.out.append(escape(self.get_starttag_text()))
+                return
         if name in self.allowed:
             kept = {key: True if value is None else value for key, value in attributes if key in self.allowed[name]}
             self.out.append(start_tag(name, kept))
+            if self.allowed is PROSE_HTML and name in ("a", "summary"):
+                self.open.append(name)
         else:
             self.out.append(escape(self.get_starttag_text()))
 
     def handle_startendtag(self, name, attributes):
         self.handle_starttag(name, attributes)
         if name in self.allowed and name not in VOID_TAGS:
-            self.out.append(end_tag(name))
+            self.handle_endtag(name)
 
     def handle_endtag(self, name):
+        if self.allowed is PROSE_HTML and name in ("a", "summary", "details"):
+            if name == "details":
+                self.details += 1
+                if self.details - 1 in self.unmatched:
+                    self.out.append(escape(f"</{name}>"))
+                    return
+            elif name not in self.open:  # closes nothing opened here: as text
+                self.out.append(escape(f"</{name}>"))
+                return
+            else:
+                while self.open and self.open.pop() != name:
+                    pass
         self.out.append(end_tag(name) if name in self.allowed else escape(f"</{name}>"))
+
+    def closed(self) -> list:
+        """The output, with the <a> and <summary> it left open closed (else they would hold what follows)."""
+        return self.out + [end_tag(name) for name in reversed(self.open)]
 
     def handle_data(self, data):
         self.out.append(escape(data))
@@ -293,11 +318,45 @@ def column_rules(widths: set[tuple[str, int]]) -> str:
                    for kind, count in sorted(widths))
 
 
-def sanitized(text: str, allowed: dict[str, set[str]]) -> Markup:
-    parser = Sanitizer(allowed)
+def sanitized(text: str, allowed: dict[str, set[str]], unmatched: frozenset[int] = frozenset()) -> Markup:
+    parser = Sanitizer(allowed, unmatched)
     parser.feed(text)
     parser.close()
-    return join(parser.out)
+    return join(parser.closed())
+
+
+DETAILS_TAG = re.compile(r"<(/?)details(?=[\s/>])", re.I)
+
+
+def without_comments(text: str) -> str:
+    """The text without its <!-- ... --> comments, which the sanitizer drops (one pass: each --> looked for once)."""
+    pieces, position = [], 0
+    while (start := text.find("<!--", position)) >= 0 and (end := text.find("-->", start + 4)) >= 0:
+        pieces.append(text[position:start])
+        position = end + 3
+    return "".join(pieces) + text[position:]
+
+
+def mark_unmatched_details(tokens) -> None:
+    """Pair the author's <details> and </details> over the whole lesson (a fold may open in one block and close
+    in a later one), and note in each HTML token's meta which of its tags pair with nothing: the page shows
+    those as text, so that an unclosed <details> cannot fold away the rest of the page."""
+    stack, found = [], []
+    for token in tokens:
+        for html in [token, *(token.children or [])]:
+            if html.type not in ("html_block", "html_inline"):
+                continue
+            for index, match in enumerate(DETAILS_TAG.finditer(without_comments(html.content))):
+                found.append((html, index))
+                if not match[1]:
+                    stack.append(len(found) - 1)
+                elif stack:
+                    found[stack.pop()] = found[-1] = None
+    for entry in found:
+        if entry is not None:
+            html, index = entry
+            html.meta = {**(html.meta or {}), "unmatched_details": (html.meta or {}).get("unmatched_details",
+                                                                                         frozenset()) | {index}}
 
 
 
@@ -585,7 +644,7 @@ def token_html(token) -> Markup:
     its tag with the attributes that Markdown gives it (a link's href, a list's start, a cell's alignment)."""
     kind = token.type
     if kind in ("html_block", "html_inline"):
-        return sanitized(token.content, PROSE_HTML)
+        return sanitized(token.content, PROSE_HTML, (token.meta or {}).get("unmatched_details", frozenset()))
     if kind in ("text", "code_inline"):
         return tag("code", None, token.content) if kind == "code_inline" else escape(token.content)
     if kind == "code_block":
@@ -1090,6 +1149,7 @@ def weave(doc: model.Document) -> tuple[str, Page, list[str]]:
             for offset, text in enumerate(model.output_lines(piece.content)):
                 transcript_text[piece.first_line + offset] = text
     captions = caption_paragraphs(doc)
+    mark_unmatched_details(doc.tokens)
     page = Page(doc=doc, numbers=numbers_by_token(sources), transcript_text=transcript_text,
                 fences=fence_roles(doc), blocks=block_contexts(doc.tokens), used_in=uses(doc), captions=captions,
                 caption_tokens={line: doc.tokens[index + 1] for index, line in captions.items()},

@@ -199,6 +199,31 @@ def test_injection_transcripts_code_and_tooltips_are_escaped(tmp_path):
     assert 'title="出自 generated/p.py' in page  # the number links, its tooltip quoting the line, escaped
 
 
+@pytest.mark.parametrize("body, shown", [
+    ("<details>\n\n折叠了\n\n## 后面的一节\n\n后面的文字。\n", "&lt;details&gt;"),
+    ("前 <a name=\"x\"> 没有关上。\n\n后面的文字。\n", "后面的文字"),
+    ("前 </summary></a> 多余的。\n\n后面的文字。\n", "&lt;/summary&gt;&lt;/a&gt;"),
+    ("<details>\n<summary>s</summary>\n\n折叠的\n\n</details>\n\n</details>\n\n后面的文字。\n", "&lt;/details&gt;"),
+], ids=["unclosed details", "unclosed a", "closes without opening", "one close too many"])
+def test_injection_an_unclosed_tag_never_swallows_what_follows(tmp_path, body, shown):
+    """Parsed as a browser parses it: every <details>, <summary> and <a> of the author's closes where the
+    author meant it to, and one that pairs with nothing is shown as text, not left to fold or link the rest."""
+    page = woven(tmp_path, lesson(body))
+    assert shown in page
+    stack = []
+
+    class Nesting(HTMLParser):
+        def handle_starttag(self, name, attributes):
+            if name in ("a", "details", "summary"):
+                stack.append(name)
+
+        def handle_endtag(self, name):
+            if name in ("a", "details", "summary"):
+                assert stack and stack.pop() == name, (name, stack)
+    Nesting().feed(page[page.index("<main>") : page.index("后面的文字")])
+    assert not stack, f"{stack} still open where the following text begins"
+
+
 def test_injection_a_caption_and_the_title_are_escaped(tmp_path):
     text = lesson().replace("# 课", "# 课 </title><script>alert(1)</script>")
     text = text.replace("```python {#打印}", '<a name="chunk-打印"></a>**〈打印〉** <img src=x onerror=alert(1)>\n\n'
