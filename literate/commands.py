@@ -25,10 +25,13 @@ def write_roots(doc: Document, force: bool, stitched: dict[str, bytes] | None = 
     write_planned(doc, planned_roots(doc, force, stitched))
 
 
-def planned_roots(doc: Document, force: bool, stitched: dict[str, bytes] | None = None) -> list[tuple[str, str, bytes | None]]:
+Planned = list[tuple[str, str, bytes | None]]  # (target, its new text, the bytes there now)
+
+
+def planned_roots(doc: Document, force: bool, stitched: dict[str, bytes] | None = None) -> Planned:
     """The roots to write, as (target, text, the bytes there now), after every check that can refuse them;
     UserError for all that stand in the way. Nothing is written: stitch plans before it writes the lesson."""
-    pending: list[tuple[str, str, bytes | None]] = []
+    pending: Planned = []
     problems = []
     real_paths: dict[str, str] = {}
     for target, pieces in doc.roots.items():
@@ -58,7 +61,7 @@ def planned_roots(doc: Document, force: bool, stitched: dict[str, bytes] | None 
     return pending
 
 
-def write_planned(doc: Document, pending: list[tuple[str, str, bytes | None]]) -> None:
+def write_planned(doc: Document, pending: Planned) -> None:
     written, failure = [], None
     with signals_deferred():
         for target, text, current in pending:

@@ -16,7 +16,8 @@ from .model import Document, LINE_BREAKING, MAX_GENERATED_BYTES, Piece, REFERENC
 
 BANNER = "# Generated from {source} by tangle.py — edit {source} and run make tangle, or edit here and run make stitch."
 HASH_LINE = "# sha256 of the lines below: {digest}"
-FIRST_BANNER = "# Generated from {source} by tangle.py — do not edit; edit {source} and run make tangle."  # until stitch
+# the banner tangle.py wrote before make stitch existed: files with it are tangle's own too
+FIRST_BANNER = "# Generated from {source} by tangle.py — do not edit; edit {source} and run make tangle."
 
 
 @dataclass(frozen=True)

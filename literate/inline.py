@@ -126,7 +126,8 @@ def broken_numbers(text: str, html: list[tuple[int, str]], marks: list[int]) -> 
                   if character != "\n" and (offset in tags or unicodedata.category(character) in INVISIBLE)]
         if hidden and len(hidden) == len(run) - run.count("\n"):
             what = " and ".join(sorted({f"inline HTML {tags[offset].strip()[:30]!r}" if offset in tags
-                                        else f"U+{ord(c):04X} {unicodedata.name(c, '')}".strip() for offset, c in hidden}))
+                                        else f"U+{ord(c):04X} {unicodedata.name(c, '')}".strip()
+                                        for offset, c in hidden}))
             before = re.search(r"[0-9.]{0,40}$", text[max(0, match.start() - 40) : match.start()])[0]
             after = re.match(r"[0-9.]{0,40}", text[match.end(1) : match.end(1) + 40])[0]
             shown = before + match[0][: match.start(1) - match.start()] + after

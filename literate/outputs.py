@@ -17,7 +17,8 @@ MAX_OUTPUT_BYTES = 64 << 20  # an existing output read back to compare; ours are
 KINDS = {"weave.py": "page", "notebook.py": "notebook"}  # what each back-end writes, for messages
 
 
-def existing_output(doc: Document, output: Path, tool: str, ours: Callable[[bytes], bool], default: Path) -> bytes | None:
+def existing_output(doc: Document, output: Path, tool: str, ours: Callable[[bytes], bool],
+                    default: Path) -> bytes | None:
     """What is at output now (None: nothing), if tool may replace it; else UserError saying why not: it is
     the lesson, a file the lesson tangles, no regular file, or a file that tool did not write."""
     shown = str(output)

@@ -231,7 +231,8 @@ def apply(doc: Document, edits: list[Edit]) -> tuple[str, list[str]]:
         first = edit.piece.first_line + edit.start - 1  # 0-based index into lines
         piece = edit.piece
         if piece.fence_line not in at_margin:
-            at_margin[piece.fence_line] = plain[piece.first_line - 1 : piece.first_line - 1 + len(piece.lines)] == piece.lines
+            top = piece.first_line - 1
+            at_margin[piece.fence_line] = plain[top : top + len(piece.lines)] == piece.lines
         if not at_margin[piece.fence_line]:
             problems.append(f"{edit.where}: error: the fence of 〈{edit.piece.label}〉 "
                             f"({doc.where(edit.piece.fence_line)}) is indented or quoted in {doc.path.name}; "
