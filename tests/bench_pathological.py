@@ -55,7 +55,7 @@ SHAPES = {
     "numbers in one table": lambda: "# 课\n\n" + PROGRAM + "| a | b |\n|---|---|\n" + repeat("| 0.25 | 0.25 |\n"),
     "bare URLs between numbers": lambda: "# 课\n\n" + PROGRAM + repeat("http://x.y/0.25 0.25 "),
     "$ and then many {": lambda: "# 课\n\n" + PROGRAM + "$" + repeat("{") + "\n",
-    "a fence line of many {": lambda: "# 课\n\n" + PROGRAM + "```text " + repeat("{") + "}\n```\n",
+    "a fence-like line of many { in a paragraph": lambda: "# 课\n\n" + PROGRAM + "段落\n    ```text " + repeat("{") + "\n",
     "$`a repeated": lambda: "# 课\n\n" + PROGRAM + repeat("$`a") + "\n",
     "``a repeated": lambda: "# 课\n\n" + PROGRAM + repeat("``a") + "\n",
     "blank-looking lines in a C fence": lambda: "# 课\n\n" + PROGRAM + "```c\n" + repeat("\t \n") + "x\n```\n",
