@@ -243,7 +243,9 @@ def lesson_lines(doc: model.Document) -> list[str]:
     lines = markdown.normalize_newlines(markdown.decode_markdown(doc.raw, doc.shown)[0]).split("\n")
     in_fence = set()
     for token in doc.tokens:
-        if token.type == "fence":
+        if token.type == "code_block" and token.map:  # indented code: shown as written, like a fence
+            in_fence.update(range(*token.map))
+        elif token.type == "fence":
             start, end = token.map
             in_fence.update(range(start, end))
             if token.info.strip() == "math":  # ```math ... ``` -> $$ ... $$

@@ -276,6 +276,16 @@ def test_injection_the_notebooks_cells_keep_the_pages_vocabulary(tmp_path, body)
             assert weave.safe_url(target) is not None, target
 
 
+def test_injection_the_notebook_leaves_code_as_written(tmp_path):
+    """Code spans, fences and indented code keep their < and comments: they are shown, not parsed as HTML."""
+    notebook_main()
+    import notebook
+    body = "看 `<b>` 和 `<!-- x -->`。\n\n```text\n<script>x</script>\n```\n\n    <i>indented</i>\n"
+    md = write(tmp_path, NOTEBOOK_LESSON + "\n" + body)
+    text = "\n".join(cell.source for cell in notebook.build(tangle.load(md, str(md))).cells)
+    assert "`<b>`" in text and "`<!-- x -->`" in text and "<script>x</script>" in text and "    <i>indented</i>" in text
+
+
 @pytest.mark.parametrize("url", ["\\\\evil.com\\x", "/\\evil.com/x", "\\/evil.com", "http:\\\\ok.com"])
 def test_injection_a_backslash_link_is_not_a_way_to_another_host(url):
     assert weave.safe_url(url) is None if not url.startswith("http") else weave.safe_url(url) == url
