@@ -11,13 +11,15 @@ examples:
 
 The notebook (nbformat 4, written with the nbformat library) reads like the lesson, in its order. Like
 weave.py, it takes the document as tangle.py parses it (chunks, roots, transcripts, tokens):
-  - prose as Markdown cells, a new cell at each heading. GitHub's $`...`$ and ```math fences become
+  - prose as Markdown cells, a new cell at each heading; each caption's <a name> becomes an ASCII <a id>,
+    and each link to it is rewritten to match (JupyterLab keeps neither <a name> nor ids that are not ASCII). GitHub's $`...`$ and ```math fences become
     $...$ and $$...$$, which Jupyter renders; captions stay as they are. A <details> that folds a
     transcript becomes its summary in bold, and the output of the cell that prints it is folded;
   - each fence of a named chunk as a code cell holding exactly its lines; a root chunk (its
     <<references>> are not Python) as Markdown, to read;
   - after the lesson's opening, a note and one collapsed cell: the program whose transcript comes first
-    (generated/attention.py), as tangle.py renders it, minus its `if __name__ == "__main__":` block.
+    (generated/attention.py), as tangle.py renders it, minus its banner (which speaks to whoever edits that
+    file) and its `if __name__ == "__main__":` block.
     It defines every name, so the main line runs although it calls code the lesson shows later; the
     cells below run each chunk again where the lesson shows it, so an edited cell counts from then on;
   - where a part of that transcript stands, a code cell that prints exactly that part: the lines of
@@ -27,20 +29,39 @@ weave.py, it takes the document as tangle.py parses it (chunks, roots, transcrip
   - at the end of the section of each experiment (a chunk named 实验一, 实验二, ...), a playground
     cell marked as the reader's: a small run of seconds, its knobs as variables at the top.
 
-Writes OUT only when its content changes, atomically. Errors in the input are reported as
+Writes OUT only when its content changes, atomically, and only over a notebook it wrote itself: the lesson, a
+file the lesson tangles, any other file, a directory or a pipe is refused, saying why (weave.py's rule, the
+same code: literate/outputs.py). Errors in the input are reported as
 `MD:LINE: error: ...` on stderr. Exit status: 0 ok, 2 bad input or usage.
 """
 
-from __future__ import annotations
-
-import argparse
-import ast
-import re
+import os  # os and sys are loaded with the interpreter: nothing to interrupt here
 import sys
-import textwrap
-from pathlib import Path
 
-from literate import console, expansion, files, markdown, model
+
+def interrupted_while_starting(_signum=None, _frame=None):
+    print("notebook.py: interrupted (SIGINT) while starting; the notebook was not changed", file=sys.stderr)
+    os._exit(130)
+
+
+try:  # Ctrl-C while the modules load: one line, not the traceback of an import
+    import signal
+    if __name__ == "__main__":
+        signal.signal(signal.SIGINT, interrupted_while_starting)
+except KeyboardInterrupt:  # before the handler was in place
+    interrupted_while_starting()
+
+import argparse  # noqa: E402
+import ast  # noqa: E402
+import hashlib  # noqa: E402
+import html  # noqa: E402
+import json  # noqa: E402
+import re  # noqa: E402
+import textwrap  # noqa: E402
+from pathlib import Path  # noqa: E402
+from urllib.parse import unquote  # noqa: E402
+
+from literate import console, expansion, markdown, model, outputs  # noqa: E402
 
 try:
     import nbformat
@@ -54,7 +75,13 @@ OK, BAD_INPUT = 0, 2
 INLINE_MATH = re.compile(r"\$`([^`\n]+)`\$")  # GitHub's $`...`$
 PART_MARK = re.compile(r"^\s*# 第 (\d+) 段")  # in main(): the lines from here print part N
 EXPERIMENT = re.compile(r"^实验([一二三四五六七八九十]+)")  # an experiment's chunk: 实验一：...
+ALLOWED_TAG = re.compile(r'<a\s+name="(?:chunk|file|output)-[^"<>]*"\s*>|</a>|</?details>|</?summary>', re.I)
+TAG_LIKE = re.compile(r"<(?=[A-Za-z/!?])")  # where a tag, comment or declaration would start
+BACKTICKS = re.compile(r"`+")
+LINK = re.compile(r"(!?)\[([^\]\n]*)\]\(\s*(<[^>\n]*>|(?:[^()\s]|\([^()\s]*\))*)(?:\s+\"[^\"\n]*\")?\s*\)")  # [t](url)
+CAPTION_LINK = re.compile(r"\]\(#((?:chunk|file|output)-[^)\s]*)\)")  # [text](#chunk-...) in prose
 SUMMARY = re.compile(r"^\s*<summary>(.*)</summary>\s*$")
+GENERATOR = "notebook.py"  # the notebook's metadata: marks the notebooks notebook.py wrote, the only files it overwrites
 KERNEL = {"name": "python3", "display_name": "Python 3", "language": "python"}
 
 NOTE = """\
@@ -62,17 +89,17 @@ NOTE = """\
 
 `make notebook` 从 `{md}` 生成了它：讲义的文字是 Markdown 格，讲义的每个代码块是一格代码，顺序就是讲义的阅读顺序。从上往下运行全部格子（Run All）即可；它要训练讲义的四个模型和试验场的五个小模型，{timing}
 
-- **为什么能从上往下运行**：主线的代码调用了「完整实现」里才讲的函数（`train`、`evaluate`、`mm`……）。下面折叠着的那一格，就是 `make tangle` 从讲义拼出来的整个程序 `{program}`，只去掉了最后运行 `main` 的那几行：先运行它，所有名字就都有了。之后每一格运行的是讲义在那里给出的代码块（和折叠格里的是同一段代码），所以你改了哪一格、重新运行它，之后的格子用的就是你改过的版本。讲义的代码一行都没有另外写过。
+- **为什么能从上往下运行**：主线的代码调用了「完整实现」里才讲的函数（`train`、`evaluate`、`mm`……）。下面折叠着的那一格，就是 `make tangle` 从讲义拼出来的整个程序 `{program}`，只去掉了开头两行来源说明和最后运行 `main` 的那几行：先运行它，所有名字就都有了。之后每一格运行的是讲义在那里给出的代码块（和折叠格里的是同一段代码），所以你改了哪一格、重新运行它，之后的格子用的就是你改过的版本。讲义的代码一行都没有另外写过。
 - **实跑输出**：讲义里放实跑输出的地方，这里是一格打印它的代码，摘自〈{printing}〉里的 `main`（从注释「# 第 N 段」到下一段为止）；格子下面已经放着讲义核对过的那一段输出。在新的内核里从头运行，打印出来的和它逐字节相同（`tests/test_notebook.py` 就是这样核对的）。讲义里折叠着的几段，这里折叠的是输出。
 - **邀请你改的格子**：每一格都可以改了再运行。最值得动的是〈{knobs}〉里的两组旋钮 `BOOK_SETTING`、`PICKING_SETTING`（查询的选法和学习率）：改完运行它，再运行打印第 3 段、第 5 段和第 7 段的那几格。改了以后，输出就和讲义的不一样了，那正是你改动的效果。「30 秒实验」的每个实验的最后，还有一格标着 **试验场**，几秒钟就跑完（一个种子、少一些轮数），旋钮是格子开头的变量。实验的完整结果（10 个种子、3000 轮，要几分钟）照讲义放在各实验的代码下面，笔记本不重新运行它们（`make experiments` 核对）。
-- 改乱了：重启内核，从头全部运行（Restart Kernel and Run All），就回到讲义的样子。"""
+- **改乱了**：你的改动存在这个笔记本文件里，重启内核不会撤销它们。要回到讲义的样子，删掉这个文件（`build/{nbname}`）再 `make notebook`；要留下你的改动，先另存一份（File → Save Notebook As…）：讲义改了以后，`make notebook` 会重新生成这个文件，盖掉这里的改动。"""
 
 TIMING = ("内核用 CPU 约 33 秒。（2026-12-01 量的：那时这台双核机器被别的任务占着，负载约 11，实际等了 103 秒；"
           "空闲的机器上应该接近 CPU 时间，我们没有在空闲时量过。）打印第 2、3、5 段的格子要训练模型，各等一会儿。")
 
 PRELUDE_HEADER = """\
-# 这一格是 make tangle 从 {md} 拼出来的整个程序 {program}（notebook.py 原样放进来），
-# 只去掉了最后运行 main 的 `if __name__ == "__main__":` 那几行。先运行它，下面每一格用到的名字就都有了。
+# 这一格是 make tangle 从 {md} 拼出来的整个程序 {program}（notebook.py 原样放进来），只去掉了文件开头
+# 的两行来源说明和最后运行 main 的 `if __name__ == "__main__":` 那几行。先运行它，下面每一格用到的名字就都有了。
 """
 
 ROOT_NOTE = {
@@ -158,6 +185,9 @@ def without_main_block(text: str, shown: str) -> str:
     except SyntaxError as error:
         raise model.UserError(f"{shown}: error: the program does not parse: {error.msg} "
                                f"(line {error.lineno} of the tangled file)") from None
+    except (MemoryError, RecursionError):  # what Python's parser raises for code nested thousands deep
+        raise model.UserError(f"{shown}: error: the program is nested too deeply for Python's parser to read "
+                               "(brackets or operators thousands deep); run make check to see where") from None
     blocks = [node for node in tree.body if isinstance(node, ast.If) and ast.unparse(node.test).replace("'", '"')
               in ('__name__ == "__main__"', '"__main__" == __name__')]
     for node in reversed(blocks):
@@ -168,12 +198,15 @@ def without_main_block(text: str, shown: str) -> str:
 def part_blocks(doc: model.Document, parts: int) -> tuple[str, dict[int, list[str]]]:
     """The chunk whose main() marks the parts (`# 第 N 段`), and N -> the lines that print part N
     (dedented, its comment first)."""
-    found = []
+    found, too_deep = [], []
     for name, pieces in doc.chunks.items():
         for piece in pieces:
             try:
                 tree = ast.parse("\n".join(piece.lines))
-            except SyntaxError:
+            except SyntaxError:  # a fragment of code (an indented block): no main() there
+                continue
+            except (MemoryError, RecursionError):  # what Python's parser raises for code nested thousands deep
+                too_deep.append(f"〈{name}〉 ({doc.where(piece.fence_line)})")
                 continue
             for node in tree.body:
                 if isinstance(node, ast.FunctionDef) and node.name == "main":
@@ -185,7 +218,9 @@ def part_blocks(doc: model.Document, parts: int) -> tuple[str, dict[int, list[st
         where = ", ".join(f"〈{name}〉 ({doc.where(piece.fence_line)})" for name, piece, *_ in found)
         raise model.UserError(f"{doc.shown}: error: the notebook needs one main() whose lines are marked "
                                f"`# 第 N 段` before the lines that print part N; found {len(found)}"
-                               + (f": {where}" if where else ""))
+                               + (f": {where}" if where else "")
+                               + (f"; Python's parser cannot read {', '.join(too_deep)}: nested too deeply"
+                                  if too_deep else ""))
     name, piece, node, body, marks = found[0]
     first_code = min(statement.lineno for statement in node.body if not is_docstring(statement)) - node.lineno - 1
     if first_code < marks[0]:
@@ -211,16 +246,93 @@ def is_docstring(statement) -> bool:
 
 
 def lesson_lines(doc: model.Document) -> list[str]:
-    """The Markdown's lines as tangle.py read them, with the formulas written the way Jupyter wants."""
+    """The Markdown's lines as tangle.py read them, with the formulas written the way Jupyter wants, and the
+    prose held to the page's vocabulary (vocabulary): HTML comments dropped, other raw HTML shown as text."""
     lines = markdown.normalize_newlines(markdown.decode_markdown(doc.raw, doc.shown)[0]).split("\n")
     in_fence = set()
     for token in doc.tokens:
-        if token.type == "fence":
+        if token.type == "code_block" and token.map:  # indented code: shown as written, like a fence
+            in_fence.update(range(*token.map))
+        elif token.type == "fence":
             start, end = token.map
             in_fence.update(range(start, end))
             if token.info.strip() == "math":  # ```math ... ``` -> $$ ... $$
                 lines[start], lines[end - 1] = "$$", "$$"
-    return [line if number in in_fence else INLINE_MATH.sub(r"$\1$", line) for number, line in enumerate(lines)]
+        elif token.type == "html_block" and token.content.lstrip().startswith("<!--"):
+            start, end = token.map
+            lines[start:end] = [""] * (end - start)  # invisible on GitHub and on the page: not in the notebook
+    return [line if number in in_fence else INLINE_MATH.sub(r"$\1$", vocabulary(line))
+            for number, line in enumerate(lines)]
+
+
+def vocabulary(line: str) -> str:
+    """A line of prose built like the page's: outside code spans, HTML comments are dropped, a tag other than
+    the captions' <a name>, <details> and <summary> is shown as text (its < escaped), a link goes only to
+    #fragments, relative paths, http(s) and mailto, and an image becomes a link to it (never loaded)."""
+    pieces, position = [], 0
+    for start, end in [*code_spans(line), (len(line), len(line))]:
+        outside = LINK.sub(safe_link, without_comments(line[position:start]))
+        escaped, cursor = [], 0
+        for match in TAG_LIKE.finditer(outside):
+            escaped.append(outside[cursor : match.start()] + ("<" if ALLOWED_TAG.match(outside, match.start()) else "&lt;"))
+            cursor = match.start() + 1
+        pieces += ["".join(escaped), outside[cursor:], line[start:end]]
+        position = end
+    return "".join(pieces)
+
+
+def code_spans(line: str) -> list[tuple[int, int]]:
+    """(start, end) of the code spans of a line: a run of backticks and the next run of as many (CommonMark)."""
+    runs = [(match.start(), match.end()) for match in BACKTICKS.finditer(line)]
+    partner, latest = [None] * len(runs), {}
+    for index in range(len(runs) - 1, -1, -1):
+        partner[index] = latest.get(runs[index][1] - runs[index][0])
+        latest[runs[index][1] - runs[index][0]] = index
+    spans, index = [], 0
+    while index < len(runs):
+        if partner[index] is None:
+            index += 1
+            continue
+        spans.append((runs[index][0], runs[partner[index]][1]))
+        index = partner[index] + 1
+    return spans
+
+
+def without_comments(text: str) -> str:
+    """The text without its <!-- ... --> comments (one pass; an unclosed one is left, escaped later)."""
+    pieces, position = [], 0
+    while True:
+        start = text.find("<!--", position)
+        end = text.find("-->", start + 4) if start >= 0 else -1
+        if end < 0:
+            return "".join(pieces) + text[position:]
+        pieces.append(text[position:start])
+        position = end + 3
+
+
+def safe_link(match: re.Match) -> str:
+    image, label, url = match[1], match[2], match[3]
+    url = url[1:-1] if url.startswith("<") else url
+    compact = re.sub(r"[\x00-\x20\x7f]", "", url).replace("\\", "/")
+    scheme = compact.partition(":")[0].lower() if re.match(r"[A-Za-z][A-Za-z0-9+.-]*:", compact) else ""
+    safe = scheme in ("http", "https", "mailto") or (not scheme and not compact.startswith("//"))
+    if image:
+        return f"[图片：{label}]({url})" if safe and url else f"图片：{label}"
+    return match[0] if safe else f"{label}（链接去掉了：只链到页内、相对路径、http(s) 和 mailto）"
+
+
+def jupyter_id(anchor: str) -> str:
+    """The id a caption's anchor gets in the notebook: JupyterLab's sanitizer drops <a name> and every id that
+    is not ASCII (chunk-训练_循环 would lead nowhere), so the kind, then a short hash of the anchor."""
+    kind = anchor.partition("-")[0]
+    return f"{kind}-{hashlib.sha256(anchor.encode()).hexdigest()[:12]}"
+
+
+def jupyter_anchors(text: str) -> str:
+    """Markdown with each caption's <a name="..."> as <a id="..."> and each link to one rewritten to match
+    (jupyter_id), so that every link to a caption lands, in JupyterLab as on GitHub."""
+    text = model.CAPTION_ANCHOR.sub(lambda match: f'<a id="{jupyter_id(html.unescape(match[1]))}">', text)
+    return CAPTION_LINK.sub(lambda match: f"](#{jupyter_id(unquote(match[1]))})", text)
 
 
 # ---------------------------------------------------------------- the cells
@@ -259,7 +371,7 @@ class Notebook:
             kept[index : index + (2 if summary else 1)] = \
                 [f"**{summary[1]}**（讲义里折叠着；这里折叠的是下面格子的输出，点一下就展开）"] if summary else []
             self.folding = True
-        text = "\n".join(kept).strip("\n")
+        text = jupyter_anchors("\n".join(kept).strip("\n"))
         if text.strip():
             self.add(v4.new_markdown_cell(text), "prose")
 
@@ -326,15 +438,17 @@ def build(doc: model.Document) -> nbformat.NotebookNode:
     notebook.markdown(lines[cursor:])
     for experiment, chunk in pending:
         playground(notebook, experiment, chunk)
-    return v4.new_notebook(cells=notebook.cells, metadata={"kernelspec": KERNEL, "language_info": {"name": "python"}})
+    return v4.new_notebook(cells=notebook.cells, metadata={"kernelspec": KERNEL, "language_info": {"name": "python"},
+                                                           "generator": GENERATOR})
 
 
 def prelude(notebook: Notebook, doc: model.Document, program: str, printing: str, knobs: str) -> None:
     md = doc.path.name
     notebook.add(v4.new_markdown_cell(NOTE.format(md=md, program=program, printing=printing, knobs=knobs,
-                                                  timing=TIMING)), "note")
+                                                  timing=TIMING, nbname=f"{doc.path.stem}.ipynb")), "note")
     text, _ = expansion.render(doc, program)
-    cell = notebook.code(PRELUDE_HEADER.format(md=md, program=program) + without_main_block(text, program),
+    body = text.split("\n", 2)[2]  # without the file's banner and hash line: they speak to whoever edits the file
+    cell = notebook.code(PRELUDE_HEADER.format(md=md, program=program) + without_main_block(body, program),
                          "prelude", program=program)
     cell.metadata["jupyter"] = {"source_hidden": True}
 
@@ -355,30 +469,54 @@ def parser() -> argparse.ArgumentParser:
                                   formatter_class=argparse.RawDescriptionHelpFormatter)
     top.add_argument("md", nargs="?", type=Path, default=Path("attention.md"),
                      help="the Markdown lesson (default: ./attention.md)")
-    top.add_argument("-o", "--output", type=Path,
-                     help="the notebook to write (default: build/<MD's name>.ipynb beside MD)")
+    top.add_argument("-o", "--output", type=Path, help="the notebook to write (default: build/<MD's name>.ipynb "
+                     "beside MD). An existing file is replaced only if notebook.py wrote it")
     return top
 
 
+def is_notebook(data: bytes) -> bool:
+    """Whether a file's bytes are a notebook notebook.py wrote: its generator mark, or (from before the mark)
+    the role notebook.py gives its cells."""
+    try:
+        found = json.loads(data)
+    except (ValueError, RecursionError):
+        return False
+    if not isinstance(found, dict) or not isinstance(found.get("metadata"), dict):
+        return False
+    if found["metadata"].get("generator") == GENERATOR:
+        return True
+    cells = found.get("cells") if isinstance(found.get("cells"), list) else []
+    return any(isinstance(cell, dict) and isinstance(cell.get("metadata"), dict)
+               and isinstance(cell["metadata"].get("attention"), dict) and "role" in cell["metadata"]["attention"]
+               for cell in cells)
+
+
 def main(argv: list[str] | None = None) -> int:
+    """Ctrl-C, a closed pipe and a console that cannot show Chinese end it with one line, never a traceback."""
+    return console.guarded("notebook.py", lambda: run_command(argv), "the notebook was not changed")
+
+
+def run_command(argv: list[str] | None) -> int:
     args = console.parsed(parser(), argv)
     if isinstance(args, int):  # --help (0) or a usage error (2)
         return args
-    output = args.output or args.md.parent / "build" / f"{args.md.stem}.ipynb"
+    default = args.md.parent / "build" / f"{args.md.stem}.ipynb"
+    output = args.output or default
     try:
         doc = markdown.load(args.md, str(args.md))
         notebook = build(doc)
+        nbformat.validate(notebook)
+        data = (nbformat.writes(notebook) + "\n").encode()
+        changed = outputs.write_output(doc, output, data, "notebook.py", is_notebook, default)
     except model.UserError as error:
         print(*error.messages, sep="\n", file=sys.stderr)
+        return error.code
+    except RecursionError:
+        print(f"{args.md}: error: nested too deeply to make a notebook of (lists or quotes inside each other, "
+              "or code nested that deep)", file=sys.stderr)
         return BAD_INPUT
-    nbformat.validate(notebook)
-    data = (nbformat.writes(notebook) + "\n").encode()
-    try:
-        changed = not output.is_file() or output.read_bytes() != data
-        if changed:
-            files.write_atomically(output, data)
-    except OSError as error:
-        print(f"{output}: error: cannot write it: {error.strerror}", file=sys.stderr)
+    except MemoryError:
+        print("notebook.py: error: out of memory", file=sys.stderr)
         return BAD_INPUT
     roles = [cell.metadata["attention"]["role"] for cell in notebook.cells]
     print(f"{'wrote' if changed else 'unchanged:'} {output}: {len(roles)} cells, {roles.count('chunk')} code "

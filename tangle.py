@@ -7,9 +7,21 @@ the API that weave.py, notebook.py and the tests have always imported from here.
 The manual: docs/tangle.md; the short version: python tangle.py --help.
 """
 
-from __future__ import annotations
-
+import os  # os and sys are loaded with the interpreter: nothing to interrupt here
 import sys
+
+
+def interrupted_while_starting(_signum=None, _frame=None):
+    print("tangle.py: interrupted (SIGINT) while starting; nothing was run or written", file=sys.stderr)
+    os._exit(130)
+
+
+try:  # Ctrl-C while the modules load: one line, not the traceback of an import
+    import signal
+    if __name__ == "__main__":
+        signal.signal(signal.SIGINT, interrupted_while_starting)
+except KeyboardInterrupt:  # before the handler was in place
+    interrupted_while_starting()
 
 if sys.version_info < (3, 10):
     print(f"tangle.py: error: needs Python 3.10 or newer, this is {sys.version.split()[0]}; "

@@ -69,7 +69,6 @@ import math
 import os
 import re
 import signal
-import stat
 import sys
 import unicodedata
 from dataclasses import dataclass, field
@@ -87,7 +86,7 @@ def interrupted_while_starting(_signum, _frame):
 if __name__ == "__main__":  # Ctrl-C while the modules load: one line, not the traceback of an import
     signal.signal(signal.SIGINT, interrupted_while_starting)
 
-from literate import console, files, inline, markdown, model, prose  # noqa: E402  (the model, the prose rules)
+from literate import console, inline, markdown, model, outputs, prose  # noqa: E402  (the model, the prose rules)
 
 try:
     from latex2mathml.converter import convert as latex_to_mathml
@@ -109,9 +108,8 @@ DISPLAY_MATH = re.compile(r"\s*\$\$((?:(?!\$\$).)+)\$\$\s*", re.S)  # a paragrap
 # $...$ inside a line: the opening $ not followed by a space, ` or $; the closing one not preceded
 # by a space or \, nor followed by a digit or $ (so prices like $5 and $6 stay text). $$...$$ too.
 INLINE_MATH = re.compile(r"\$\$(?P<display>.+?)\$\$|(?<![\\$])\$(?![\s$`])(?P<inline>[^$\n]*?[^\s\\$])\$(?![0-9$])")
-CODE_SPAN = re.compile(r"(`+)(?!`).+?(?<!`)\1(?!`)", re.S)
-GITHUB_MATH = re.compile(r"\$(`+)(?!`).+?(?<!`)\1\$", re.S)   # $`...`$: a code span with a dollar on each side
-TRANSCRIPT_MATRIX_ROW = re.compile(r"^(\S+?) ?(\d+)((?:\s+-?\d+\.\d+)+)\s*$")  # 输出 1    0.10  0.10 ...
+BACKTICKS = re.compile(r"`+")  # the runs that open and close code spans (code_spans)
+TRANSCRIPT_MATRIX_ROW = re.compile(r"^(\S{1,64}?) ?(\d{1,9})((?:\s+-?\d+\.\d+)+)\s*$")  # 输出 1    0.10  0.10 ...
 COLUMN_HEADER = re.compile(r"^\s+\d+(?:\s+\d+)+\s*$")  # the column numbers above a matrix
 LEGEND = "图例"
 CJK_FONTS = '"Noto Sans CJK SC", "Source Han Sans SC", "PingFang SC", "Microsoft YaHei", sans-serif'
@@ -119,7 +117,6 @@ CJK_FONTS = '"Noto Sans CJK SC", "Source Han Sans SC", "PingFang SC", "Microsoft
 MONO_FONTS = '"Noto Sans Mono CJK SC", "Sarasa Mono SC", "DejaVu Sans Mono", Menlo, Consolas, monospace'
 LATIN_MONO_FONTS = '"DejaVu Sans Mono", Menlo, Consolas, "Liberation Mono", monospace'  # one column for ░ █ — α
 MAX_CANDIDATES = 256  # a number printed on more lines links to the best of the first 256 (linear time)
-MAX_PAGE_BYTES = 64 << 20  # an existing page read back to compare; weave's own pages are a few MB
 GENERATOR = "weave.py"  # <meta name="generator">: marks the pages weave.py wrote, the only files it overwrites
 
 
@@ -172,8 +169,9 @@ def join(parts, separator="") -> Markup:
 
 def safe_url(url: str) -> str | None:
     """The link as written if it goes to a #fragment, a relative path, http(s) or mailto; else None. Blanks
-    and controls are taken out first, as browsers do (java\tscript: is javascript:)."""
-    compact = re.sub(r"[\x00-\x20\x7f]", "", url)
+    and controls are taken out first, and backslashes read as slashes, as browsers do (java\tscript: is
+    javascript:, \\\\host\\share is //host/share)."""
+    compact = re.sub(r"[\x00-\x20\x7f]", "", url).replace("\\", "/")  # a browser reads \\host as //host
     try:
         scheme = urlsplit(compact).scheme.lower()
     except ValueError:
@@ -218,24 +216,49 @@ class Sanitizer(HTMLParser):
     the text it is written as; comments dropped; text escaped. Parsed as a browser would (html.parser):
     the content of a <script> or <style> is text too. (A class because HTMLParser is one.)"""
 
-    def __init__(self, allowed: dict[str, set[str]]):
+    def __init__(self, allowed: dict[str, set[str]], unmatched: frozenset[int] = frozenset()):
         super().__init__(convert_charrefs=True)
         self.allowed, self.out = allowed, []
+        self.unmatched, self.details = unmatched, 0  # which <details> and </details> of the text lead nowhere
+        self.open: list[str] = []  # the tags opened here and not yet closed, other than <details>
 
     def handle_starttag(self, name, attributes):
+        if name == "details" and self.allowed is PROSE_HTML:
+            self.details += 1
+            if self.details - 1 in self.unmatched:  # never closed: folding all that follows would swallow it
+                self.out.append(escape(self.get_starttag_text()))
+                return
         if name in self.allowed:
             kept = {key: True if value is None else value for key, value in attributes if key in self.allowed[name]}
             self.out.append(start_tag(name, kept))
+            if self.allowed is PROSE_HTML and name in ("a", "summary"):
+                self.open.append(name)
         else:
             self.out.append(escape(self.get_starttag_text()))
 
     def handle_startendtag(self, name, attributes):
         self.handle_starttag(name, attributes)
         if name in self.allowed and name not in VOID_TAGS:
-            self.out.append(end_tag(name))
+            self.handle_endtag(name)
 
     def handle_endtag(self, name):
+        if self.allowed is PROSE_HTML and name in ("a", "summary", "details"):
+            if name == "details":
+                self.details += 1
+                if self.details - 1 in self.unmatched:
+                    self.out.append(escape(f"</{name}>"))
+                    return
+            elif name not in self.open:  # closes nothing opened here: as text
+                self.out.append(escape(f"</{name}>"))
+                return
+            else:
+                while self.open and self.open.pop() != name:
+                    pass
         self.out.append(end_tag(name) if name in self.allowed else escape(f"</{name}>"))
+
+    def closed(self) -> list:
+        """The output, with the <a> and <summary> it left open closed (else they would hold what follows)."""
+        return self.out + [end_tag(name) for name in reversed(self.open)]
 
     def handle_data(self, data):
         self.out.append(escape(data))
@@ -295,11 +318,45 @@ def column_rules(widths: set[tuple[str, int]]) -> str:
                    for kind, count in sorted(widths))
 
 
-def sanitized(text: str, allowed: dict[str, set[str]]) -> Markup:
-    parser = Sanitizer(allowed)
+def sanitized(text: str, allowed: dict[str, set[str]], unmatched: frozenset[int] = frozenset()) -> Markup:
+    parser = Sanitizer(allowed, unmatched)
     parser.feed(text)
     parser.close()
-    return join(parser.out)
+    return join(parser.closed())
+
+
+DETAILS_TAG = re.compile(r"<(/?)details(?=[\s/>])", re.I)
+
+
+def without_comments(text: str) -> str:
+    """The text without its <!-- ... --> comments, which the sanitizer drops (one pass: each --> looked for once)."""
+    pieces, position = [], 0
+    while (start := text.find("<!--", position)) >= 0 and (end := text.find("-->", start + 4)) >= 0:
+        pieces.append(text[position:start])
+        position = end + 3
+    return "".join(pieces) + text[position:]
+
+
+def mark_unmatched_details(tokens) -> None:
+    """Pair the author's <details> and </details> over the whole lesson (a fold may open in one block and close
+    in a later one), and note in each HTML token's meta which of its tags pair with nothing: the page shows
+    those as text, so that an unclosed <details> cannot fold away the rest of the page."""
+    stack, found = [], []
+    for token in tokens:
+        for html in [token, *(token.children or [])]:
+            if html.type not in ("html_block", "html_inline"):
+                continue
+            for index, match in enumerate(DETAILS_TAG.finditer(without_comments(html.content))):
+                found.append((html, index))
+                if not match[1]:
+                    stack.append(len(found) - 1)
+                elif stack:
+                    found[stack.pop()] = found[-1] = None
+    for entry in found:
+        if entry is not None:
+            html, index = entry
+            html.meta = {**(html.meta or {}), "unmatched_details": (html.meta or {}).get("unmatched_details",
+                                                                                         frozenset()) | {index}}
 
 
 
@@ -503,11 +560,37 @@ def shorten(text: str, width: int = 60) -> str:
     return repr(text if len(text) <= width else text[: width - 1] + "…")
 
 
+def code_spans(raw: str) -> list[tuple[int, int]]:
+    """(start, end) of each code span of an inline token's source, as CommonMark pairs them: a run of backticks
+    opens one, the next run of exactly as many closes it (a run with none after it is text). One pass over
+    the runs, each run's partner found from the end (a lazy regex searched from every opener: quadratic)."""
+    runs = [(match.start(), match.end()) for match in BACKTICKS.finditer(raw)]
+    partner, latest = [None] * len(runs), {}
+    for index in range(len(runs) - 1, -1, -1):
+        length = runs[index][1] - runs[index][0]
+        partner[index] = latest.get(length)
+        latest[length] = index
+    spans, index = [], 0
+    while index < len(runs):
+        closing = partner[index]
+        if closing is None:
+            index += 1
+            continue
+        spans.append((runs[index][0], runs[closing][1]))
+        index = closing + 1
+    return spans
+
+
 def raw_formulas(raw: str) -> list[tuple[str, bool]]:
     """The $...$ and $$...$$ formulas of an inline token's source, in order (code spans skipped, and
     GitHub's $`...`$ with its dollars: else the text between two of them, as in $`a`$；$`b`$, reads as $...$)."""
-    raw = GITHUB_MATH.sub(lambda match: " " * len(match[0]), raw)
-    raw = CODE_SPAN.sub(lambda match: " " * len(match[0]), raw)
+    pieces, position = [], 0
+    for start, end in code_spans(raw):
+        if start > 0 and end < len(raw) and raw[start - 1] == raw[end] == "$" and start - 1 >= position:
+            start, end = start - 1, end + 1  # $`...`$: GitHub's formula, its dollars with it
+        pieces += [raw[position:start], " " * (end - start)]
+        position = end
+    raw = "".join(pieces) + raw[position:]
     return [(match["display"] or match["inline"], match["display"] is not None) for match in INLINE_MATH.finditer(raw)]
 
 
@@ -561,7 +644,7 @@ def token_html(token) -> Markup:
     its tag with the attributes that Markdown gives it (a link's href, a list's start, a cell's alignment)."""
     kind = token.type
     if kind in ("html_block", "html_inline"):
-        return sanitized(token.content, PROSE_HTML)
+        return sanitized(token.content, PROSE_HTML, (token.meta or {}).get("unmatched_details", frozenset()))
     if kind in ("text", "code_inline"):
         return tag("code", None, token.content) if kind == "code_inline" else escape(token.content)
     if kind == "code_block":
@@ -690,8 +773,11 @@ def highlighted_lines(code: list[str], language: str, widths: set[tuple[str, int
             lexer = None
     if lexer is None:
         return [columns(line, widths) for line in code]
+    # A run of blank lines goes to the lexer as one empty line (some lexers, Python's and C's among them,
+    # take time quadratic in a long run of them); blank lines are shown as they are, without a class.
+    kept = [number for number, line in enumerate(code) if line.strip() or not number or code[number - 1].strip()]
     lines = [[]]
-    for kind, value in lexer.get_tokens("\n".join(code)):
+    for kind, value in lexer.get_tokens("\n".join(code[number] if code[number].strip() else "" for number in kept)):
         while kind not in STANDARD_TYPES:
             kind = kind.parent
         css = STANDARD_TYPES[kind]
@@ -700,7 +786,8 @@ def highlighted_lines(code: list[str], language: str, widths: set[tuple[str, int
                 lines.append([])
             if part:
                 lines[-1].append(tag("span", {"class": css}, columns(part, widths)) if css else columns(part, widths))
-    return [join(parts) for parts in lines[: len(code)]] + [Markup("")] * (len(code) - len(lines))
+    lexed = dict(zip(kept, (join(parts) for parts in lines)))
+    return [lexed.get(number, Markup("")) if line.strip() else columns(line, widths) for number, line in enumerate(code)]
 
 
 def code_html(page: Page, piece: model.Piece, language: str) -> Markup:
@@ -855,6 +942,7 @@ def heatmap_svg(columns: list[str], rows, caption: str, scale: float) -> Markup:
                        "data-columns": len(columns)}, *parts)
 
 
+MAX_MULTIPLE = 1e6  # the colour scale ends here, whatever a transcript prints
 NEUTRAL, ABOVE, BELOW = (246, 246, 246), (165, 15, 21), (33, 102, 172)  # 1×: grey; above: red; below: blue
 
 
@@ -885,13 +973,15 @@ def legend_svg(scale: float) -> Markup:
 
 
 def largest_multiple(doc: model.Document) -> float:
-    """The largest multiple of uniform printed in any matrix of the page's transcripts (at least 2)."""
+    """The largest multiple of uniform printed in any matrix of the page's transcripts (at least 2, at most
+    MAX_MULTIPLE: a weight printed with hundreds of digits is no reason for a scale without end)."""
     largest = 2.0
     for transcript in doc.transcripts.values():
         for piece in transcript.pieces():
             for _, _, names, rows in parse_matrices(model.output_lines(piece.content)):
-                largest = max([largest] + [weight * len(names) for _, weights, _ in rows for weight in weights])
-    return largest
+                largest = max([largest] + [weight * len(names) for _, weights, _ in rows for weight in weights
+                                           if math.isfinite(weight * len(names))])
+    return min(largest, MAX_MULTIPLE)
 
 
 def transcript_html(page: Page, target: str, index: int) -> Markup:
@@ -1059,6 +1149,7 @@ def weave(doc: model.Document) -> tuple[str, Page, list[str]]:
             for offset, text in enumerate(model.output_lines(piece.content)):
                 transcript_text[piece.first_line + offset] = text
     captions = caption_paragraphs(doc)
+    mark_unmatched_details(doc.tokens)
     page = Page(doc=doc, numbers=numbers_by_token(sources), transcript_text=transcript_text,
                 fences=fence_roles(doc), blocks=block_contexts(doc.tokens), used_in=uses(doc), captions=captions,
                 caption_tokens={line: doc.tokens[index + 1] for index, line in captions.items()},
@@ -1238,58 +1329,11 @@ def is_page(data: bytes) -> bool:
     return data.startswith(b"<!DOCTYPE html>") and (mark in data[:4096] or "本页由 <code>weave.py</code>".encode() in data)
 
 
-def existing_output(doc: model.Document, output: Path) -> bytes | None:
-    """What is at output now (None: nothing), if weave.py may replace it; else UserError saying why not: it is
-    the lesson, a file the lesson tangles, no regular file, or a file that weave.py did not write."""
-    shown = str(output)
-    real = os.path.realpath(output)
-    ours = {os.path.realpath(doc.folder / target): f"{doc.target_shown(target)}, which {doc.shown} tangles"
-            for target in doc.roots}
-    ours[os.path.realpath(doc.path)] = f"the lesson {doc.shown} itself"
-    if real in ours:
-        raise model.UserError(f"{shown}: error: is {ours[real]}; write the page elsewhere "
-                               f"(the default is {doc.path.parent / 'build' / (doc.path.stem + '.html')})")
-    try:
-        info = os.stat(output)
-    except FileNotFoundError:
-        return None
-    except NotADirectoryError:
-        folder_problem(output)
-    except OSError as error:
-        raise model.UserError(f"{shown}: error: cannot use it: {files.describe(error)}") from None
-    if not stat.S_ISREG(info.st_mode):
-        raise model.UserError(f"{shown}: error: is {files.file_kind(info.st_mode)}, not a regular file; weave.py "
-                               "replaces only a page it wrote: give -o the path of an .html file")
-    data = files.read_regular(output, shown, MAX_PAGE_BYTES) or b""
-    if not is_page(data):
-        raise model.UserError(f"{shown}: error: exists and is not a page weave.py wrote, so weave.py leaves it as "
-                               "it is; give -o another path, or move that file away if it is to be replaced")
-    return data
-
-
-def folder_problem(output: Path):
-    """UserError: a folder on the way to output is a file (-o lesson.md/page.html)."""
-    blocking = next((folder for folder in reversed(output.parents) if os.path.exists(folder)
-                     and not os.path.isdir(folder)), output.parent)
-    raise model.UserError(f"{output}: error: cannot be written: {blocking} is a file, not a folder; "
-                           "give -o a path in a folder")
-
-
 def write_page(doc: model.Document, output: Path, data: bytes) -> bool:
-    """Write the page unless it holds these bytes already; whether it wrote. Atomically, and only if the file
-    still holds what existing_output read (a page saved meanwhile is kept)."""
-    current = existing_output(doc, output)
-    if current == data:
-        return False
-    try:
-        with files.signals_deferred():
-            written = files.write_atomically(output, data, expected=current)
-    except OSError as error:
-        raise model.UserError(f"{output}: error: cannot write it: {files.describe(error)}; "
-                               "check that its folder exists and is writable, or give another -o") from None
-    if not written:
-        raise model.Conflict(f"{output}: error: changed while weave.py was writing it; left as it is: run it again")
-    return True
+    """Write the page unless it holds these bytes already (whether it wrote): the rule every back-end keeps
+    (literate/outputs.py): never the lesson, a file it tangles, or a file that weave.py did not write."""
+    default = doc.path.parent / "build" / (doc.path.stem + ".html")
+    return outputs.write_output(doc, output, data, "weave.py", is_page, default)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -11,7 +11,26 @@ from .inline import caption_of, flatten_inline
 from .model import Caption, Document, MAX_SUGGESTIONS, OWN_LINK, chunk_anchor, output_anchor, references, root_anchor
 
 
-DOLLAR_MATH = re.compile(r"\$\$|\$(?![\s\ufffc$])[^$\ufffc\n]*?[\\^{}][^$\ufffc\n]*?(?<!\s)\$")
+# at a $: $$, or the text up to the next $ of the line (a formula if it holds \ ^ { or } and ends in no blank)
+DOLLAR = re.compile(r"\$(?=(\$)|(?![\s\ufffc$])([^$\ufffc\n]*)\$)")  # each match takes one $ and looks on
+FORMULA_SIGN = re.compile(r"[\\^{}]")
+
+
+def dollar_math(text: str) -> list[tuple[int, str]]:
+    """(offset, "$$" or "$") of each $$ and each $...$ that looks like a formula, left to right. One pass:
+    each $ looks ahead only to the next $ (a regex that searched for the sign between two dollars lazily
+    took time quadratic in a line of $ and many {)."""
+    found, position = [], 0
+    for match in DOLLAR.finditer(text):
+        if match.start() < position:
+            continue
+        if match[1]:
+            found.append((match.start(), "$$"))
+            position = match.start() + 2
+        elif match[2] and not match[2][-1].isspace() and FORMULA_SIGN.search(match[2]):
+            found.append((match.start(), "$"))
+            position = match.end() + len(match[2]) + 1
+    return found
 
 
 def find_captions(doc: Document) -> list[Caption]:
@@ -127,9 +146,10 @@ def math_warnings(doc: Document) -> list[str]:
         if token.type != "inline" or not token.map:
             continue
         text, _ = flatten_inline(token)
-        for match in DOLLAR_MATH.finditer(text):
-            line = token.map[0] + 1 + text.count("\n", 0, match.start())
-            what, fix = (("$$...$$", "a ```math fence") if match[0] == "$$"
+        line, counted = token.map[0] + 1, 0
+        for start, kind in dollar_math(text):
+            line, counted = line + text.count("\n", counted, start), start  # each line end counted once
+            what, fix = (("$$...$$", "a ```math fence") if kind == "$$"
                          else ("$...$", "$`...`$ (a code span between the dollars)"))
             warnings[f"{doc.where(line)}: warning: a formula in {what}: Markdown escapes mangle it on GitHub; "
                      f"write it as {fix}"] = None

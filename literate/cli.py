@@ -72,7 +72,8 @@ def run_command(argv: list[str] | None) -> int:
     if isinstance(args, int):
         return args
     try:
-        with document_lock(args.md, str(args.md)) if args.command in ("update", "stitch") else contextlib.nullcontext():
+        writes_md = args.command in ("update", "stitch")
+        with document_lock(args.md, str(args.md), args.command) if writes_md else contextlib.nullcontext():
             return args.function(args)
     except UserError as error:
         print(*error.messages, sep="\n", file=sys.stderr)

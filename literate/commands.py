@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 
-from .expansion import generated_state, read_generated, render, writable_problem
+from .expansion import comment_forms, generated_state, read_generated, render, writable_problem
 from .files import describe, signals_deferred, write_atomically
 from .markdown import load
 from .model import Conflict, DIFFERENT, Document, OK, UserError
@@ -22,7 +22,16 @@ def command_tangle(args) -> int:
 def write_roots(doc: Document, force: bool, stitched: dict[str, bytes] | None = None) -> None:
     """Write every root whose text changed; refuse all writing if any target is unusable or hand-edited
     (except a file in stitched that still holds the bytes whose edits stitch moved into the lesson)."""
-    pending: list[tuple[str, str, bytes | None]] = []
+    write_planned(doc, planned_roots(doc, force, stitched))
+
+
+Planned = list[tuple[str, str, bytes | None]]  # (target, its new text, the bytes there now)
+
+
+def planned_roots(doc: Document, force: bool, stitched: dict[str, bytes] | None = None) -> Planned:
+    """The roots to write, as (target, text, the bytes there now), after every check that can refuse them;
+    UserError for all that stand in the way. Nothing is written: stitch plans before it writes the lesson."""
+    pending: Planned = []
     problems = []
     real_paths: dict[str, str] = {}
     for target, pieces in doc.roots.items():
@@ -36,7 +45,7 @@ def write_roots(doc: Document, force: bool, stitched: dict[str, bytes] | None = 
             continue
         text, _ = render(doc, target)
         current = read_generated(doc, target)
-        state = generated_state(current, text)
+        state = generated_state(current, text, comment_forms(doc, target))
         if state == "same":
             continue
         if state == "foreign":
@@ -44,11 +53,15 @@ def write_roots(doc: Document, force: bool, stitched: dict[str, bytes] | None = 
             continue
         if state == "edited" and not force and (stitched or {}).get(target) != current:
             problems.append(f"{doc.target_shown(target)}: error: edited by hand since it was last tangled; "
-                            f"move your change into {doc.path.name}, or rerun with --force to overwrite")
+                            f"{hand_edit_advice(doc, current, text)}, or rerun with --force to overwrite it")
             continue
         pending.append((target, text, current))
     if problems:
         raise UserError(*problems)
+    return pending
+
+
+def write_planned(doc: Document, pending: Planned) -> None:
     written, failure = [], None
     with signals_deferred():
         for target, text, current in pending:
@@ -72,7 +85,7 @@ def sync_problems(doc: Document) -> list[str]:
     """Generated files that are not what the Markdown tangles to."""
     problems = []
     for target in doc.roots:
-        state = generated_state(read_generated(doc, target), render(doc, target)[0])
+        state = generated_state(read_generated(doc, target), render(doc, target)[0], comment_forms(doc, target))
         if state in ("same", "banner"):
             continue
         if state == "foreign":
@@ -81,17 +94,28 @@ def sync_problems(doc: Document) -> list[str]:
         if state == "missing":
             why = "missing; run make tangle"
         elif state == "edited":
-            why = (f"edited by hand since it was last tangled; move your change into {doc.path.name}, "
-                   "then run make tangle")
+            current, text = read_generated(doc, target), render(doc, target)[0]
+            why = f"edited by hand since it was last tangled; {hand_edit_advice(doc, current, text)}"
         else:
             why = f"out of date with {doc.path.name}; run make tangle"
         problems.append(f"{doc.target_shown(target)}: error: {why}")
     return problems
 
 
+def hand_edit_advice(doc: Document, current: bytes, text: str) -> str:
+    """What to do with a hand edit: make stitch, if the lesson is still what the file was tangled from (the
+    hash lines agree), else by hand."""
+    tangled_from = current.decode("utf-8", "replace").replace("\r\n", "\n").split("\n", 2)[1:2]
+    if tangled_from == text.split("\n", 2)[1:2]:
+        return f"run make stitch to move your change into {doc.path.name}"
+    return (f"{doc.path.name} changed too since then, so make stitch cannot place it: move your change into "
+            f"{doc.path.name} by hand")
+
+
 def foreign(doc: Document, target: str) -> str:
     return (f"file={target}: {doc.target_shown(target)} exists and was not written by tangle.py (it does not start "
-            f"with the banner \"# Generated from\"), so tangle.py never overwrites it, not even with --force; "
+            f"with tangle.py's own banner and hash line, \"# Generated from {doc.path.name} by tangle.py — ...\"), so "
+            "tangle.py never overwrites it, not even with --force; "
             f"give the root another path in {doc.path.name}, or move that file away if it is to be replaced")
 
 

@@ -5,16 +5,19 @@ from __future__ import annotations
 
 import hashlib
 import os
+import posixpath
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from .files import read_regular
-from .model import Document, LINE_BREAKING, MAX_GENERATED_BYTES, Piece, REFERENCE
+from .model import Document, LINE_BREAKING, MAX_GENERATED_BYTES, Piece, REFERENCE, blank, confinement_problem
 
 
 BANNER = "# Generated from {source} by tangle.py — edit {source} and run make tangle, or edit here and run make stitch."
 HASH_LINE = "# sha256 of the lines below: {digest}"
+# the banner tangle.py wrote before make stitch existed: files with it are tangle's own too
+FIRST_BANNER = "# Generated from {source} by tangle.py — do not edit; edit {source} and run make tangle."
 
 
 @dataclass(frozen=True)
@@ -67,7 +70,7 @@ def expand(doc: Document, pieces: list[Piece], indent: str, body: list[str], ori
                 name = " ".join(match[2].split())
                 expand(doc, doc.chunks[name], indent + match[1], body, origin)
                 continue
-            body.append(indent + code if code.strip() else "")
+            body.append("" if blank(code) else indent + code)
             origin.append(Origin(piece, offset, indent, copy))
 
 
@@ -76,35 +79,77 @@ def comment_safe(name: str) -> str:
     return LINE_BREAKING.sub(lambda match: match[0].encode("unicode_escape").decode(), name)
 
 
+def tangles_own(text: str) -> bool:
+    """Whether a text starts the way every file tangle.py writes starts: its banner exactly (this one, or the
+    one it wrote before make stitch existed), then a hash line. Nothing else counts as tangle's, however
+    alike (ANTLR's output starts with "# Generated from" too), so nothing else is ever overwritten."""
+    banner, _, rest = text.partition("\n")
+    hash_line = rest.partition("\n")[0]
+    return bool(any(is_banner(banner, form) for form in (BANNER, FIRST_BANNER))
+                and re.fullmatch(HASH_LINE.format(digest="[0-9a-f]{64}"), hash_line.rstrip("\r")))
+
+
+def is_banner(line: str, form: str) -> bool:
+    """Whether line is form with one source name in both its places (found from the lengths: no regex)."""
+    size, rest = divmod(len(line) - len(form.format(source="")), 2)
+    start = len(form.partition("{source}")[0])
+    return size > 0 and not rest and line == form.format(source=line[start : start + size])
+
+
 def edited_by_hand(text: str) -> bool:
     """True unless the text is exactly what tangle last wrote (its hash line agrees)."""
-    banner, _, rest = text.partition("\n")
+    _, _, rest = text.partition("\n")
     hash_line, _, body = rest.partition("\n")
     match = re.fullmatch(HASH_LINE.format(digest="([0-9a-f]{64})"), hash_line)
-    return not (banner.startswith("# Generated from ") and match
-                and hashlib.sha256(body.encode()).hexdigest() == match[1])
+    return not (tangles_own(text) and match and hashlib.sha256(body.encode()).hexdigest() == match[1])
 
 
-def generated_state(current: bytes | None, text: str) -> str:
-    """Where a generated file stands against the text the Markdown tangles to now:
+def comment_forms(doc: Document, target: str) -> dict[int, tuple[str, str]]:
+    """For each `# MD:LINE (chunk)` comment of a generated file's body (by its index there): the text before
+    and after its line number. Only these lines, in exactly this form, are location comments: a comment
+    of the lesson's own code that looks like one (# 见 README:12 (速度)) is code like any other."""
+    body, origin = trace(doc, target)
+    md = comment_safe(doc.path.name)
+    return {index: (f"{o.indent}# {md}:", f" ({comment_safe(o.piece.label)})")
+            for index, o in enumerate(origin) if o is not None and o.offset < 0}
+
+
+def renumbered(lines: list[str], rendered: list[str], forms: dict[int, tuple[str, str]]) -> bool:
+    """Whether lines are the rendered lines with at most the numbers of their location comments changed."""
+    if len(lines) != len(rendered):
+        return False
+    for index, (line, want) in enumerate(zip(lines, rendered)):
+        if line == want:
+            continue
+        head, tail = forms.get(index, (None, None))
+        if head is None or not (line.startswith(head) and line.endswith(tail)
+                                and line[len(head) : len(line) - len(tail)].isdigit()
+                                and line[len(head) : len(line) - len(tail)].isascii()):
+            return False
+    return True
+
+
+def generated_state(current: bytes | None, text: str, forms: dict[int, tuple[str, str]]) -> str:
+    """Where a generated file stands against the text the Markdown tangles to now (forms: its location
+    comments, see comment_forms):
     "missing"; "same" (CRLF line ends, which a clone with core.autocrlf gives it, count as LF);
     "banner" (the code below the banner is the same: only the hash line is out of date);
     "stale" (tangle's own output for an older Markdown, or a hand edit already copied into the
-    Markdown: only the `# MD:LINE` numbers differ); "edited" (a change found only here); "foreign" (no
-    banner: a file tangle.py never wrote, such as tangle.py itself, which it never overwrites)."""
+    Markdown: only the numbers of the `# MD:LINE (chunk)` comments differ); "edited" (a change found only
+    here); "foreign" (not tangle's banner: a file tangle.py never wrote, such as tangle.py itself, which
+    it never overwrites)."""
     if current is None:
         return "missing"
     now = current.decode("utf-8", "replace").replace("\r\n", "\n")
     if now == text:
         return "same"
-    if not now.startswith(BANNER.partition("{")[0]):
+    if not tangles_own(now):
         return "foreign"
     below_banner = [whole.split("\n", 2)[2:] for whole in (now, text)]
     if below_banner[0] == below_banner[1]:
         return "banner"
-    numbers = re.compile(r"(?m)^([ \t]*# .*):[0-9]+ \(")
-    unnumbered = [numbers.sub(r"\1:# (", "".join(part)) for part in below_banner]
-    if not edited_by_hand(now) or unnumbered[0] == unnumbered[1]:
+    if not edited_by_hand(now) or renumbered("".join(below_banner[0]).split("\n"),
+                                             "".join(below_banner[1]).split("\n"), forms):
         return "stale"
     return "edited"
 
@@ -116,8 +161,12 @@ def read_generated(doc: Document, target: str) -> bytes | None:
 
 def writable_problem(doc: Document, target: str) -> str | None:
     path = doc.folder / target
-    if not Path(os.path.realpath(path)).is_relative_to(os.path.realpath(doc.folder)):
+    real, folder_real = Path(os.path.realpath(path)), Path(os.path.realpath(doc.folder))
+    if not real.is_relative_to(folder_real):
         return f"file={target} leads outside the folder of {doc.path.name} (through a symlink)"
+    inside = real.relative_to(folder_real).as_posix()
+    if inside != posixpath.normpath(target) and confinement_problem(inside):  # a symlinked folder on the way
+        return f"file={target} leads to {inside} (through a symlink): {confinement_problem(inside)}"
     folder = path.parent
     while not os.path.exists(folder) and folder != folder.parent:
         folder = folder.parent

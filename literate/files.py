@@ -27,6 +27,8 @@ INTERRUPTS = [getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") 
 
 
 def describe(error: OSError) -> str:
+    if error.errno == errno.ENOSPC:
+        return "no space left on the disk (free some, then run it again)"
     return "a symlink loop" if error.errno == errno.ELOOP else (error.strerror or str(error)).lower()
 
 
@@ -66,6 +68,13 @@ def write_atomically(path: Path, data: bytes, expected: bytes | None = ...) -> b
     """Write data to path (to the file at the end of its symlinks) through a temporary file in the same
     folder, fsync and a rename; keep its mode and, where allowed, its owner. Given expected (the bytes
     read earlier; None: no file), write only if the file still holds them, and return whether it did."""
+    try:
+        return replace_atomically(path, data, expected)
+    except OSError as error:  # name the file being written, never the temporary file (nor none: a full disk)
+        raise OSError(error.errno, error.strerror or str(error), str(path)) from None
+
+
+def replace_atomically(path: Path, data: bytes, expected: bytes | None) -> bool:
     real = Path(os.path.realpath(path))
     real.parent.mkdir(parents=True, exist_ok=True)
     try:
@@ -131,6 +140,29 @@ def process_alive(pid: int) -> bool:
     return True
 
 
+def lesson_links(path: Path, shown: str, command: str, nothing: str) -> int:
+    """Before a command rewrites the lesson in place: how many names it has (hard links: replacing the file
+    leaves the others with the old text, so the caller warns). Conflict if it vanished since it was read,
+    UserError if it is read-only; nothing says what the caller leaves unwritten then."""
+    try:
+        info = os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):  # write_atomically would make its folder again
+        raise Conflict(f"{shown}: error: no longer exists (deleted while {command} ran, with its folder?); {nothing}: "
+                       f"restore it (git checkout -- {shown}), then run make {command} again") from None
+    except OSError as error:
+        raise UserError(f"{shown}: error: cannot use it: {describe(error)}") from None
+    if not info.st_mode & 0o222:
+        raise UserError(f"{shown}: error: is read-only; {nothing} (chmod u+w it first, then run make {command} again)")
+    return info.st_nlink
+
+
+def hard_link_warning(shown: str, links: int, command: str) -> str | None:
+    if links <= 1:
+        return None
+    return (f"{shown}: warning: it had {links - 1} other hard link{'s' if links > 2 else ''}, which keep the old text "
+            f"({command} replaces the file; a symlink would have followed)")
+
+
 @contextlib.contextmanager
 def signals_deferred():
     """Hold Ctrl-C, SIGTERM and SIGHUP while files are replaced: they take effect once all are written."""
@@ -145,9 +177,10 @@ def signals_deferred():
 
 
 @contextlib.contextmanager
-def document_lock(path: Path, shown: str):
-    """One update of a Markdown file at a time: an exclusive flock on the file itself (so no lock file
-    is left behind). A second update gives up at once instead of running the programs for nothing."""
+def document_lock(path: Path, shown: str, command: str = "update"):
+    """One update or stitch of a Markdown file at a time (command: the one asking, for its message): an exclusive
+    flock on the file itself (so no lock file is left behind). A second one gives up at once instead of running
+    the programs for nothing."""
     handle = None
     with contextlib.suppress(OSError):
         if fcntl is not None and stat.S_ISREG(os.stat(path).st_mode):  # else load() says what is wrong
@@ -157,8 +190,8 @@ def document_lock(path: Path, shown: str):
             try:
                 fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
-                raise Conflict(f"{shown}: error: another tangle.py update is running on it; "
-                               "wait for it to finish, then run make update again") from None
+                raise Conflict(f"{shown}: error: another tangle.py update or stitch is running on it; "
+                               f"wait for it to finish, then run make {command} again") from None
             except OSError:
                 pass  # a file system without locks: the byte comparison before writing still guards it
         yield

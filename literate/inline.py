@@ -6,6 +6,7 @@ from __future__ import annotations
 import bisect
 import html
 import re
+import unicodedata
 from urllib.parse import unquote
 
 from .model import CAPTION_ANCHOR, OWN_LINK
@@ -14,6 +15,11 @@ from .model import CAPTION_ANCHOR, OWN_LINK
 NUMBER = re.compile(r"(?<![A-Za-z0-9_.])(?<![0-9][eE][+-])[0-9]+(?:\.[0-9]+)?(?![A-Za-z0-9_]|\.[0-9])")
 BOOK_WORD, BOOK_SPAN_END = "原书", re.compile(r"[。；！？]|本仓库")
 SENTENCE_END = re.compile(r"[。；！？]")
+DIGIT_RUN = re.compile(r"\d+(?:\.\d+)*")  # \d: 0-9, full-width ０-９ and the digits of other scripts
+# between two digits (a dot on either side allowed): a run that is neither digit, dot, word nor blank
+BETWEEN_DIGITS = re.compile(r"(?<=[0-9])\.?([^0-9.\w \t]+)(?=\.?[0-9])")
+INVISIBLE = {"Cf", "Mn", "Me"}  # format characters (zero-width, soft hyphen, bidi), combining marks
+NUMBER_LIKE = re.compile(r"[0-9]+(?:\.[0-9]+)?")
 BARE_URL = re.compile(r"\b(?:https?|ftp)://[!-~]+|\bwww\.[!-~]+")
 
 
@@ -87,5 +93,49 @@ def inline_parts(token) -> tuple[list[str], list[tuple[int, str]]]:
 def flatten_inline(token) -> tuple[str, list[tuple[int, str]]]:
     """The text children of an inline token, line breaks as \\n; code spans, HTML, images,
     autolinks and bare URLs become a separator. Also (offset in that text, HTML) of each inline HTML."""
+    text, html, _ = flatten_with_marks(token)
+    return text, html
+
+
+def flatten_with_marks(token) -> tuple[str, list[tuple[int, str]], list[int]]:
+    """flatten_inline, and the offsets where emphasis, strikethrough or a link opens or closes (they
+    leave no character in the text: a number they split reads as one there, but not on the page)."""
     parts, html = inline_parts(token)
-    return "".join(parts), html
+    marks, length = [], 0
+    for child, part in zip(token.children or [], parts):
+        if child.type.endswith(("_open", "_close")):
+            marks.append(length)
+        length += len(part)
+    return "".join(parts), html, marks
+
+
+def broken_numbers(text: str, html: list[tuple[int, str]], marks: list[int]) -> list[tuple[int, str]]:
+    """(offset, why) for each number the reader sees whole but the prose check would read otherwise: digits
+    other than 0-9, an invisible character or inline HTML between its digits, or markup that splits it."""
+    found = []
+    for match in DIGIT_RUN.finditer(text):
+        if not match[0].isascii():
+            ascii_digits = "".join(str(unicodedata.digit(c)) if c != "." else c for c in match[0])
+            names = sorted({unicodedata.name(c, "a digit") for c in match[0] if c != "." and not c.isascii()})
+            found.append((match.start(), f"{match[0]} is written with other digits than 0-9 ({', '.join(names[:2])}"
+                          f"{', ...' if len(names) > 2 else ''}), which the check does not read; write {ascii_digits}"))
+    tags = dict(html)
+    for match in BETWEEN_DIGITS.finditer(text):
+        run = match[1]
+        hidden = [(offset, character) for offset, character in enumerate(run, match.start(1))
+                  if character != "\n" and (offset in tags or unicodedata.category(character) in INVISIBLE)]
+        if hidden and len(hidden) == len(run) - run.count("\n"):
+            what = " and ".join(sorted({f"inline HTML {tags[offset].strip()[:30]!r}" if offset in tags
+                                        else f"U+{ord(c):04X} {unicodedata.name(c, '')}".strip()
+                                        for offset, c in hidden}))
+            before = re.search(r"[0-9.]{0,40}$", text[max(0, match.start() - 40) : match.start()])[0]
+            after = re.match(r"[0-9.]{0,40}", text[match.end(1) : match.end(1) + 40])[0]
+            shown = before + match[0][: match.start(1) - match.start()] + after
+            found.append((match.start(), f"{shown} has {what} between its digits, which the reader does not see "
+                          "and the check would read as two numbers; remove it"))
+    for match in NUMBER_LIKE.finditer(text):
+        inside = bisect.bisect_right(marks, match.start())
+        if inside < len(marks) and marks[inside] < match.end():
+            found.append((match.start(), f"{match[0]} is split by emphasis, strikethrough or a link, which the "
+                          "page would show as two numbers; put the markup around the whole number"))
+    return sorted(found)

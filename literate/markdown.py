@@ -14,7 +14,7 @@ from pathlib import Path
 from .captions import caption_problems, math_warnings
 from .files import describe, file_kind, read_regular
 from .model import (Document, HASH_COMMENT_SUFFIXES, LINE_BREAKING, LINE_WITH_END, MAX_MARKDOWN_BYTES,
-    PYTHON_LANGUAGES, Piece, Transcript, UserError, output_lines)
+                    PYTHON_LANGUAGES, confinement_problem, Piece, Transcript, UserError, output_lines)
 from .validation import CONTROL, anchor_problems, invisible_problems, reference_problems, shown_line
 
 
@@ -157,7 +157,8 @@ HTML_BLOCK_END = [  # the HTML blocks that end only at a marker: (how one starts
     (re.compile(r"<![A-Za-z]"), re.compile(r">"), "HTML declaration", ">"),
 ]
 FENCE_LIKE = re.compile(r"^[ \t]*(?:`{3,}|~{3,})")
-FENCE_WITH_ATTRIBUTES = re.compile(r"^[ \t>]*(?:(?:[-+*]|[0-9]{1,9}[.)])[ \t]+)*(?:`{3,}[^`]*|~{3,}.*)\{.*\}[ \t]*$")
+# the first { found without backtracking ([^`{]*, not [^`]*: that took time quadratic in a line of many {)
+FENCE_WITH_ATTRIBUTES = re.compile(r"^[ \t>]*(?:(?:[-+*]|[0-9]{1,9}[.)])[ \t]+)*(?:`{3,}[^`{]*|~{3,}[^{]*)\{.*\}[ \t]*$")
 
 
 def hidden_code_problems(doc: Document, lines: list[str]) -> list[tuple[int, str]]:
@@ -274,6 +275,9 @@ def target_problem(doc: Document, target: str) -> str | None:
         return f"file={target} is outside the folder of {doc.path.name}"
     if not normal.endswith(HASH_COMMENT_SUFFIXES):
         return f"file={target}: tangle writes only files that take # comments ({' '.join(HASH_COMMENT_SUFFIXES)})"
+    problem = confinement_problem(normal)
+    if problem:
+        return f"file={target} {problem}"
     if os.path.realpath(doc.folder / normal) == os.path.realpath(doc.path):
         return f"file={target} would overwrite the Markdown source"
     return None

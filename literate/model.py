@@ -188,3 +188,24 @@ def output_anchor(target: str, part: int | None = None) -> str:
 def output_lines(text: str) -> list[str]:
     lines = text.split("\n")
     return lines[:-1] if lines[-1] == "" else lines
+
+
+def blank(line: str) -> bool:
+    """A line of spaces and tabs only, which tangle writes empty. Only those: a line of no-break or ideographic
+    spaces can be inside a string literal, and code is written exactly as the lesson has it."""
+    return not line.strip(" \t")
+
+
+AUTO_RUN = {"sitecustomize.py", "usercustomize.py", "conftest.py"}  # run when found, unasked
+
+
+def confinement_problem(relative: str) -> str | None:
+    """Why a path inside the lesson's folder is no place for a generated file, or None: a hidden folder (.git,
+    .venv, caches), the tests, or a file that Python or pytest runs by itself when it finds it."""
+    parts = relative.split("/")
+    if any(part.startswith(".") or part == "__pycache__" for part in parts[:-1]):
+        return "is inside a hidden or cache folder (.git, .venv, __pycache__ ...); write generated files elsewhere"
+    if parts[0] == "tests" or parts[-1] in AUTO_RUN:
+        return (f"would be run by itself ({parts[-1]} or a file in tests/ is what Python, a virtual environment or "
+                "pytest picks up): give the root another path")
+    return None

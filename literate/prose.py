@@ -11,7 +11,8 @@ import re
 from dataclasses import replace
 
 from .files import read_regular
-from .inline import BOOK_SPAN_END, BOOK_WORD, NUMBER, SENTENCE_END, Spans, caption_of, flatten_inline
+from .inline import (BOOK_SPAN_END, BOOK_WORD, NUMBER, SENTENCE_END, Spans, broken_numbers, caption_of,
+                     flatten_with_marks)
 from .markdown import normalize_newlines
 from .model import Document, ProseNumber, UserError, output_lines
 
@@ -119,8 +120,10 @@ def numbers_in_inline(doc: Document, token, first_line: int, whole_book: bool, c
     """The numbers of one paragraph or cell. cites: (program, line of its comment or None) for the whole
     text; a <!-- 数字出自 PATH --> inside it changes that up to the end of its sentence. Linear in the
     text: every lookup below is a bisection in positions found once."""
-    text, comments = flatten_inline(token)
+    text, comments, marks = flatten_with_marks(token)
     newlines = [match.start() for match in re.finditer("\n", text)]
+    for offset, why in broken_numbers(text, comments, marks):
+        problems.append((first_line + bisect.bisect_left(newlines, offset), why))
     book = Spans(text, [match.start() for match in re.finditer(BOOK_WORD, text)], BOOK_SPAN_END)
     cited = []
     for offset, html in comments:

@@ -11,6 +11,7 @@ import selectors
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +29,7 @@ RUN_ENV = {
     "PYTHONIOENCODING": "utf-8",
     "PYTHONUTF8": "1",
     "PYTHONHASHSEED": "0",
+    "PYTHONDONTWRITEBYTECODE": "1",  # never a __pycache__ left in the project (see run_program for reading)
     "OPENBLAS_NUM_THREADS": "1",
     "OMP_NUM_THREADS": "1",
     "MKL_NUM_THREADS": "1",
@@ -52,11 +54,17 @@ def run_program(doc: Document, target: str, timeout: float, copies: int = 1, pro
     # -s and no PYTHON* variable of the caller's (PYTHONSAFEPATH, PYTHONOPTIMIZE, PYTHONPATH, ...): what -I
     # does, except that -I would also ignore the PYTHON* variables the run needs (RUN_ENV) and drop the
     # program's folder from sys.path, from which generated/experiments.py imports generated/attention.py.
+    # Bytecode: -B writes none, and the cache is looked up only under a fresh, empty folder (the pycache
+    # prefix), so nothing is read from a __pycache__ either: a .pyc that a run left next to a generated file
+    # would be taken as current if the file kept its size and its mtime's second (experiments.py imports
+    # attention.py), and the transcript would be checked against the program as it was.
     env = {name: value for name, value in os.environ.items() if not name.upper().startswith("PYTHON")}
     env.update(RUN_ENV)
-    command = [sys.executable, "-s", os.path.realpath(doc.folder / target)]
+    command = [sys.executable, "-B", "-s", os.path.realpath(doc.folder / target)]
     processes: list[subprocess.Popen] = []
     ours = children() if become_subreaper() else None  # our children before the run: not the run's to stop
+    cache = tempfile.TemporaryDirectory(prefix="tangle-no-bytecode-")
+    env["PYTHONPYCACHEPREFIX"] = cache.name
     try:
         for _ in range(copies):
             processes.append(subprocess.Popen(command, cwd=doc.folder, env=env, stdin=subprocess.DEVNULL,
@@ -73,6 +81,7 @@ def run_program(doc: Document, target: str, timeout: float, copies: int = 1, pro
                 stream.close()
         if ours is not None:
             stop_leftovers(ours | {process.pid for process in processes}, {process.pid for process in processes})
+        cache.cleanup()
 
 
 def become_subreaper() -> bool:

@@ -15,15 +15,19 @@ from __future__ import annotations
 import difflib
 import hashlib
 import re
+import sys
 from dataclasses import dataclass
 
-from .commands import write_roots
-from .expansion import BANNER, HASH_LINE, comment_safe, generated_state, read_generated, render, trace
-from .files import signals_deferred, write_atomically
+from .commands import planned_roots, write_planned
+from .expansion import (BANNER, FIRST_BANNER, HASH_LINE, comment_forms, comment_safe, generated_state, is_banner,
+                        read_generated, render, renumbered, trace)
+from .files import describe, hard_link_warning, lesson_links, signals_deferred, write_atomically
 from .markdown import decode_markdown, load, normalize_newlines, parse_document
-from .model import OK, Conflict, Document, LINE_WITH_END, Piece, UserError
+from .model import OK, Conflict, Document, LINE_WITH_END, Piece, UserError, blank
 
-LINE_NUMBERS = re.compile(r"(?m)^([ \t]*# .*):[0-9]+ \(")  # the MD:LINE of the `# MD:LINE (chunk)` comments
+
+
+EXACT_DIFF_LINES = 500  # a stretch of up to this many lines on each side is diffed exactly (hunks)
 
 
 @dataclass(frozen=True)
@@ -42,9 +46,9 @@ def body_lines(text: str) -> list[str]:
     return text.replace("\r\n", "\n").split("\n")[2:]
 
 
-def unnumbered(lines: list[str]) -> str:
-    """A body with the `# MD:LINE` numbers taken out and lines of blanks emptied, as tangle would write it."""
-    return LINE_NUMBERS.sub(r"\1:# (", "\n".join("" if not line.strip() else line for line in lines))
+def blanked(lines: list[str]) -> list[str]:
+    """A body with its lines of blanks emptied, as tangle writes them."""
+    return ["" if blank(line) else line for line in lines]
 
 
 def header_problem(doc: Document, target: str, text: str, rendered: str) -> str | None:
@@ -61,6 +65,13 @@ def header_problem(doc: Document, target: str, text: str, rendered: str) -> str 
     return None
 
 
+def changed_banner(current: bytes) -> bool:
+    """A file tangle wrote whose header was edited: one of its two lines is still tangle's."""
+    lines = [line.decode("utf-8", "replace").rstrip() for line in current.split(b"\n", 2)[:2]]
+    return (any(is_banner(lines[0], form) for form in (BANNER, FIRST_BANNER))
+            or len(lines) > 1 and re.fullmatch(HASH_LINE.format(digest="[0-9a-f]{64}"), lines[1]) is not None)
+
+
 def render_body(rendered: str) -> str:
     return rendered.split("\n", 2)[2]
 
@@ -73,10 +84,8 @@ def edits_in(doc: Document, target: str, text: str) -> tuple[list[Edit], list[st
     rendered = rendered + [""]  # the text ends with a line end: split gives a last empty line
     origin = origin + [None]
     edits, problems = [], []
-    matcher = difflib.SequenceMatcher(None, rendered, edited, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag == "equal":
-            continue
+    anchors = [index for index, o in enumerate(origin) if o is not None and o.offset < 0]
+    for i1, i2, j1, j2 in changes(rendered, edited, anchors):
         where = f"{shown}:{j1 + 3}"
         touched = origin[i1:i2]
         if i1 < i2:
@@ -108,7 +117,7 @@ def edits_in(doc: Document, target: str, text: str) -> tuple[list[Edit], list[st
             end = start
         new = []
         for j, line in enumerate(edited[j1:j2], j1 + 3):
-            if not line.strip():
+            if blank(line):
                 new.append("")
             elif line.startswith(anchor.indent):
                 new.append(line[len(anchor.indent):])
@@ -120,6 +129,53 @@ def edits_in(doc: Document, target: str, text: str) -> tuple[list[Edit], list[st
         else:
             edits.append(Edit(anchor.piece, start, end, tuple(new), where, (target, anchor.copy)))
     return edits, problems
+
+
+def changes(old: list[str], new: list[str], anchors: list[int]) -> list[tuple[int, int, int, int]]:
+    """The hunks (i1, i2, j1, j2: old[i1:i2] became new[j1:j2]) that turn old into new. The anchors (the
+    location comments, which an edit may not touch) are found in new first, in order, and each stretch
+    between two of them is compared on its own, so a diff never pairs one copy of a chunk with another; if
+    an anchor is missing, the whole file is compared (and the hunk that lost it is refused)."""
+    pairs, j = [], 0
+    for i in anchors:
+        while j < len(new) and new[j] != old[i]:
+            j += 1
+        if j == len(new):
+            return hunks(old, new, 0, 0)
+        pairs.append((i, j))
+        j += 1
+    found, before = [], (0, 0)
+    for i, j in pairs + [(len(old), len(new))]:
+        found += hunks(old[before[0] : i], new[before[1] : j], *before)
+        before = (i + 1, j + 1)
+    return found
+
+
+def hunks(old: list[str], new: list[str], i0: int, j0: int) -> list[tuple[int, int, int, int]]:
+    """The changed hunks of old against new, offset by (i0, j0). The common head and tail are set aside first
+    (one pass each); what is left is diffed exactly (difflib) while that is cheap. Beyond EXACT_DIFF_LINES²
+    (difflib takes time quadratic in lines that repeat, a chunk of many identical lines), lines changed in
+    place (as many lines as before) are paired by position, and otherwise difflib skips the lines that
+    repeat most (autojunk): either is a true diff, perhaps with larger hunks than the shortest."""
+    head = 0
+    while head < min(len(old), len(new)) and old[head] == new[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(old), len(new)) - head and old[len(old) - 1 - tail] == new[len(new) - 1 - tail]:
+        tail += 1
+    a, b = old[head : len(old) - tail], new[head : len(new) - tail]
+    i0, j0 = i0 + head, j0 + head
+    if len(a) * len(b) > EXACT_DIFF_LINES ** 2 and len(a) == len(b):
+        changed = [index for index, (x, y) in enumerate(zip(a, b)) if x != y]
+        runs = []
+        for index in changed:
+            if runs and runs[-1][1] == index:
+                runs[-1][1] = index + 1
+            else:
+                runs.append([index, index + 1])
+        return [(i0 + start, i0 + end, j0 + start, j0 + end) for start, end in runs]
+    matcher = difflib.SequenceMatcher(None, a, b, autojunk=len(a) * len(b) > EXACT_DIFF_LINES ** 2)
+    return [(i0 + i1, i0 + i2, j0 + j1, j0 + j2) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"]
 
 
 def copies(doc: Document) -> dict[int, list[tuple[str, int]]]:
@@ -170,10 +226,14 @@ def apply(doc: Document, edits: list[Edit]) -> tuple[str, list[str]]:
     lines = LINE_WITH_END.findall(text)
     plain = [line.rstrip("\r\n") for line in lines]
     end = "\r\n" if lines and lines[0].endswith("\r\n") else "\n"
-    problems = []
+    problems, at_margin = [], {}  # each piece compared with the lesson's lines once, however many its edits
     for edit in sorted(edits, key=lambda e: (e.piece.first_line + e.start, e.end), reverse=True):
         first = edit.piece.first_line + edit.start - 1  # 0-based index into lines
-        if plain[edit.piece.first_line - 1 : edit.piece.first_line - 1 + len(edit.piece.lines)] != edit.piece.lines:
+        piece = edit.piece
+        if piece.fence_line not in at_margin:
+            top = piece.first_line - 1
+            at_margin[piece.fence_line] = plain[top : top + len(piece.lines)] == piece.lines
+        if not at_margin[piece.fence_line]:
             problems.append(f"{edit.where}: error: the fence of 〈{edit.piece.label}〉 "
                             f"({doc.where(edit.piece.fence_line)}) is indented or quoted in {doc.path.name}; "
                             "stitch edits only fences at the margin: make this edit there")
@@ -203,7 +263,8 @@ def stitch(doc: Document) -> Document | None:
     for target in doc.roots:
         current = read_generated(doc, target)
         rendered, _ = render(doc, target)
-        if generated_state(current, rendered) != "edited":
+        state = generated_state(current, rendered, comment_forms(doc, target))
+        if state != "edited" and not (state == "foreign" and changed_banner(current)):
             continue
         try:
             text = current.decode("utf-8")
@@ -238,20 +299,38 @@ def stitch(doc: Document) -> Document | None:
         raise UserError(*error.messages, f"{doc.shown}: error: the edits would leave the lesson like that; "
                         "nothing written: make them in the lesson instead") from None
     for target, text in texts.items():
-        if unnumbered(body_lines(render(new_doc, target)[0])) != unnumbered(body_lines(text)):
+        if not renumbered(blanked(body_lines(text)), body_lines(render(new_doc, target)[0]),
+                          comment_forms(new_doc, target)):
             raise UserError(f"{doc.target_shown(target)}: error: the edited file would not come back the same "
                             f"when tangled from the edited {doc.path.name} (a new <<reference>>, a fence or a "
                             "changed `# MD:LINE` comment?); nothing written: make that edit in the lesson")
     data = new_text.encode()
     if doc.bom:
         data = b"\xef\xbb\xbf" + data
-    with signals_deferred():
-        if not write_atomically(doc.path, data, expected=doc.raw):
-            raise Conflict(f"{doc.shown}: error: changed while stitch was reading it; nothing written: "
-                           "run make stitch again")
-    report(doc, edits)
     new_doc.raw, new_doc.bom = data, doc.bom
-    write_roots(new_doc, force=False, stitched=read)
+    pending = planned_roots(new_doc, force=False, stitched=read)  # every target checked before the lesson is written
+    links = lesson_links(doc.path, doc.shown, "stitch", "nothing written")
+    try:
+        with signals_deferred():
+            written = write_atomically(doc.path, data, expected=doc.raw)
+    except OSError as error:
+        raise UserError(f"{doc.shown}: error: cannot write it: {describe(error)}; nothing written") from None
+    if not written:
+        raise Conflict(f"{doc.shown}: error: changed while stitch was reading it; nothing written: "
+                       "run make stitch again")
+    report(doc, edits)
+    warning = hard_link_warning(doc.shown, links, "stitch")
+    if warning:
+        print(warning, file=sys.stderr)
+    try:
+        write_planned(new_doc, pending)
+    except Conflict as error:  # edited again meanwhile: that edit is kept, and the lesson holds the earlier ones
+        raise Conflict(*error.messages, f"{doc.shown}: the edits listed above are in it now; copy your newer change "
+                       f"into {doc.path.name} by hand (stitch can no longer tell it from the lesson's), then run "
+                       "make tangle") from None
+    except UserError as error:
+        raise UserError(*error.messages, f"{doc.shown}: the edits listed above are in it now; once the generated "
+                        "file can be written, run make tangle") from None
     return new_doc
 
 

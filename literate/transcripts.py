@@ -9,13 +9,14 @@ import os
 import re
 import sys
 
-from .files import describe, signals_deferred, write_atomically
+from .files import describe, hard_link_warning, lesson_links, signals_deferred, write_atomically
 from .markdown import decode_markdown, fence_runs, normalize_newlines, parse_document
 from .model import Conflict, Document, LINE_WITH_END, MAX_MARKDOWN_BYTES, Transcript, UserError, output_lines
 from .runner import OUTPUT_CONTROL, report_failed_run, run_program
 from .validation import shown_line
 
 
+DRIFT_UNITS = 10  # drift moves the last printed digits of a number by a few units at most
 SIGNED_NUMBER = re.compile(r" *[+-]?[0-9]+(?:\.[0-9]+)?")
 
 
@@ -25,7 +26,7 @@ def classify_change(old: str, new: str) -> str:
     changed = "text/layout changed"
     if len(old_lines) != len(new_lines):
         return changed
-    deltas, decimals = [], 0
+    deltas, decimals, units = [], 0, 0
     for a, b in zip(old_lines, new_lines, strict=True):
         if SIGNED_NUMBER.sub(" #", a) != SIGNED_NUMBER.sub(" #", b):
             return changed
@@ -36,12 +37,16 @@ def classify_change(old: str, new: str) -> str:
             if "." not in x or "." not in y or len(x.split(".")[1]) != len(y.split(".")[1]):
                 return changed
             deltas.append(abs(float(x) - float(y)))
+            units = max(units, round(deltas[-1] * 10 ** len(x.split(".")[1])))
             decimals = max(decimals, len(x.split(".")[1]))
     if not deltas:
         return changed
     values = f"{len(deltas)} value{'s' if len(deltas) != 1 else ''}"
-    return (f"only numbers changed: {values}, max |Δ| = {max(deltas):.{decimals}f}, layout identical — "
-            "looks like floating-point drift (a platform difference); see README, 可移植性")
+    said = f"only numbers changed: {values}, max |Δ| = {max(deltas):.{decimals}f}, layout identical — "
+    if units > DRIFT_UNITS:
+        return said + (f"a number moved by {units} units in its last printed digit, more than rounding "
+                       "differences between platforms give: the results changed (not floating-point drift)")
+    return said + "looks like floating-point drift (a platform difference); see README, 可移植性"
 
 
 def transcript_diff(doc: Document, transcript: Transcript, new: str, new_label: str, color: bool) -> list[str]:
@@ -237,25 +242,18 @@ def write_transcripts(doc: Document, changed: dict[str, str]) -> Document:
                 label = "new output" + (f", part {piece.part}" if piece.part else "")
                 print(*transcript_diff(doc, piece, content, label, use_color()), sep="\n")
     data = ("\ufeff" if bom else "").encode() + rewritten.encode()
+    links = lesson_links(doc.path, doc.shown, "update", "transcript not written")
     try:
-        try:
-            info = os.stat(doc.path)
-        except (FileNotFoundError, NotADirectoryError):  # write_atomically would make its folder again
-            raise Conflict(f"{doc.shown}: error: no longer exists (deleted while the program ran, with its folder?); "
-                           f"nothing written: restore it (git checkout -- {doc.shown}), then run make update again") from None
-        if not info.st_mode & 0o222:
-            raise UserError(f"{doc.shown}: error: is read-only; transcript not written (chmod u+w it first)")
-        links = info.st_nlink
         with signals_deferred():
             written = write_atomically(doc.path, data, expected=doc.raw)
     except OSError as error:
-        raise UserError(f"{doc.shown}: error: cannot write it: {describe(error)}") from None
+        raise UserError(f"{doc.shown}: error: cannot write it: {describe(error)}; transcript not written") from None
     if not written:
         raise Conflict(f"{doc.shown}: error: changed since update read it (saved from an editor?); nothing "
                        "written, your change is kept: run make update again")
     for target in changed:
         print(f"{doc.shown}: updated the transcript of {doc.target_shown(target)}")
-    if links > 1:
-        print(f"{doc.shown}: warning: it had {links - 1} other hard link{'s' if links > 2 else ''}, which keep "
-              "the old text (update replaces the file; a symlink would have followed)", file=sys.stderr)
+    warning = hard_link_warning(doc.shown, links, "update")
+    if warning:
+        print(warning, file=sys.stderr)
     return updated

@@ -199,6 +199,31 @@ def test_injection_transcripts_code_and_tooltips_are_escaped(tmp_path):
     assert 'title="出自 generated/p.py' in page  # the number links, its tooltip quoting the line, escaped
 
 
+@pytest.mark.parametrize("body, shown", [
+    ("<details>\n\n折叠了\n\n## 后面的一节\n\n后面的文字。\n", "&lt;details&gt;"),
+    ("前 <a name=\"x\"> 没有关上。\n\n后面的文字。\n", "后面的文字"),
+    ("前 </summary></a> 多余的。\n\n后面的文字。\n", "&lt;/summary&gt;&lt;/a&gt;"),
+    ("<details>\n<summary>s</summary>\n\n折叠的\n\n</details>\n\n</details>\n\n后面的文字。\n", "&lt;/details&gt;"),
+], ids=["unclosed details", "unclosed a", "closes without opening", "one close too many"])
+def test_injection_an_unclosed_tag_never_swallows_what_follows(tmp_path, body, shown):
+    """Parsed as a browser parses it: every <details>, <summary> and <a> of the author's closes where the
+    author meant it to, and one that pairs with nothing is shown as text, not left to fold or link the rest."""
+    page = woven(tmp_path, lesson(body))
+    assert shown in page
+    stack = []
+
+    class Nesting(HTMLParser):
+        def handle_starttag(self, name, attributes):
+            if name in ("a", "details", "summary"):
+                stack.append(name)
+
+        def handle_endtag(self, name):
+            if name in ("a", "details", "summary"):
+                assert stack and stack.pop() == name, (name, stack)
+    Nesting().feed(page[page.index("<main>") : page.index("后面的文字")])
+    assert not stack, f"{stack} still open where the following text begins"
+
+
 def test_injection_a_caption_and_the_title_are_escaped(tmp_path):
     text = lesson().replace("# 课", "# 课 </title><script>alert(1)</script>")
     text = text.replace("```python {#打印}", '<a name="chunk-打印"></a>**〈打印〉** <img src=x onerror=alert(1)>\n\n'
@@ -228,6 +253,42 @@ def test_injection_random_hostile_lessons_stay_safe(tmp_path, prose, name):
     assert code in (0, 2)
     if code == 0:
         assert_safe(out.read_text())
+
+
+@pytest.mark.parametrize("body", [*HOSTILE_PROSE.values(), "[x](\\\\host\\share) 和 [y](/\\evil.com/x)"],
+                         ids=[*HOSTILE_PROSE, "backslash links"])
+def test_injection_the_notebooks_cells_keep_the_pages_vocabulary(tmp_path, body):
+    """The notebook's Markdown cells are built like the page: no tag outside <a>, <details>, <summary> (the
+    rest shown as text), no HTML comment, no image loaded, links only to #, relative, http(s) and mailto."""
+    notebook_main()
+    import notebook
+    md = write(tmp_path, NOTEBOOK_LESSON + "\n" + body + "\n")
+    built = notebook.build(tangle.load(md, str(md)))
+    for cell in built.cells:
+        if cell.cell_type != "markdown":
+            continue
+        text = re.sub(r"`[^`]*`", "", cell.source)
+        assert {tag.lower() for tag in re.findall(r"<(/?[A-Za-z][A-Za-z0-9]*)", text)} <= {"a", "/a", "details",
+                                                                                            "/details", "summary",
+                                                                                            "/summary"}, text
+        assert "<!--" not in text and "![" not in text
+        for target in re.findall(r"\]\(([^)]*)\)", text):
+            assert weave.safe_url(target) is not None, target
+
+
+def test_injection_the_notebook_leaves_code_as_written(tmp_path):
+    """Code spans, fences and indented code keep their < and comments: they are shown, not parsed as HTML."""
+    notebook_main()
+    import notebook
+    body = "看 `<b>` 和 `<!-- x -->`。\n\n```text\n<script>x</script>\n```\n\n    <i>indented</i>\n"
+    md = write(tmp_path, NOTEBOOK_LESSON + "\n" + body)
+    text = "\n".join(cell.source for cell in notebook.build(tangle.load(md, str(md))).cells)
+    assert "`<b>`" in text and "`<!-- x -->`" in text and "<script>x</script>" in text and "    <i>indented</i>" in text
+
+
+@pytest.mark.parametrize("url", ["\\\\evil.com\\x", "/\\evil.com/x", "\\/evil.com", "http:\\\\ok.com"])
+def test_injection_a_backslash_link_is_not_a_way_to_another_host(url):
+    assert weave.safe_url(url) is None if not url.startswith("http") else weave.safe_url(url) == url
 
 
 # ---------------------------------------------------------------- data loss
@@ -305,6 +366,121 @@ def test_data_loss_tangle_still_refreshes_its_own_files(tmp_path, capsys):
     assert tangle.main(["tangle", str(md)]) == 0
     md.write_bytes(md.read_bytes().replace(b"0.9300')", b"0.9400')"))
     assert tangle.main(["tangle", str(md)]) == 0 and "0.9400" in (tmp_path / "generated" / "p.py").read_text()
+
+
+NOTEBOOK_LESSON = ("# 课\n\n## 一\n\n```python {file=generated/p.py}\n<<主程序>>\n```\n\n```python {#主程序}\n"
+                   "def main():\n    # 第 1 段\n    print('acc 0.9300')\n\n\nif __name__ == \"__main__\":\n    main()\n"
+                   "```\n\n```text {transcript}\nacc 0.9300\n```\n")
+
+
+def notebook_main():
+    pytest.importorskip("nbformat", reason="notebook.py needs nbformat: make test installs requirements-notebook.txt")
+    import notebook
+    return notebook.main
+
+
+@linux
+def test_data_loss_notebook_never_writes_over_the_lesson_a_tangled_file_or_a_foreign_one(tmp_path, capsys):
+    """notebook.py -o keeps weave.py's rule, by the same code: the lesson (also through a symlink), a file it
+    tangles, a file it did not write, a FIFO and a directory are refused, and every byte stays."""
+    make_notebook = notebook_main()
+    md = write(tmp_path, NOTEBOOK_LESSON)
+    assert tangle.main(["tangle", str(md)]) == 0
+    (tmp_path / "link.ipynb").symlink_to(md)
+    (tmp_path / "mine.ipynb").write_text("{}\n")
+    os.mkfifo(tmp_path / "fifo")
+    before = {path: path.read_bytes() for path in (md, tmp_path / "generated" / "p.py", tmp_path / "mine.ipynb")}
+    capsys.readouterr()
+    for target, says in ((md, "is the lesson"), (tmp_path / "link.ipynb", "is the lesson"),
+                         (tmp_path / "generated" / "p.py", "which"), (tmp_path / "mine.ipynb", "is not a notebook"),
+                         (tmp_path / "fifo", "FIFO"), (tmp_path / "generated", "directory")):
+        assert make_notebook([str(md), "-o", str(target)]) == 2, target
+        assert says in capsys.readouterr().err
+    assert {path: path.read_bytes() for path in before} == before
+    assert stat.S_ISFIFO(os.stat(tmp_path / "fifo").st_mode)
+
+
+def test_data_loss_notebook_replaces_its_own_notebook(tmp_path, capsys):
+    make_notebook = notebook_main()
+    md = write(tmp_path, NOTEBOOK_LESSON)
+    out = tmp_path / "lesson.ipynb"
+    assert make_notebook([str(md), "-o", str(out)]) == 0
+    md.write_bytes(md.read_bytes() + "新的一段。\n".encode())
+    assert make_notebook([str(md), "-o", str(out)]) == 0 and "新的一段" in out.read_text()
+    assert "wrote" in capsys.readouterr().out
+
+
+def test_data_loss_an_edit_to_a_comment_shaped_like_a_location_comment_is_stitched(tmp_path, capsys):
+    """Only tangle's own `# MD:LINE (chunk)` lines, at the places it writes them, are location comments; a
+    comment of the lesson's code that looks like one is code, and an edit to it is found, stitched and kept."""
+    code = "# 见 README:12 (速度)\n# lesson.md:40 (打印)\nprint('acc 0.9300')\n"
+    md = write(tmp_path, lesson(code=code))
+    assert tangle.main(["tangle", str(md)]) == 0
+    generated = tmp_path / "generated" / "p.py"
+    for old, new in (("README:12", "README:13"), ("lesson.md:40", "lesson.md:41")):
+        generated.write_text(generated.read_text().replace(old, new))
+        capsys.readouterr()
+        assert tangle.main(["check", str(md)]) == 1
+        assert "edited by hand since it was last tangled; run make stitch" in capsys.readouterr().err
+        assert tangle.main(["stitch", str(md)]) == 0, capsys.readouterr().err
+        assert new in md.read_text() and old not in md.read_text()
+        assert tangle.main(["tangle", str(md)]) == 0 and new in generated.read_text()
+
+
+def test_data_loss_a_file_that_only_starts_like_tangles_banner_is_never_replaced(tmp_path, capsys):
+    md = write(tmp_path, lesson(target="parser.py"))
+    antlr = "# Generated from Expr.g4 by ANTLR 4.13.1\nfrom antlr4 import *\n"
+    (tmp_path / "parser.py").write_text(antlr)
+    for force in ([], ["--force"]):
+        assert tangle.main(["tangle", str(md), *force]) == 2
+        err = capsys.readouterr().err
+        assert "was not written by tangle.py" in err and "not even with --force" in err
+    assert (tmp_path / "parser.py").read_text() == antlr
+
+
+def stitched_lesson(tmp_path, capsys, extra_root: bool = False):
+    """A tangled lesson (with a second root, if asked) whose program was then edited by hand."""
+    text = lesson()
+    if extra_root:
+        text = text.replace("```text {transcript}", "```python {file=generated/q.py}\nprint(2)\n```\n\n"
+                            "```text {transcript=generated/p.py}")
+    md = write(tmp_path, text)
+    assert tangle.main(["tangle", str(md)]) == 0
+    generated = tmp_path / "generated" / "p.py"
+    generated.write_text(generated.read_text().replace("0.9300')", "0.9400')"))
+    capsys.readouterr()
+    return md, generated
+
+
+def test_data_loss_stitch_leaves_a_read_only_lesson_alone(tmp_path, capsys):
+    md, generated = stitched_lesson(tmp_path, capsys)
+    before = md.read_bytes(), generated.read_bytes()
+    md.chmod(0o444)
+    assert tangle.main(["stitch", str(md)]) == 2
+    err = capsys.readouterr().err
+    assert "is read-only; nothing written" in err and "chmod u+w" in err
+    assert (md.read_bytes(), generated.read_bytes()) == before and md.stat().st_mode & 0o777 == 0o444
+
+
+def test_data_loss_stitch_says_when_it_leaves_a_hard_link_behind(tmp_path, capsys):
+    md, _ = stitched_lesson(tmp_path, capsys)
+    other = tmp_path / "other-name.md"
+    os.link(md, other)
+    assert tangle.main(["stitch", str(md)]) == 0
+    err = capsys.readouterr().err
+    assert "it had 1 other hard link, which keep the old text" in err
+    assert "0.9400" in md.read_text() and "0.9300" in other.read_text()
+
+
+def test_data_loss_stitch_checks_every_generated_file_before_it_writes_the_lesson(tmp_path, capsys):
+    """A second root that cannot be written (here: replaced by a file tangle.py did not write) stops stitch
+    before the lesson is touched, not after."""
+    md, generated = stitched_lesson(tmp_path, capsys, extra_root=True)
+    (tmp_path / "generated" / "q.py").write_text("# my own file\n")
+    before = md.read_bytes(), generated.read_bytes()
+    assert tangle.main(["stitch", str(md)]) == 2
+    assert "was not written by tangle.py" in capsys.readouterr().err
+    assert (md.read_bytes(), generated.read_bytes()) == before
 
 
 # ---------------------------------------------------------------- hangs and blow-ups
@@ -402,6 +578,95 @@ def test_hang_book_spans_are_found_in_one_pass(tmp_path, monkeypatch, count):
     assert "search" not in counted.calls and len(counted.calls) <= sum(t.type == "inline" for t in doc.tokens)
 
 
+def test_hang_dollars_before_many_braces_are_looked_at_once(tmp_path, monkeypatch):
+    """$ and then 5,000 { (once quadratic in every command: a lazy search for the formula's sign between two
+    dollars): each $ looks ahead to the next $ of its line, and no further, so the text is read about once."""
+    import literate.captions
+    text = "$" + "{" * 5000 + " 价格 $5 和 $x^2$ $$"
+    md = write(tmp_path, lesson(text + "\n"))
+    doc = tangle.load(md, str(md))
+    looked = []
+    pattern = literate.captions.DOLLAR
+
+    class Looking:
+        def finditer(self, text):
+            for match in pattern.finditer(text):
+                looked.append(1 + len(match[2] or ""))
+                yield match
+    monkeypatch.setattr(literate.captions, "DOLLAR", Looking())
+    warnings = literate.captions.math_warnings(doc)
+    assert sum(looked) <= 2 * len(text) and len(warnings) == 2  # the $x^2$ and the $$
+
+
+def test_hang_code_spans_are_paired_in_one_pass_over_their_backticks(tmp_path, monkeypatch):
+    """$`a repeated (once quadratic in weave.py: a lazy regex searched for the closing `$ from every opener):
+    the runs of backticks are found once per paragraph and each is paired in one step."""
+    calls = counting(monkeypatch, weave, "code_spans")
+    page = woven(tmp_path, lesson("$`a" * 3000 + "\n\n$`x^2`$ 和 `code` 和 $`y`$\n"))
+    assert len(calls) <= 4 and page.count("<math") == 2
+    assert weave.code_spans("$`a" * 5 + "`b`") == [(1, 5), (7, 11), (13, 16)]  # the last ` opens nothing
+    assert weave.code_spans("``a`b``") == [(0, 7)] and weave.code_spans("`a") == []
+
+
+@pytest.mark.parametrize("language", ["python", "c", "markdown"])
+def test_hang_a_lexer_never_sees_a_run_of_blank_lines(tmp_path, monkeypatch, language):
+    """Pygments' Python, C and Markdown lexers take time quadratic in a run of blank or blank-looking lines:
+    each run reaches the lexer as one empty line; the page still shows every line as it is written."""
+    pytest.importorskip("pygments")
+    seen = []
+    original = weave.get_lexer_by_name
+
+    def lexer_by_name(*args, **kwargs):
+        lexer = original(*args, **kwargs)
+        get_tokens = lexer.get_tokens
+        lexer.get_tokens = lambda text: (seen.append(text), get_tokens(text))[1]
+        return lexer
+    monkeypatch.setattr(weave, "get_lexer_by_name", lexer_by_name)
+    code = "x = 1\n" + " \t\n" * 300 + "\n" * 300 + "y = 2\n"
+    if language == "python":  # a python fence is a chunk
+        page = woven(tmp_path, lesson(code=code + "print('acc 0.9300')\n"))
+    else:
+        page = woven(tmp_path, lesson(f"```{language}\n{code}```\n"))
+    text = next(found for found in seen if "y = 2" in found)
+    assert "\n\n\n" not in text and not re.search(r"\n[ \t]+\n", text)
+    assert page.count("\t") >= 300  # the blank-looking lines, shown as written
+
+
+def test_hang_stitch_diffs_a_chunk_of_identical_lines_in_linear_work(tmp_path, monkeypatch, capsys):
+    """2,000 identical lines, every 100th changed (once quadratic, and worse, in difflib): the exact diff
+    only ever sees stretches of up to EXACT_DIFF_LINES lines a side; past that, lines changed in place are
+    paired by position. The edits land where they were made."""
+    import difflib
+    import literate.stitch
+    md = write(tmp_path, "```python {file=generated/p.py}\n" + "x = 1\n" * 2000 + "```\n")
+    assert tangle.main(["tangle", str(md)]) == 0
+    generated = tmp_path / "generated" / "p.py"
+    lines = generated.read_text().split("\n")
+    for at in range(0, 2000, 100):
+        lines[3 + at] = f"x = {at}"
+    generated.write_text("\n".join(lines))
+    exact, original = [], difflib.SequenceMatcher
+
+    def matcher(junk, a, b, autojunk=True):
+        if not autojunk:
+            exact.append(len(a) * len(b))
+        return original(junk, a, b, autojunk=autojunk)
+    monkeypatch.setattr(literate.stitch.difflib, "SequenceMatcher", matcher)
+    assert tangle.main(["stitch", str(md)]) == 0, capsys.readouterr().err
+    assert max(exact, default=0) <= literate.stitch.EXACT_DIFF_LINES ** 2
+    assert md.read_text().split("\n")[1:2001:100] == [f"x = {at}" for at in range(0, 2000, 100)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="`~{} \t-1.x>", max_size=16))
+def test_hang_the_fence_attribute_pattern_reads_as_it_did(line):
+    """FENCE_WITH_ATTRIBUTES finds the first { without backtracking (a line of many { was quadratic; the
+    4n/n ratio is in tests/bench_pathological.py): it still matches exactly the lines it matched before."""
+    import literate.markdown
+    before = re.compile(r"^[ \t>]*(?:(?:[-+*]|[0-9]{1,9}[.)])[ \t]+)*(?:`{3,}[^`]*|~{3,}.*)\{.*\}[ \t]*$")
+    assert bool(literate.markdown.FENCE_WITH_ATTRIBUTES.match(line)) == bool(before.match(line))
+
+
 def test_hang_equal_headings_get_distinct_anchors_in_one_step_each(tmp_path):
     page = woven(tmp_path, lesson("## 同名\n\n" * 300))
     ids = IdParser(page).ids
@@ -456,6 +721,58 @@ def test_traceback_weave_interrupted_says_one_line(tmp_path):
     assert b"Traceback" not in err and len(lines) == 1 and lines[0].startswith("weave.py: interrupted (SIGINT)")
     assert lines[0].endswith("the page was not changed")
     assert not (tmp_path / "p.html").exists() and not list(tmp_path.glob("*.tmp"))
+
+
+@linux
+@pytest.mark.parametrize("tool", ["tangle.py", "notebook.py"])
+@pytest.mark.parametrize("after", [0.03, 0.1, 0.3])
+def test_traceback_interrupted_at_any_moment_says_one_line(tmp_path, tool, after):
+    """Ctrl-C while the modules load or while the command runs: one line, exit 130, never a traceback. The
+    signal is sent that long after the interpreter's own start (measured here: before it, no script runs)."""
+    if tool == "notebook.py":
+        notebook_main()  # skips without nbformat
+    md = write(tmp_path, NOTEBOOK_LESSON)
+    argv = ["tangle", md] if tool == "tangle.py" else [md, "-o", tmp_path / "n.ipynb"]
+    start = time.monotonic()
+    subprocess.run([sys.executable, "-c", "pass"], check=True, timeout=GUARD)
+    after += time.monotonic() - start
+    process = subprocess.Popen([sys.executable, str(ROOT / tool), *map(str, argv)], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    time.sleep(after)
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=GUARD)
+    if process.returncode == 0:
+        pytest.skip(f"{tool} finished before the signal")
+    assert b"Traceback" not in err, err
+    if (process.returncode, err) in ((-signal.SIGINT, b""), (1, b"KeyboardInterrupt\n")):
+        return  # the interpreter's own: while it shut down after the work was done, or before the script began
+    lines = err.decode().splitlines()
+    assert process.returncode == 130 and len(lines) == 1 and lines[0].startswith(f"{tool}: interrupted (SIGINT)"), err
+
+
+def test_traceback_notebook_to_a_closed_pipe(tmp_path):
+    notebook_main()
+    md = write(tmp_path, NOTEBOOK_LESSON)
+    done = subprocess.run(f"{sys.executable} {ROOT / 'notebook.py'} {md} -o {tmp_path / 'n.ipynb'} | true",
+                          shell=True, capture_output=True, timeout=GUARD)
+    assert b"Traceback" not in done.stderr and done.stderr == b"" and (tmp_path / "n.ipynb").exists()
+
+
+def test_traceback_notebook_on_code_nested_too_deeply(tmp_path, capsys):
+    make_notebook = notebook_main()
+    deep = "    y = " + "-" * 100000 + "1\n"
+    md = write(tmp_path, NOTEBOOK_LESSON.replace("    print('acc 0.9300')\n", "    print('acc 0.9300')\n" + deep))
+    assert make_notebook([str(md), "-o", str(tmp_path / "n.ipynb")]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and len(err.splitlines()) == 1 and "nested too deeply" in err
+    assert "out of memory" not in err
+
+
+def test_traceback_weave_on_a_weight_with_hundreds_of_digits(tmp_path, capsys):
+    row = "输出 1  1" + "0" * 400 + ".0  0.10"
+    md = write(tmp_path, lesson(code=f"print('   1    2')\nprint('{row}')\n", transcript=f"   1    2\n{row}\n"))
+    assert weave.main([str(md), "-o", str(tmp_path / "p.html")]) == 0
+    assert "Traceback" not in capsys.readouterr().err and "<svg" in (tmp_path / "p.html").read_text()
 
 
 def test_traceback_weave_to_a_closed_pipe(tmp_path):
@@ -525,6 +842,106 @@ def test_wrong_the_run_keeps_the_variables_the_lesson_needs(tmp_path, capsys, mo
     assert tangle.main(["check", str(md)]) == 0, capsys.readouterr().err
 
 
+@pytest.mark.parametrize("target", [".venv/lib/python3.11/site-packages/sitecustomize.py", ".git/hooks/x.py",
+                                    "sitecustomize.py", "tests/conftest.py", "tests/test_evil.py", "a/conftest.py",
+                                    "generated/__pycache__/x.py"])
+def test_wrong_a_root_never_lands_where_python_or_pytest_would_run_it_unasked(tmp_path, capsys, target):
+    md = write(tmp_path, lesson(target=target))
+    assert tangle.main(["tangle", str(md)]) == 2
+    assert f"file={target} " in capsys.readouterr().err and not (tmp_path / target).exists()
+
+
+@linux
+def test_wrong_a_root_through_a_symlinked_folder_into_venv_is_refused(tmp_path, capsys):
+    (tmp_path / ".venv" / "site").mkdir(parents=True)
+    (tmp_path / "out").symlink_to(tmp_path / ".venv" / "site")
+    md = write(tmp_path, lesson(target="out/sitecustom.py"))
+    assert tangle.main(["tangle", str(md)]) == 2
+    assert "leads to .venv/site/sitecustom.py (through a symlink)" in capsys.readouterr().err
+    assert not list((tmp_path / ".venv").rglob("*.py"))
+
+
+@pytest.mark.parametrize("space", ["\u00a0", "\u3000", "\u2003"])
+def test_wrong_tangle_writes_code_exactly_even_a_line_of_unusual_spaces(tmp_path, capsys, space):
+    """A line of no-break or ideographic spaces inside a string literal is code: it is written as it is (only
+    lines of spaces and tabs are written empty), and the program prints it."""
+    code = f"text = \"\"\"a\n{space * 3}\nb\"\"\"\nprint(repr(text))\n"
+    printed = repr(f"a\n{space * 3}\nb") + "\n"
+    md = write(tmp_path, lesson(code=code, transcript=printed))
+    assert tangle.main(["tangle", str(md)]) == 0
+    assert f"\n{space * 3}\n" in (tmp_path / "generated" / "p.py").read_text()
+    assert tangle.main(["check", str(md)]) == 0, capsys.readouterr()
+
+
+def stale_bytecode_lesson(tmp_path):
+    """A lesson whose program imports another generated file, p.py, with a stale .pyc beside it: compiled from
+    an older p.py of the same size, stamped with the current one's mtime (a change within one second)."""
+    import importlib.util
+    import py_compile
+    text = ("# 课\n\n```python {file=generated/p.py}\nVALUE = 'new'\n```\n\n```python {file=generated/main.py}\n"
+            "import p\nprint(p.VALUE)\n```\n\n```text {transcript=generated/main.py}\nnew\n```\n")
+    md = write(tmp_path, text)
+    assert tangle.main(["tangle", str(md)]) == 0
+    source = tmp_path / "generated" / "p.py"
+    current, info = source.read_bytes(), source.stat()
+    source.write_bytes(current.replace(b"'new'", b"'old'"))
+    os.utime(source, ns=(info.st_atime_ns, info.st_mtime_ns))
+    cached = importlib.util.cache_from_source(str(source))
+    py_compile.compile(str(source), cfile=cached, invalidation_mode=py_compile.PycInvalidationMode.TIMESTAMP)
+    source.write_bytes(current)
+    os.utime(source, ns=(info.st_atime_ns, info.st_mtime_ns))
+    return md, Path(cached)
+
+
+def test_wrong_check_never_runs_stale_bytecode_nor_writes_any(tmp_path, capsys):
+    md, cached = stale_bytecode_lesson(tmp_path)
+    stale = cached.read_bytes()
+    done = subprocess.run([sys.executable, "-c", "import sys; sys.path.insert(0, 'generated'); import p; "
+                           "print(p.VALUE)"], cwd=tmp_path, capture_output=True, text=True, timeout=GUARD)
+    assert done.stdout == "old\n"  # the trap is real: a plain import reads the stale bytecode
+    cached.write_bytes(stale)
+    assert tangle.main(["check", str(md)]) == 0, capsys.readouterr()
+    cached.unlink()
+    assert tangle.main(["check", str(md)]) == 0
+    assert not list(tmp_path.rglob("*.pyc")), "the run wrote bytecode into the project"
+
+
+BROKEN_NUMBERS = {
+    "a zero-width space": ("准确率 0\u200b.9400。", "U+200B ZERO WIDTH SPACE"),
+    "a soft hyphen": ("准确率 0.94\u00ad00。", "U+00AD SOFT HYPHEN"),
+    "a word joiner": ("准确率 0.9\u20604。", "U+2060 WORD JOINER"),
+    "an HTML comment": ("准确率 0<!-- -->.9400。", "inline HTML '<!-- -->'"),
+    "an HTML tag": ("准确率 0.<span>94</span>00。", "inline HTML '<span>'"),
+    "full-width digits": ("准确率 ０.９４００。", "write 0.9400"),
+    "emphasis": ("准确率 0.*94*00。", "split by emphasis"),
+    "a link": ("准确率 [0.94](#x)00。", "split by emphasis, strikethrough or a link"),
+    "in a table": ("| a |\n|---|\n| 0\u200b.9400 |\n", "U+200B"),
+}
+
+
+@pytest.mark.parametrize("body, says", BROKEN_NUMBERS.values(), ids=BROKEN_NUMBERS.keys())
+def test_wrong_a_number_broken_by_what_the_reader_does_not_see_is_refused_by_check_and_page(tmp_path, capsys,
+                                                                                           body, says):
+    """0.9400 is not printed: as the reader sees it, the check must fail; read with the invisible part, it
+    escaped the check (or was shown as two numbers on the page). Refused alike by check and by weave.py."""
+    md = write(tmp_path, lesson(body + "\n"))
+    assert tangle.main(["tangle", str(md)]) == 0
+    capsys.readouterr()
+    assert tangle.main(["check", str(md)]) == 2
+    check = capsys.readouterr().err
+    assert weave.main([str(md), "-o", str(tmp_path / "p.html")]) == 2
+    page = capsys.readouterr().err
+    assert says in check and check == page and re.search(r"lesson\.md:1[57]: error: ", check), (check, page)
+    assert not (tmp_path / "p.html").exists()
+
+
+def test_wrong_numbers_next_to_visible_marks_and_whole_in_markup_still_pass(tmp_path, capsys):
+    md = write(tmp_path, lesson("准确率 **0.9300**，[0.9300](#x)，`x`0.9300，10×10 不算，0.9300\n0.9300。\n",
+                                transcript="acc 0.9300 10\n", code="print('acc 0.9300 10')\n"))
+    assert tangle.main(["tangle", str(md)]) == 0
+    assert tangle.main(["check", str(md)]) == 0, capsys.readouterr().err
+
+
 @pytest.mark.parametrize("first, second", [("a b", "a_b"), ("x-2", None)], ids=["a b and a_b", "x twice and x-2"])
 def test_wrong_two_fences_with_one_anchor_are_refused(tmp_path, capsys, first, second):
     if second is None:  # {#x} twice gives chunk-x and chunk-x-2, which {#x-2} also gets
@@ -586,6 +1003,26 @@ def test_message_weave_to_stdout(tmp_path, capsys):
     assert weave.main([str(md), "-o", "-"]) == 0
     out, err = capsys.readouterr()
     assert out.startswith("<!DOCTYPE html>") and err.startswith("wrote -:")
+
+
+def test_message_a_full_disk_names_the_file_never_a_temporary_one(tmp_path, capsys, monkeypatch):
+    import errno
+
+    def full(_fd):
+        raise OSError(errno.ENOSPC, "No space left on device")
+    md = write(tmp_path, lesson(transcript="old\n"))
+    for argv, tool, named in ((["tangle", md], tangle, "generated/p.py"), (["update", md], tangle, "lesson.md"),
+                              ([md, "-o", tmp_path / "p.html"], weave, "p.html")):
+        if argv[0] == "update":
+            assert tangle.main(["tangle", str(md)]) == 0
+        monkeypatch.setattr(os, "fsync", full)
+        capsys.readouterr()
+        assert tool.main([str(arg) for arg in argv]) == 2
+        monkeypatch.undo()
+        err = capsys.readouterr().err
+        assert f"{tmp_path}/{named}: error: cannot write it: no space left on the disk (free some" in err, err
+        assert ".tmp" not in err and "Traceback" not in err
+    assert not list(tmp_path.rglob("*.tmp"))
 
 
 @pytest.mark.skipif(not Path("/usr/bin/make").exists() and not Path("/bin/make").exists(), reason="no make")

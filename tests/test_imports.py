@@ -24,12 +24,13 @@ ALLOWED = {
     "commands": {"model", "files", "markdown", "expansion", "runner", "transcripts", "prose"},
     "stitch": {"model", "files", "markdown", "expansion", "commands"},
     "console": {"model", "files"},
+    "outputs": {"model", "files"},
     "cli": {"model", "files", "console", "commands", "stitch"},
 }
 # The back-ends read the model and the prose rules; they never reach into the stages that build it.
 BACK_ENDS = {
-    "weave.py": {"model", "inline", "prose", "markdown", "files", "console"},
-    "notebook.py": {"model", "markdown", "expansion", "files", "console"},
+    "weave.py": {"model", "inline", "prose", "markdown", "files", "console", "outputs"},
+    "notebook.py": {"model", "markdown", "expansion", "files", "console", "outputs"},
     "tools/portability.py": {"runner"},
 }
 

@@ -86,8 +86,9 @@ def test_every_code_cell_is_the_lessons_code_in_reading_order(doc, built):
     assert (ROOT / PROGRAM).read_text(encoding="utf-8") == program, "generated/ is out of date: make tangle"
     tail = program.rstrip("\n").split("\n")[-3:]
     assert tail[0] == 'if __name__ == "__main__":' and tail[-1].strip() == "main()"
-    body = "\n".join(program.rstrip("\n").split("\n")[:-3]).rstrip("\n")
+    body = "\n".join(program.rstrip("\n").split("\n")[2:-3]).rstrip("\n")  # no banner, no hash line, no main()
     assert prelude.source.endswith("\n" + body) and prelude.source.count("\n") == body.count("\n") + 2
+    assert "edit here and run make stitch" not in prelude.source and "sha256" not in prelude.source
 
     pieces = sorted((piece.fence_line, name, "\n".join(piece.lines))
                     for name, chunk in doc.chunks.items() for piece in chunk)
@@ -105,6 +106,26 @@ def test_every_code_cell_is_the_lessons_code_in_reading_order(doc, built):
     assert joined == main_lines, "the part cells are main()'s body, from # 第 1 段 to its end"
     assert all(cell.source.startswith(f"# 这几行摘自〈{name}〉里的 main：\n# 第 {cell.metadata.attention.part} 段")
                for cell in parts)
+
+
+def test_every_internal_link_leads_to_an_anchor_jupyterlab_keeps(built):
+    """JupyterLab's sanitizer drops <a name> and ids that are not ASCII: every link in the notebook to a caption
+    leads to exactly one <a id> of ASCII letters, digits and -, and no <a name> is left."""
+    import re
+    text = "\n".join(cell.source for cell in built.cells if cell.cell_type == "markdown")
+    links = re.findall(r"\]\(#([^)]*)\)", text)
+    ids = re.findall(r'<a id="([^"]*)"></a>', text)
+    assert len(links) >= 50 and "<a name=" not in text
+    assert all(re.fullmatch(r"[A-Za-z0-9-]+", link) for link in links + ids)
+    assert set(links) <= set(ids) and len(ids) == len(set(ids))
+
+
+def test_the_advice_is_true(built):
+    """Edits live in the notebook file (a kernel restart keeps them), and make notebook rebuilds it when the
+    lesson changes: the note says so, and how to get the lesson's version back."""
+    note = next(cell.source for cell in built.cells if role(cell) == "note")
+    assert "重启内核不会撤销它们" in note and "make notebook" in note and "另存" in note
+    assert "重启内核，从头全部运行" not in note
 
 
 def test_each_part_stands_where_the_lesson_shows_it_with_the_checked_output(doc, built):

@@ -176,8 +176,17 @@ def test_a_second_update_of_the_same_file_gives_up_at_once(tmp_path, capsys):
     with open(md, "rb") as held:
         fcntl.flock(held, fcntl.LOCK_EX)
         code, _, err = run(capsys, "update", md)
-    assert code == 1 and "another tangle.py update is running on it" in err
+    assert code == 1 and "another tangle.py update or stitch is running on it" in err
     assert md.read_bytes() == before
+
+
+def test_a_stitch_while_an_update_runs_names_make_stitch(tmp_path, capsys):
+    md = write(tmp_path, lesson('print("new")\n'))
+    run(capsys, "tangle", md)
+    with open(md, "rb") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)
+        code, _, err = run(capsys, "stitch", md)
+    assert code == 1 and "then run make stitch again" in err and "make update" not in err
 
 
 def test_update_leaves_a_read_only_markdown_alone(tmp_path, capsys):

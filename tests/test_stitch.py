@@ -200,7 +200,7 @@ def test_a_file_edited_again_while_stitch_runs_keeps_its_new_edit(tmp_path, caps
         return original(*args)
     monkeypatch.setattr(literate.stitch, "report", meanwhile)
     code, _, err = run(capsys, "stitch", md)
-    assert code == 2 and "edited by hand since it was last tangled" in err
+    assert code == 1 and "changed while tangle.py was about to write it" in err and "copy your newer change" in err
     assert "y = x + 2" in md.read_text() and "y = x + 3" in program(md).read_text()
 
 
@@ -331,3 +331,19 @@ def test_a_chunk_included_twice_is_stitched_only_when_both_copies_changed_alike(
     path.write_text(both)
     assert tangle.main(["stitch", str(md)]) == 0
     assert unnumbered(path.read_text()) == unnumbered(both)
+
+
+def test_copies_of_a_chunk_of_repeated_lines_are_compared_each_on_its_own(tmp_path, capsys):
+    """Both copies of a chunk of repeated lines changed alike: the diff is taken between the location
+    comments, so it never pairs a line of one copy with the other (a case hypothesis once found)."""
+    text = "```python {file=generated/attention.py}\n<<甲>>\n<<甲>>\n```\n\n```python {#甲}\n0\n0\n0\n1\n```\n"
+    md = write(tmp_path, text)
+    assert tangle.main(["tangle", str(md)]) == 0
+    path = program(md)
+    lines = path.read_text().split("\n")
+    for comment in sorted((i for i, line in enumerate(lines) if line.endswith("(甲)")), reverse=True):
+        lines[comment + 1 : comment + 5] = ["1", "0"]
+    path.write_text("\n".join(lines))
+    capsys.readouterr()
+    assert tangle.main(["stitch", str(md)]) == 0, capsys.readouterr().err
+    assert "```python {#甲}\n1\n0\n```" in md.read_text()

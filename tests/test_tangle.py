@@ -135,7 +135,8 @@ def test_tangle_refuses_to_overwrite_a_hand_edit_and_force_overwrites(tmp_path, 
     code, _, err = run(capsys, "tangle", md)
     assert code == 2
     assert err == (f"{tmp_path}/generated/attention.py: error: edited by hand since it was last tangled; "
-                   "move your change into attention.md, or rerun with --force to overwrite\n")
+                   "attention.md changed too since then, so make stitch cannot place it: move your change into "
+                   "attention.md by hand, or rerun with --force to overwrite it\n")
     assert "my fix" in target.read_text()
     assert run(capsys, "tangle", md, "--force")[0] == 0
     assert "my fix" not in target.read_text() and "0.9400" in target.read_text()
@@ -848,6 +849,11 @@ def test_a_missing_or_malformed_book_list_is_an_input_error(tmp_path, capsys, co
     ("step 100 loss 0.1\n", "step 200 loss 0.1\n", "text/layout changed"),
     ("loss 0.1234\n", "loss 0.123\n", "text/layout changed"),
     ("a 0.1\n", "a 0.1\nb 0.2\n", "text/layout changed"),
+    ("acc 0.9300\n", "acc 0.9302\n", "only numbers changed: 1 value, max |Δ| = 0.0002, layout identical — looks "
+     "like floating-point drift"),
+    ("acc 0.93\n", "acc 0.10\n", "only numbers changed: 1 value, max |Δ| = 0.83, layout identical — a number "
+     "moved by 83 units in its last printed digit, more than rounding differences between platforms give: the "
+     "results changed (not floating-point drift)"),
 ])
 def test_classify_change(old, new, verdict):
     assert tangle.classify_change(old, new).startswith(verdict)

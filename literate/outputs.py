@@ -1,0 +1,77 @@
+"""A back-end's output file (weave.py's page, notebook.py's notebook): which paths it may replace, and writing
+it. One rule for both: never the lesson, never a file the lesson tangles, never anything but a regular file,
+and never a file that the back-end did not write itself (ours(data) says which bytes are its own)."""
+
+from __future__ import annotations
+
+import os
+import stat
+from pathlib import Path
+from typing import Callable
+
+from .files import describe, file_kind, read_regular, signals_deferred, write_atomically
+from .model import Conflict, Document, UserError
+
+
+MAX_OUTPUT_BYTES = 64 << 20  # an existing output read back to compare; ours are a few MB
+KINDS = {"weave.py": "page", "notebook.py": "notebook"}  # what each back-end writes, for messages
+
+
+def existing_output(doc: Document, output: Path, tool: str, ours: Callable[[bytes], bool],
+                    default: Path) -> bytes | None:
+    """What is at output now (None: nothing), if tool may replace it; else UserError saying why not: it is
+    the lesson, a file the lesson tangles, no regular file, or a file that tool did not write."""
+    shown = str(output)
+    real = os.path.realpath(output)
+    taken = {os.path.realpath(doc.folder / target): f"{doc.target_shown(target)}, which {doc.shown} tangles"
+             for target in doc.roots}
+    taken[os.path.realpath(doc.path)] = f"the lesson {doc.shown} itself"
+    if real in taken:
+        raise UserError(f"{shown}: error: is {taken[real]}; write the {kind_of(tool)} elsewhere (the default is "
+                        f"{default})")
+    try:
+        info = os.stat(output)
+    except FileNotFoundError:
+        return None
+    except NotADirectoryError:
+        folder_problem(output)
+    except OSError as error:
+        raise UserError(f"{shown}: error: cannot use it: {describe(error)}") from None
+    if not stat.S_ISREG(info.st_mode):
+        raise UserError(f"{shown}: error: is {file_kind(info.st_mode)}, not a regular file; {tool} replaces only "
+                        f"a {kind_of(tool)} it wrote: give -o the path of a {default.suffix} file")
+    data = read_regular(output, shown, MAX_OUTPUT_BYTES) or b""
+    if not ours(data):
+        raise UserError(f"{shown}: error: exists and is not a {kind_of(tool)} {tool} wrote, so {tool} leaves it as "
+                        "it is; give -o another path, or move that file away if it is to be replaced")
+    return data
+
+
+def kind_of(tool: str) -> str:
+    return KINDS.get(tool, "file")
+
+
+def folder_problem(output: Path):
+    """UserError: a folder on the way to output is a file (-o lesson.md/page.html)."""
+    blocking = next((folder for folder in reversed(output.parents) if os.path.exists(folder)
+                     and not os.path.isdir(folder)), output.parent)
+    raise UserError(f"{output}: error: cannot be written: {blocking} is a file, not a folder; "
+                    "give -o a path in a folder")
+
+
+def write_output(doc: Document, output: Path, data: bytes, tool: str, ours: Callable[[bytes], bool],
+                 default: Path) -> bool:
+    """Write the output unless it holds these bytes already; whether it wrote. Atomically, and only if the file
+    still holds what existing_output read (an output saved meanwhile is kept)."""
+    current = existing_output(doc, output, tool, ours, default)
+    if current == data:
+        return False
+    try:
+        with signals_deferred():
+            written = write_atomically(output, data, expected=current)
+    except OSError as error:
+        raise UserError(f"{output}: error: cannot write it: {describe(error)}; "
+                        "check that its folder exists and is writable, or give another -o") from None
+    if not written:
+        raise Conflict(f"{output}: error: changed while {tool} was writing it; left as it is: run it again")
+    return True
