@@ -143,7 +143,7 @@ OURS = "ours: python generated/attention.py"
 PLAIN = "plain numpy (@, np.tanh, np.exp)"
 TORCH = "PyTorch, same four trainings, 1 thread"
 ONE_THREAD = {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
-PLAIN_BOUND, TORCH_BOUND = 2.7, 1.3      # issue 22: ours/plain at most, torch/ours at least
+PLAIN_BOUND, TORCH_BOUND = 2.7, 1.3      # targets: ours/plain at most, torch/ours at least
 
 # One run: its Timing, the 1-minute load average at its start and its stdout (torch's JSON)
 Run = collections.namedtuple("Run", "timing load stdout")
@@ -544,11 +544,11 @@ def print_whole_program(results):
     print_table(["variant (medians)", "wall s", "min", "max", "cpu s", "of it sys",
                  "page faults", "load at start"], rows)
     ours, plain = (median_timing([run.timing for run in results[name]]) for name in (OURS, PLAIN))
-    print("   ours / plain numpy: %.2f× cpu, %.2f× wall (issue 22: cpu at most %.1f×)"
+    print("   ours / plain numpy: %.2f× cpu, %.2f× wall (target: cpu at most %.1f×)"
           % (ours.cpu / plain.cpu, ours.wall / plain.wall, PLAIN_BOUND))
     if TORCH in results:
         torch = median_timing([run.timing for run in results[TORCH]])
-        print("   PyTorch / ours: %.2f× cpu, %.2f× wall (issue 22: cpu at least %.1f×)"
+        print("   PyTorch / ours: %.2f× cpu, %.2f× wall (target: cpu at least %.1f×)"
               % (torch.cpu / ours.cpu, torch.wall / ours.wall, TORCH_BOUND))
 
 

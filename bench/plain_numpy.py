@@ -3,7 +3,7 @@
 The lesson computes every product and every exp/tanh with its own exact functions (mm,
 right_multiplier, exp, tanh in the appendix of attention.md), so that every machine prints
 the same digits. This runs the same program with those swapped for what a reader would
-write by hand — BLAS `@`, np.exp, np.tanh — to measure what exactness costs (issue 22 asks
+write by hand — BLAS `@`, np.exp, np.tanh — to measure what exactness costs (the target is
 for at most 2.7× in CPU time). It keeps the lesson's allocator thresholds (set when the lesson is
 loaded), so both pay the same for memory. Its output is not the lesson's transcript and is not checked.
 """

@@ -1,4 +1,4 @@
-"""The page is safe and the tools are linear (issue 20): tangle.py and weave.py attacked as a hostile or careless
+"""The page is safe and the tools are linear: tangle.py and weave.py attacked as a hostile or careless
 author would. Every test is named after the verdict it rules out:
 
   test_injection_*   nothing the author writes runs in the page, or makes it fetch anything;

@@ -124,8 +124,8 @@ def test_whole_program_runs_in_each_variant(tmp_path, monkeypatch, capsys):
     bench.print_whole_program(results)
     out = capsys.readouterr().out
     assert "no MALLOC_* variable set" in out and "load at start" in out
-    assert "ours / plain numpy:" in out and "issue 22: cpu at most 2.7×" in out
-    assert "PyTorch / ours:" in out and "issue 22: cpu at least 1.3×" in out
+    assert "ours / plain numpy:" in out and "target: cpu at most 2.7×" in out
+    assert "PyTorch / ours:" in out and "target: cpu at least 1.3×" in out
     assert list(bench.whole_program_variants()) == [bench.OURS, bench.PLAIN]   # no torch
 
 

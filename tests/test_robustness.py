@@ -1,4 +1,4 @@
-"""tangle.py survives everything (issue 15): a clear message, never a traceback, nothing lost.
+"""tangle.py survives everything: a clear message, never a traceback, nothing lost.
 
 One section per class of trouble: signals and pipes; never overwriting what changed; bounded, regular
 inputs; silent drops made diagnostics; line endings; errors that lead somewhere; crashes mapped to the

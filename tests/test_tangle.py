@@ -731,7 +731,7 @@ def test_a_number_the_other_transcript_prints_fails_check_and_the_comment_makes_
 
 
 def test_update_lists_every_line_its_new_output_made_stale(tmp_path, capsys):
-    """The trial of issue 12: the same digits stay in another transcript, the lines still go stale."""
+    """The same digits stay in another transcript, the lines still go stale."""
     md = write(tmp_path, LESSON.format(
         intro="手算：权重 0.2303、0.129。\n\n| key | 权重 |\n|---|---|\n| 1 | 0.2303 |\n| 2 | 0.129 |",
         experiments="实验里也是 0.2303。", subsection="", after="误区：0.2303。"))

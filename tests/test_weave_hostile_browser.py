@@ -1,4 +1,4 @@
-"""A page woven from a hostile lesson, opened in a real browser (issue 20): no script runs and nothing is fetched.
+"""A page woven from a hostile lesson, opened in a real browser: no script runs and nothing is fetched.
 
 The page is served by a local HTTP server that records every request; each payload, if it ran, would mark the
 document (data-pwned on <html>, which --dump-dom shows) or fetch a path of that server. A control page with the

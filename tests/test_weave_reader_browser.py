@@ -1,4 +1,4 @@
-"""The page a reader bookmarks (issue 21), measured in headless Chromium at a phone's width (390 px) and a laptop's
+"""The page a reader bookmarks, measured in headless Chromium at a phone's width (390 px) and a laptop's
 (1280 px), each twice: with the CJK monospace fonts installed, and with them hidden through fontconfig (then
 Chinese falls back to a proportional font, as with Liberation Mono + Noto Sans CJK, Menlo + PingFang).
 
