@@ -156,6 +156,22 @@ def lesson_links(path: Path, shown: str, command: str, nothing: str) -> int:
     return info.st_nlink
 
 
+def rewrite_lesson(path: Path, shown: str, data: bytes, expected: bytes, command: str, nothing: str,
+                   changed_meanwhile: str) -> str | None:
+    """A command replaces the lesson in place: only if it is still writable and still holds the bytes the
+    command read (else Conflict with changed_meanwhile); atomically, with interrupts held off. Returns the
+    hard-link warning to print once the command has said what it did, or None."""
+    links = lesson_links(path, shown, command, nothing)
+    try:
+        with signals_deferred():
+            written = write_atomically(path, data, expected=expected)
+    except OSError as error:
+        raise UserError(f"{shown}: error: cannot write it: {describe(error)}; {nothing}") from None
+    if not written:
+        raise Conflict(f"{shown}: error: {changed_meanwhile}")
+    return hard_link_warning(shown, links, command)
+
+
 def hard_link_warning(shown: str, links: int, command: str) -> str | None:
     if links <= 1:
         return None

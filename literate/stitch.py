@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from .commands import planned_roots, write_planned
 from .expansion import (BANNER, FIRST_BANNER, HASH_LINE, comment_forms, comment_safe, generated_state, is_banner,
                         read_generated, render, renumbered, trace)
-from .files import describe, hard_link_warning, lesson_links, signals_deferred, write_atomically
+from .files import rewrite_lesson
 from .markdown import decode_markdown, load, normalize_newlines, parse_document
 from .model import OK, Conflict, Document, LINE_WITH_END, Piece, UserError, blank
 
@@ -309,17 +309,9 @@ def stitch(doc: Document) -> Document | None:
         data = b"\xef\xbb\xbf" + data
     new_doc.raw, new_doc.bom = data, doc.bom
     pending = planned_roots(new_doc, force=False, stitched=read)  # every target checked before the lesson is written
-    links = lesson_links(doc.path, doc.shown, "stitch", "nothing written")
-    try:
-        with signals_deferred():
-            written = write_atomically(doc.path, data, expected=doc.raw)
-    except OSError as error:
-        raise UserError(f"{doc.shown}: error: cannot write it: {describe(error)}; nothing written") from None
-    if not written:
-        raise Conflict(f"{doc.shown}: error: changed while stitch was reading it; nothing written: "
-                       "run make stitch again")
+    warning = rewrite_lesson(doc.path, doc.shown, data, doc.raw, "stitch", "nothing written",
+                             "changed while stitch was reading it; nothing written: run make stitch again")
     report(doc, edits)
-    warning = hard_link_warning(doc.shown, links, "stitch")
     if warning:
         print(warning, file=sys.stderr)
     try:

@@ -9,7 +9,7 @@ import os
 import re
 import sys
 
-from .files import describe, hard_link_warning, lesson_links, signals_deferred, write_atomically
+from .files import rewrite_lesson
 from .markdown import decode_markdown, fence_runs, normalize_newlines, parse_document
 from .model import Conflict, Document, LINE_WITH_END, MAX_MARKDOWN_BYTES, Transcript, UserError, output_lines
 from .runner import OUTPUT_CONTROL, report_failed_run, run_program
@@ -242,18 +242,11 @@ def write_transcripts(doc: Document, changed: dict[str, str]) -> Document:
                 label = "new output" + (f", part {piece.part}" if piece.part else "")
                 print(*transcript_diff(doc, piece, content, label, use_color()), sep="\n")
     data = ("\ufeff" if bom else "").encode() + rewritten.encode()
-    links = lesson_links(doc.path, doc.shown, "update", "transcript not written")
-    try:
-        with signals_deferred():
-            written = write_atomically(doc.path, data, expected=doc.raw)
-    except OSError as error:
-        raise UserError(f"{doc.shown}: error: cannot write it: {describe(error)}; transcript not written") from None
-    if not written:
-        raise Conflict(f"{doc.shown}: error: changed since update read it (saved from an editor?); nothing "
-                       "written, your change is kept: run make update again")
+    warning = rewrite_lesson(doc.path, doc.shown, data, doc.raw, "update", "transcript not written",
+                             "changed since update read it (saved from an editor?); nothing written, your change "
+                             "is kept: run make update again")
     for target in changed:
         print(f"{doc.shown}: updated the transcript of {doc.target_shown(target)}")
-    warning = hard_link_warning(doc.shown, links, "update")
     if warning:
         print(warning, file=sys.stderr)
     return updated
