@@ -1,6 +1,6 @@
 # Generated from attention.md by tangle.py — edit attention.md and run make tangle, or edit here and run make stitch.
-# sha256 of the lines below: 30aaabdeda1f6bb33aca280442489ce326ce17071f75be2046e8e5f3a7072785
-# attention.md:534 (generated/attention.py)
+# sha256 of the lines below: 2aa9329858e4fcdbb3c4aa92a597c58a2da1df2405b386880c32bcfcd14ea744
+# attention.md:528 (generated/attention.py)
 """注意力：每次解码时自己回头挑重点。
 
 由 attention.md 用 tangle.py 生成。请改 attention.md 再 make tangle；直接改了这个文件，make stitch 把改动搬回 attention.md。
@@ -11,11 +11,13 @@ import os
 import sys
 import time
 from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass
 from decimal import Decimal, localcontext
+from typing import NamedTuple
 
 import numpy as np
 
-# attention.md:2432 (附录：让释放的内存留在进程里)
+# attention.md:2509 (附录：让释放的内存留在进程里)
 def keep_freed_memory():
     """让 glibc 把释放的内存留着重用，不还给系统。只在 glibc 上做：别的 C 库没有 mallopt，或者编号不同。"""
     try:
@@ -28,10 +30,7 @@ def keep_freed_memory():
     if libc.mallopt(M_MMAP_THRESHOLD, 32 << 20):       # 32 MiB 以下的块都从堆里分，不单独映射（32 位的 glibc 不接受，返回 0）
         libc.mallopt(M_TRIM_THRESHOLD, 64 << 20)       # 堆顶空出 64 MiB 以上才还给系统；只调这一个反而更糟
 
-
-keep_freed_memory()
-
-# attention.md:2654 (精确的矩阵乘法、exp 与 tanh)
+# attention.md:2542 (精确的矩阵乘法、exp 与 tanh)
 def mm(a, b):
     """a @ b，形状规则同 np.matmul；但每个结果都按 k = 0, 1, 2, … 的顺序一项项加出来。"""
     if a.ndim == 1:                                   # 左边是一个向量：当成一行来乘
@@ -67,8 +66,10 @@ def batched_product(a, b):
 
 def right_multiplier(W, batch):
     """循环里要拿同一个 W 乘很多次：返回函数 f，f(xT) = (x @ W).T，xT 是转置着存的 (K, batch)。
+    W 是 (K, N)，或者 S 个模型摞成的 (S, K, N)：batch 列按模型均分，每个模型乘自己的 W。
     W 先沿批量铺开一次；之后每一步只剩一次逐元素乘、一次按 k 顺序的求和，结果和 mm 的一模一样。"""
-    W_wide = np.repeat(W[:, :, None], batch, axis=2)          # (K, N, batch)
+    W = as_stack(W, 2)
+    W_wide = np.repeat(W.transpose(1, 2, 0), batch // len(W), axis=2)      # (K, N, batch)
     return lambda xT: np.add.reduce(W_wide * xT[:, None, :], axis=0)
 
 
@@ -167,7 +168,7 @@ def attend_one(q, K, uniform=False):
         weights = softmax(scores)                  # 第三步：非负、加起来是 1
     return mm(weights, K), weights                 # 按权重对值加权求和
 
-# attention.md:606 (批量的注意力)
+# attention.md:602 (批量的注意力)
 def attend(q, K, V=None, uniform=False, given=None):
     """attend_one 的批量版，返回 (上下文, 权重)。
 
@@ -204,9 +205,9 @@ def hand_example():
     weights = softmax(scaled)                      # 第三步：softmax 成权重……
     context = mm(weights, K)                       # ……再对值（就是键）加权求和
     average, _ = attend_one(q, K, uniform=True)    # 不挑：每个键都拿 1/4
-    return q, K, dots, scaled, weights, context, average
+    return HandExample(q, K, dots, scaled, weights, context, average)
 
-# attention.md:636 (反转任务的数据)
+# attention.md:632 (反转任务的数据)
 SEED_TEST, SEED_INIT, SEED_BATCH = 1, 2, 3   # 三路独立的随机流，事先定好，不挑
 LETTERS = 5                                  # 字母 a–e 编号 0–4
 START = 5                                    # 解码器的起始符
@@ -246,7 +247,7 @@ def sample_batch(rng, length, test_codes, size=BATCH):
         clash = in_sorted(seq_codes(src), test_codes)
     return src
 
-# attention.md:684 (模型参数)
+# attention.md:680 (模型参数)
 HIDDEN = 16
 
 
@@ -272,7 +273,7 @@ def count_params(params):
 
 
 def uses_attention(params):
-    return params["Wo"].shape[0] == 2 * params["dec_Wh"].shape[0]
+    return params["Wo"].shape[-2] == 2 * params["dec_Wh"].shape[-1]
 
 
 def untouched(params, attention):
@@ -282,24 +283,73 @@ def untouched(params, attention):
     count = sum(int(s.sum()) for s in same.values())
     return count, bool(same["enc_Wx"][START].all() and count == same["enc_Wx"][START].size)
 
-# attention.md:726 (编码器与解码器)
+# attention.md:720 (几个模型摞在一起)
+def as_stack(p, ndim):
+    """一个模型的参数 p（ndim 维）当成只有一个模型的一摞：前面加一维。本来就是一摞的，原样返回。"""
+    return p if p.ndim > ndim else p[None]
+
+
+def model_index(S, n, ndim=1):
+    """n 行按模型均分成 S 份，第 i 份归第 i 个模型：每一行的模型编号，形状 (n, 1, …)，共 ndim 维。"""
+    return np.arange(S).repeat(n // S).reshape((n,) + (1,) * (ndim - 1))
+
+
+def lookup(Wx, b, tokens):
+    """每个记号取出 Wx 里它那一行，加上偏置：one_hot(x_t) @ Wx + b。tokens (B, T) → (B, T, H)。"""
+    Wx, b = as_stack(Wx, 2), as_stack(b, 1)
+    model = model_index(len(Wx), len(tokens), tokens.ndim)
+    return Wx[model, tokens] + b[model]
+
+
+def times(x, W):
+    """x @ W，每个模型乘自己的 W：x (B, …, K)，W (K, N) 或 (S, K, N)。"""
+    W = as_stack(W, 2)
+    if len(W) == 1:                                   # 一个模型：不必拆开再拼起来（结果一样）
+        return mm(x, W[0])
+    parts = x.reshape((len(W), -1) + x.shape[1:])
+    return np.concatenate([mm(part, Wi) for part, Wi in zip(parts, W)])
+
+
+def affine(x, W, b):
+    """x @ W + b，每个模型用自己的 W 和 b。"""
+    b = as_stack(b, 1)
+    return times(x, W) + b[model_index(len(b), len(x), x.ndim - 1)]   # 每一行配上它那个模型的 b
+
+
+def weight_grad(x, d, W):
+    """损失对 W 的梯度 xᵀ @ d：x、d 的所有步摞成行，每个模型只用自己的行。形状和 W 一样。"""
+    S = len(as_stack(W, 2))
+    xs, ds = x.reshape(S, -1, x.shape[-1]), d.reshape(S, -1, d.shape[-1])
+    return np.stack([mm(xi.T, di) for xi, di in zip(xs, ds)]).reshape(W.shape)
+
+
+def bias_grad(d, b):
+    """损失对偏置的梯度：每个模型自己那些行（所有样本、所有步）的和，按行的顺序加。形状和 b 一样。"""
+    S = len(as_stack(b, 1))
+    return d.reshape(S, -1, d.shape[-1]).sum(axis=1).reshape(b.shape)
+
+# attention.md:771 (编码器与解码器)
 def rnn(x_rows, Wh, h):
-    """tanh RNN，每一步 h = tanh(x_t + h @ Wh)。x_rows (B, T, H) 是每一步已经查好的 Wx 行加偏置；
-    h (B, H) 是初始状态。返回每一步的隐状态 (B, T, H)：每一步都留着，注意力要用。"""
-    hs = np.empty_like(x_rows)
-    for t in range(x_rows.shape[1]):
-        h = tanh(x_rows[:, t] + mm(h, Wh))
-        hs[:, t] = h
-    return hs
+    """tanh RNN，每一步 h = tanh(x_t + h @ Wh)。x_rows (B, T, H) 是每一步查好的 Wx 行加偏置；
+    h (B, H) 是初始状态。返回每一步的隐状态 (B, T, H)：每一步都留着，注意力要用。
+    循环里转置着存 (T, H, B)，批量在最里层，乘得快（附录「让它快起来」）。"""
+    x_steps = x_rows.transpose(1, 2, 0).copy()
+    hs = np.empty_like(x_steps)
+    times_Wh = right_multiplier(Wh, len(h))
+    hT = h.T
+    for t in range(len(x_steps)):
+        hT = tanh(x_steps[t] + times_Wh(hT))      # h = tanh(x_t + h @ Wh)，转置着写
+        hs[t] = hT
+    return hs.transpose(2, 0, 1)                  # 转回 (B, T, H)
 
 
 def encoder(params, src):
-    h0 = np.zeros((len(src), params["enc_Wh"].shape[0]))
-    return rnn(params["enc_Wx"][src] + params["enc_b"], params["enc_Wh"], h0)
+    h0 = np.zeros((len(src), params["enc_Wh"].shape[-1]))
+    return rnn(lookup(params["enc_Wx"], params["enc_b"], src), params["enc_Wh"], h0)
 
 
 def decoder(params, dec_in, h0):
-    return rnn(params["dec_Wx"][dec_in] + params["dec_b"], params["dec_Wh"], h0)
+    return rnn(lookup(params["dec_Wx"], params["dec_b"], dec_in), params["dec_Wh"], h0)
 
 # attention.md:134 (解码一步)
 def decoder_output(params, ht, hs_enc, q, uniform=False, given=None):
@@ -307,10 +357,10 @@ def decoder_output(params, ht, hs_enc, q, uniform=False, given=None):
     ht 和查询 q 可以是一步 (B, H)，也可以是所有步 (B, T, H)；hs_enc (B, T, H) 是编码器各步。
     given：第五节的干预用，把这一步的权重换成给定的 (B, T)。"""
     if not uses_attention(params):                       # 6.5 节的模型：输出层只看 ht
-        return mm(ht, params["Wo"]) + params["bo"], ht, None
+        return affine(ht, params["Wo"], params["bo"]), ht, None
     ctx, weights = attend(q, hs_enc, uniform=uniform, given=given)   # 三步（attend 是 attend_one 的批量版）
     features = np.concatenate([ht, ctx], axis=-1)         # 状态拼上上下文：16 + 16 维
-    return mm(features, params["Wo"]) + params["bo"], features, weights
+    return affine(features, params["Wo"], params["bo"]), features, weights   # features @ Wo + bo
 
 
 def decode_step(params, h, token, hs_enc, query="after", uniform=False, given=None):
@@ -320,7 +370,7 @@ def decode_step(params, h, token, hs_enc, query="after", uniform=False, given=No
     logits, _, weights = decoder_output(params, h_new, hs_enc, q, uniform, given)
     return h_new, logits, weights
 
-# attention.md:751 (反向传播)
+# attention.md:800 (反向传播)
 def one_hot(tokens, n=VOCAB):
     return (tokens[..., None] == np.arange(n)).astype(float)
 
@@ -346,32 +396,40 @@ def attend_backward(dctx, Q, K, weights, uniform=False):
 
 def rnn_backward(dhs, hs, h0, Wh):
     """dhs (B, T, H) 是损失对每一步隐状态的梯度（来自上层）。返回 (dz, dWh, dh0)，
-    dz 是损失对每一步 tanh 之前那个量 z_t = x_t + h_{t-1} @ Wh 的梯度。"""
-    dz = np.empty_like(hs)
-    dh = np.zeros_like(h0)                         # 从后一步流回来的梯度
-    for t in reversed(range(hs.shape[1])):
-        dz[:, t] = (dhs[:, t] + dh) * (1 - hs[:, t] * hs[:, t])   # tanh 的导数是 1 − h²
-        dh = mm(dz[:, t], Wh.T)                    # 流回上一步的隐状态
+    dz 是损失对每一步 tanh 之前那个量 z_t = x_t + h_{t-1} @ Wh 的梯度。也转置着算。"""
+    dhs_steps, hs_steps = dhs.transpose(1, 2, 0), hs.transpose(1, 2, 0)
+    dtanh = 1 - hs_steps * hs_steps                # tanh 的导数是 1 − h²
+    dz = np.empty(dtanh.shape)
+    dhT = np.zeros(dz.shape[1:])                   # 从后一步流回来的梯度
+    times_WhT = right_multiplier(np.swapaxes(Wh, -1, -2), dz.shape[2])
+    for t in reversed(range(len(dz))):
+        dz[t] = (dhs_steps[t] + dhT) * dtanh[t]
+        dhT = times_WhT(dz[t])                     # 流回上一步的隐状态：dh = dz_t @ Whᵀ，转置着写
+    dz = np.ascontiguousarray(dz.transpose(2, 0, 1))   # 转回 (B, T, H)，连续存放：摞行时不必再复制
     h_prev = np.concatenate([h0[:, None], hs[:, :-1]], axis=1)   # 每一步乘 Wh 的那个 h_{t-1}
-    return dz, mm(rows(h_prev).T, rows(dz)), dh
+    return dz, weight_grad(h_prev, dz, Wh), dhT.T
 
 
-def input_grads(dz, tokens):
-    """x_t 是 one_hot(tokens) @ Wx，所以 Wx 的梯度是 one_hot(tokens)ᵀ @ dz：每一步的 dz
-    加到它读进的那个记号的那一行上。偏置的梯度是所有步、所有样本之和。"""
-    dz = rows(dz)
-    return mm(one_hot(tokens.reshape(-1)).T, dz), dz.sum(axis=0)
+def input_grads(dz, tokens, Wx):
+    """x_t 是 one_hot(tokens) @ Wx，所以 Wx 的梯度是 one_hot(tokens)ᵀ @ dz：每一步的 dz 加到它读进的
+    那个记号的那一行上（每个模型加到自己的 Wx 上）。np.bincount 按行的顺序一格格地加，不去乘 one-hot
+    里那一大堆 0，加出来的和按 k 的顺序乘出来的一模一样。形状和 Wx 一样。"""
+    S, (V, H) = len(as_stack(Wx, 2)), Wx.shape[-2:]
+    model = model_index(S, tokens.size)
+    cells = ((model * V + tokens.reshape(-1))[:, None] * H + np.arange(H)).ravel()   # dz 的每个数加到哪一格
+    return np.bincount(cells, weights=rows(dz).ravel(), minlength=S * V * H).reshape(Wx.shape)
 
 
 def loss_and_grads(params, src, tgt, query="after", uniform=False, readout_only=False):
     """平均每个输出记号的交叉熵，和它对每个参数的梯度。src、tgt 形状 (B, T)。
+    params 也可以是 S 个模型摞成的一摞（〈几个模型摞在一起〉）：B 行按模型均分，梯度也是一摞。
 
     query="after"：第 t 步的查询是更新后的状态 h_t；"before"：是更新前的状态 h_{t-1}。
     uniform=True：注意力权重全是 1/T（平均对照）。
     readout_only=True：只要输出层 (Wo, bo) 的梯度（只重新训练输出层时，其余参数冻结）。
     """
     B, T = src.shape
-    H = params["dec_Wh"].shape[0]
+    S, H = len(as_stack(params["dec_Wh"], 2)), params["dec_Wh"].shape[-1]   # 几个模型，隐状态多少维
     dec_in = np.concatenate([np.full((B, 1), START), tgt[:, :-1]], axis=1)   # teacher forcing
     hs_enc = encoder(params, src)
     hs_dec = decoder(params, dec_in, hs_enc[:, -1])
@@ -384,11 +442,11 @@ def loss_and_grads(params, src, tgt, query="after", uniform=False, readout_only=
     y = one_hot(tgt, p.shape[-1])
     loss = -np.mean(log((p * y).sum(axis=-1)))     # 训练只用梯度；损失留给梯度检查
 
-    dlogits = (p - y) / (B * T)
-    grads = {"Wo": mm(rows(features).T, rows(dlogits)), "bo": rows(dlogits).sum(axis=0)}
+    dlogits = (p - y) / (B // S * T)               # 每个模型平均的是它自己那一批
+    grads = {"Wo": weight_grad(features, dlogits, params["Wo"]), "bo": bias_grad(dlogits, params["bo"])}
     if readout_only:
         return loss, grads
-    dfeatures = mm(dlogits, params["Wo"].T)
+    dfeatures = times(dlogits, np.swapaxes(params["Wo"], -1, -2))
     dhs_dec, dhs_enc = dfeatures[..., :H], np.zeros_like(hs_enc)
     if weights is not None:
         dq, dhs_enc = attend_backward(dfeatures[..., H:], queries, hs_enc, weights, uniform)
@@ -398,52 +456,13 @@ def loss_and_grads(params, src, tgt, query="after", uniform=False, readout_only=
             dhs_dec = dhs_dec + np.concatenate([dq[:, 1:], np.zeros_like(dq[:, :1])], axis=1)
             dhs_enc[:, -1] += dq[:, 0]
     dz, grads["dec_Wh"], dh0 = rnn_backward(dhs_dec, hs_dec, hs_enc[:, -1], params["dec_Wh"])
-    grads["dec_Wx"], grads["dec_b"] = input_grads(dz, dec_in)
+    grads["dec_Wx"], grads["dec_b"] = input_grads(dz, dec_in, params["dec_Wx"]), bias_grad(dz, params["dec_b"])
     dhs_enc[:, -1] += dh0                          # 解码器的初始状态就是编码器最后一步
     dz, grads["enc_Wh"], _ = rnn_backward(dhs_enc, hs_enc, np.zeros((B, H)), params["enc_Wh"])
-    grads["enc_Wx"], grads["enc_b"] = input_grads(dz, src)
+    grads["enc_Wx"], grads["enc_b"] = input_grads(dz, src, params["enc_Wx"]), bias_grad(dz, params["enc_b"])
     return loss, {name: grads[name] for name in params}
 
-# attention.md:2366 (附录：快一些的 rnn、rnn_backward 和 input_grads)
-plain_rnn, plain_rnn_backward, plain_input_grads = rnn, rnn_backward, input_grads   # 完整实现里照公式写的那三个，留作对照
-
-
-def rnn(x_rows, Wh, h):
-    """和完整实现里的 rnn 一样，只是循环里转置着存 (T, H, B)：批量在最里层，乘得最快。"""
-    x_steps = x_rows.transpose(1, 2, 0).copy()
-    hs = np.empty_like(x_steps)
-    times_Wh = right_multiplier(Wh, len(h))
-    hT = h.T
-    for t in range(len(x_steps)):
-        hT = tanh(x_steps[t] + times_Wh(hT))      # 转置着写的 h = tanh(x_t + h @ Wh)
-        hs[t] = hT
-    return hs.transpose(2, 0, 1)                  # 转回 (B, T, H)
-
-
-def rnn_backward(dhs, hs, h0, Wh):
-    """和完整实现里的 rnn_backward 一样，也转置着算。"""
-    dhs_steps, hs_steps = dhs.transpose(1, 2, 0), hs.transpose(1, 2, 0)
-    dtanh = 1 - hs_steps * hs_steps
-    dz = np.empty(dtanh.shape)
-    dhT = np.zeros(dz.shape[1:])
-    times_WhT = right_multiplier(Wh.T, dz.shape[2])
-    for t in reversed(range(len(dz))):
-        dz[t] = (dhs_steps[t] + dhT) * dtanh[t]
-        dhT = times_WhT(dz[t])                     # 转置着写的 dh = dz_t @ Wh.T
-    dz = np.ascontiguousarray(dz.transpose(2, 0, 1))   # 转回 (B, T, H)，连续存放：摞行时不必再复制
-    h_prev = np.concatenate([h0[:, None], hs[:, :-1]], axis=1)
-    return dz, mm(rows(h_prev).T, rows(dz)), dhT.T
-
-
-def input_grads(dz, tokens):
-    """和完整实现里的 input_grads 一样：第 i 行的 dz 按 i 的顺序加到 dWx 的第 tokens[i] 行。"""
-    dz = rows(dz)
-    H = dz.shape[1]
-    cells = (tokens.reshape(-1, 1) * H + np.arange(H)).ravel()   # dz 的每个数该加到 dWx 的哪一格
-    dWx = np.bincount(cells, weights=dz.ravel(), minlength=VOCAB * H).reshape(VOCAB, H)
-    return dWx, dz.sum(axis=0)
-
-# attention.md:841 (梯度检查)
+# attention.md:898 (梯度检查)
 SEED_CHECK = 7                                     # 梯度检查用的随机流
 
 
@@ -479,24 +498,26 @@ def print_gradient_checks():
                                              ("平均对照", True, "after", True)):
         print("  %.1e  %s" % (gradient_check(attention, query, uniform), label))
 
-# attention.md:895 (训练：Adam 与梯度裁剪)
+# attention.md:952 (训练：Adam 与梯度裁剪)
 LR, CLIP = 0.003, 1.0
 BETA1, BETA2, EPS = 0.9, 0.999, 1e-8
 
 
-def as_vector(params):
-    """把参数摊成一条向量 theta，返回 theta 和指向它内部的同名视图：改 theta 就是改参数。"""
-    theta = np.concatenate([p.ravel() for p in params.values()])
+def as_vector(models):
+    """把每个模型的参数摊成一行，摞成 theta (S, 参数个数)。返回 theta 和指向它内部的同名视图
+    (S, …)：改 theta 就是改参数。models 是 S 个参数字典，通常只有一个。"""
+    theta = np.stack([np.concatenate([p.ravel() for p in params.values()]) for params in models])
     views, start = {}, 0
-    for name, p in params.items():
-        views[name] = theta[start:start + p.size].reshape(p.shape)
+    for name, p in models[0].items():
+        views[name] = theta[:, start:start + p.size].reshape((len(theta),) + p.shape)
         start += p.size
     return theta, views
 
 
 def clip_by_norm(g, limit):
-    norm = np.sqrt((g * g).sum())
-    return g * (limit / norm) if norm > limit else g
+    """g 的每一行是一个模型的梯度：范数超过 limit 的，按比例缩到 limit。"""
+    norm = np.sqrt((g * g).sum(axis=-1, keepdims=True))
+    return g * (limit / np.maximum(norm, limit))         # 不超过 limit 时乘的是 1.0：一个比特也不变
 
 
 def adam_moments(theta):
@@ -522,31 +543,32 @@ def progress(message):
         sys.stderr.flush()
 
 
-def train(length, attention, rounds, test, seeds=(SEED_INIT, SEED_BATCH), query="after",
+def train(length, attention, rounds, test, seed_list=((SEED_INIT, SEED_BATCH),), query="after",
           lr=LR, uniform=False, after_round=None):
-    """从固定的种子（初始权重、训练批次）出发训练 rounds 轮，返回参数字典。
-    after_round(n, params)：每一轮之后调用一次（n 从 1 数起），实验用它记下中途的样子。"""
-    seed_init, seed_batch = seeds
-    what = "%d 位，%s，学习率 %g，种子 %d/%d，%d 轮" % (
+    """从固定的种子出发训练 rounds 轮：seed_list 里每一对种子（初始权重、训练批次）一个模型，
+    通常只有一对。返回参数字典的列表。几个模型摞在一起训练，每一个都和单独训练时逐位相同。
+    after_round(n, models)：每一轮之后调用一次（n 从 1 数起），实验用它记下中途的样子。"""
+    what = "%d 位，%s，学习率 %g，种子 %s，%d 轮" % (
         length, ("平均对照" if uniform else "用注意力，%s的查询" % ("更新后" if query == "after" else "更新前")) if attention else "不用注意力",
-        lr, seed_init, seed_batch, rounds)
+        lr, " ".join("%d/%d" % seeds for seeds in seed_list), rounds)
     progress("开始训练：" + what)
     started = time.monotonic()
-    theta, params = as_vector(init_params(np.random.RandomState(seed_init), attention))
-    batches = np.random.RandomState(seed_batch)
+    theta, params = as_vector([init_params(np.random.RandomState(seed_init), attention) for seed_init, _ in seed_list])
+    models = [{name: p[i] for name, p in params.items()} for i in range(len(theta))]   # 每个模型自己的视图
+    batches = [np.random.RandomState(seed_batch) for _, seed_batch in seed_list]
     test_codes = np.sort(seq_codes(test))
     moments = adam_moments(theta)
     for n in range(1, rounds + 1):
-        src = sample_batch(batches, length, test_codes)
+        src = np.concatenate([sample_batch(rng, length, test_codes) for rng in batches])   # 每个模型一批，摞成一批
         _, grads = loss_and_grads(params, src, src[:, ::-1], query, uniform)
-        g = clip_by_norm(np.concatenate([grads[name].ravel() for name in params]), CLIP)
-        adam_step(theta, g, moments, lr)
+        g = clip_by_norm(np.concatenate([grads[name].reshape(len(theta), -1) for name in params], axis=1), CLIP)
+        adam_step(theta, g, moments, lr)                 # 逐元素的：几个模型一起也一样
         if after_round is not None:
-            after_round(n, params)
+            after_round(n, models)
     progress("训练完：%s（%.0f 秒）" % (what, time.monotonic() - started))
-    return params
+    return models
 
-# attention.md:968 (贪心解码与评估)
+# attention.md:1028 (贪心解码与评估)
 def predict(params, src, query="after", uniform=False, given=None):
     """贪心解码：每一步读进自己上一步的输出。返回记号 (B, T)，和注意力权重 (B, T, T)（不用注意力时是 None）。
     given (B, T, T)：第五节的干预，第 t 步的权重换成 given[:, t]。"""
@@ -564,30 +586,30 @@ def predict(params, src, query="after", uniform=False, given=None):
     return tokens, weights
 
 
+class Evaluation(NamedTuple):
+    whole: float                 # 整串全对
+    per_token: float             # 逐位正确
+    by_position: np.ndarray      # 按输出位置的逐位正确 (T,)
+    weights: np.ndarray          # 每条测试序列每一步的注意力权重 (B, T, T)；不用注意力时是 None
+
+
 def evaluate(params, test, query="after", uniform=False, given=None):
-    """返回 (整串全对, 逐位正确, 按位置的正确率, 注意力权重)。uniform=True：解码时把权重换成 1/T；
-    given：换成给定的权重 (B, T, T)。"""
+    """贪心解码整个测试集，和倒序比。uniform=True：解码时把权重换成 1/T；given：换成给定的权重 (B, T, T)。"""
     tokens, weights = predict(params, test, query, uniform, given)
     correct = tokens == test[:, ::-1]
-    return correct.all(axis=1).mean(), correct.mean(), correct.mean(axis=0), weights
+    return Evaluation(correct.all(axis=1).mean(), correct.mean(), correct.mean(axis=0), weights)
 
 # attention.md:157 (五位对比)
 def reversal_comparison(length=5, rounds=2000):
-    """6.5 节的模型和加了注意力的模型，各训练 rounds 轮，在同一个测试集上评估。
-    返回 {False: 不用注意力, True: 用注意力}，各是 (参数个数, 整串全对, 逐位正确, 训练好的参数)。"""
+    """6.5 节的模型和加了注意力的模型，各训练 rounds 轮，在同一个测试集上评估。"""
     test = make_test_set(length)
-    results = {"rounds": rounds}
-    for attention in (False, True):
-        params = train(length, attention, rounds, test)
-        whole, per_token, _, _ = evaluate(params, test)
-        results[attention] = (count_params(params), whole, per_token, params)
-    return results
+    plain, attn = (train(length, attention, rounds, test)[0] for attention in (False, True))
+    return Comparison(rounds, plain, evaluate(plain, test), attn, evaluate(attn, test))
 
-# attention.md:209 (拿掉挑选和形成对齐的规则)
+# attention.md:204 (拿掉挑选和形成对齐的规则)
 def with_uniform_weights(params, test, query):
     """拿掉挑选：同一个训练好的模型，参数一个不动，解码时把注意力权重全换成 1/T。"""
-    whole, per_token, _, _ = evaluate(params, test, query, uniform=True)
-    return whole, per_token
+    return evaluate(params, test, query, uniform=True)
 
 
 def diagonal_weight(matrix, offset=0):
@@ -607,11 +629,11 @@ def alignment_formed(per_token, per_token_uniform, matrix):
     multiple = diagonal_weight(matrix) * len(matrix)       # 乘 T：是均匀（1/T）的几倍
     return bool(drop >= FORMED_DROP and multiple >= FORMED_DIAGONAL)
 
-# attention.md:235 (十位序列上的一次运行)
+# attention.md:229 (十位序列上的一次运行)
 BOOK_SETTING = ("after", LR)        # 更新后的查询（我们对原书示意代码的读法），学习率 0.003，和第四节一样
 PICKING_SETTING = ("before", 0.02)  # 换两个旋钮：更新前的查询，学习率大一些
 
-# attention.md:367 (把权重换掉)
+# attention.md:361 (把权重换掉)
 def reversal_weights(T, shift=0):
     """倒序要的权重：第 r 行只在第 T+1−r 列上是 1，其余是 0。shift=−1 整体挪到左边一列，
     最后一行左边没有列了，绕回第 T 列。"""
@@ -637,49 +659,68 @@ def interventions(params, test, query, own):
             result["follows"] = (tokens == test[:, w.argmax(axis=1)]).mean()
     return result
 
-# attention.md:1001 (第五节的一次运行：训练、评估、干预)
+# attention.md:1067 (第五节的一次运行：训练、评估、干预)
 REFIT_ROUNDS, SEED_REFIT = 3000, 8         # 只重新训练输出层：轮数，和它自己的批次随机流
 REFIT_CHECKPOINTS = (1000, 2000, REFIT_ROUNDS)
 
 
-def attention_run(query, lr, seeds=(SEED_INIT, SEED_BATCH), length=10, rounds=3000, checkpoints=(), refit=True):
-    """训练一个注意力模型，交给 examine 评估。返回一个字典。
+@dataclass
+class Run:
+    """一个训练好的注意力模型，和在它身上量到的一切。"""
+    query: str
+    lr: float
+    rounds: int
+    params: dict
+    whole: float                 # 整串全对
+    per_token: float             # 逐位正确
+    by_position: np.ndarray      # 按输出位置的逐位正确
+    uniform: Evaluation          # 拿掉挑选（解码时权重全换成 1/T）之后的评估
+    matrix: np.ndarray           # 测试集的平均权重：行 = 输出第几位，列 = 输入第几位
+    sample: np.ndarray           # 第一条测试序列
+    sample_weights: np.ndarray   # 和它自己的权重矩阵
+    replaced: dict               # 把权重换掉：{换成什么: 逐位正确}（〈把权重换掉〉）
+    refit: dict                  # 只重新训练输出层：{轮数: 逐位正确}；没做时是 None
+    diagonal_at: dict            # 训练途中：{轮数: 反对角线是均匀的几倍}
+
+
+def attention_runs(query, lr, seed_list=((SEED_INIT, SEED_BATCH),), length=10, rounds=3000, checkpoints=(),
+                   refit=True):
+    """训练注意力模型（seed_list 里每一对种子一个，通常只有一对），逐个交给 examine。返回 Run 的列表。
     checkpoints：在这些轮数上量一次反对角线（实验五看训练途中它怎么变）。refit：也只重新训练输出层。"""
     test = make_test_set(length)
-    diagonal_at = {}
+    diagonal_at = [{} for _ in seed_list]
 
-    def measure(n, params):
+    def measure(n, models):
         if n in checkpoints:
-            _, _, _, weights = evaluate(params, test, query)
-            diagonal_at[n] = diagonal_weight(weights.mean(axis=0)) * length
+            for at, params in zip(diagonal_at, models):
+                at[n] = diagonal_weight(evaluate(params, test, query).weights.mean(axis=0)) * length
 
-    params = train(length, True, rounds, test, seeds, query, lr, after_round=measure)
-    return dict(examine(params, test, query, lr, rounds, refit), diagonal_at=diagonal_at)
+    models = train(length, True, rounds, test, seed_list, query, lr, after_round=measure)
+    return [examine(params, test, query, lr, rounds, refit, at) for params, at in zip(models, diagonal_at)]
 
 
-def examine(params, test, query, lr, rounds, refit):
+def examine(params, test, query, lr, rounds, refit, diagonal_at):
     """一个训练好的注意力模型：评估，拿掉挑选，把权重换掉；refit=True 时再只重新训练输出层。"""
-    whole, per_token, by_position, weights = evaluate(params, test, query)
-    return {"query": query, "lr": lr, "rounds": rounds, "whole": whole, "per_token": per_token,
-            "by_position": by_position, "uniform": with_uniform_weights(params, test, query),
-            "matrix": weights.mean(axis=0),             # 行 = 输出第几位，列 = 输入第几位
-            "sample": (test[0], weights[0]),            # 第一条测试序列和它自己的权重矩阵
-            "replaced": interventions(params, test, query, weights), "params": params,
-            "refit": refit_accuracy(params, test, query) if refit else None}
+    own = evaluate(params, test, query)
+    return Run(query, lr, rounds, params, own.whole, own.per_token, own.by_position,
+               uniform=with_uniform_weights(params, test, query), matrix=own.weights.mean(axis=0),
+               sample=test[0], sample_weights=own.weights[0],
+               replaced=interventions(params, test, query, own.weights),
+               refit=refit_accuracy(params, test, query) if refit else None, diagonal_at=diagonal_at)
 
 
 def refit_readout(params, length, query, lr=LR, after_round=None):
     """只重新训练输出层：权重全是 1/T，其余参数冻结，Wo、bo 从训练好的值出发。
     返回新的参数字典：Wo、bo 是新的，其余还是原来那些数组（一个也没改）。"""
-    theta, readout = as_vector({"Wo": params["Wo"], "bo": params["bo"]})      # theta 是复制出来的
-    refit = dict(params, **readout)
+    theta, readout = as_vector([{"Wo": params["Wo"], "bo": params["bo"]}])    # theta 是复制出来的
+    refit = dict(params, Wo=readout["Wo"][0], bo=readout["bo"][0])
     test_codes = np.sort(seq_codes(make_test_set(length)))
     batches = np.random.RandomState(SEED_REFIT)
     moments = adam_moments(theta)
     for n in range(1, REFIT_ROUNDS + 1):
         src = sample_batch(batches, length, test_codes)
         _, grads = loss_and_grads(refit, src, src[:, ::-1], query, uniform=True, readout_only=True)
-        adam_step(theta, clip_by_norm(np.concatenate([grads["Wo"].ravel(), grads["bo"]]), CLIP), moments, lr)
+        adam_step(theta, clip_by_norm(np.concatenate([grads["Wo"].ravel(), grads["bo"]])[None], CLIP), moments, lr)
         if after_round is not None:
             after_round(n, refit)
     return refit
@@ -691,12 +732,12 @@ def refit_accuracy(params, test, query):
 
     def measure(n, refit):
         if n in REFIT_CHECKPOINTS:
-            at[n] = evaluate(refit, test, query, uniform=True)[1]
+            at[n] = evaluate(refit, test, query, uniform=True).per_token
 
     refit_readout(params, test.shape[1], query, after_round=measure)
     return at
 
-# attention.md:1066 (原书的矩阵)
+# attention.md:1151 (原书的矩阵)
 BOOK_MATRIX = np.array([                   # 原书印出的矩阵：行 = 输出第几位，列 = 输入第几位
     [0.08, 0.11, 0.10, 0.06, 0.10, 0.08, 0.07, 0.08, 0.18, 0.15],
     [0.11, 0.11, 0.05, 0.10, 0.08, 0.09, 0.07, 0.20, 0.12, 0.06],
@@ -736,7 +777,7 @@ def encoder_reads_in_order(params, test):
             return False
     return True
 
-# attention.md:1122 (读矩阵和画热图)
+# attention.md:1207 (读矩阵和画热图)
 def peak_columns(matrix):
     """每一行最大权重所在的列（从 1 数起）和那个权重。"""
     return matrix.argmax(axis=1) + 1, matrix.max(axis=1)
@@ -787,14 +828,30 @@ def sample_heatmap(seq, weights):
 
 def train_and_evaluate(length, rounds, attention=True, seeds=(SEED_INIT, SEED_BATCH), query="after",
                        lr=LR, uniform=False):
-    """从头训练一个模型，在测试集上评估。返回 (整串全对, 逐位正确, 按位置的正确率, 平均权重)；
-    平均权重是 100 条测试序列的权重矩阵的平均 (T, T)，不用注意力时是 None。实验用它。"""
+    """从头训练一个模型，在测试集上评估（Evaluation）。"""
     test = make_test_set(length)
-    params = train(length, attention, rounds, test, seeds, query, lr, uniform)
-    whole, per_token, by_position, weights = evaluate(params, test, query, uniform)
-    return whole, per_token, by_position, None if weights is None else weights.mean(axis=0)
+    params = train(length, attention, rounds, test, [seeds], query, lr, uniform)[0]
+    return evaluate(params, test, query, uniform)
 
-# attention.md:1186 (打印实跑输出)
+# attention.md:1269 (打印实跑输出)
+class HandExample(NamedTuple):             # 第三节手算的每一步
+    q: np.ndarray
+    K: np.ndarray
+    dots: np.ndarray                       # 第一步：点积
+    scaled: np.ndarray                     # 第二步：除以根号 d
+    weights: np.ndarray                    # 第三步：softmax
+    context: np.ndarray                    # 加权求和
+    average: np.ndarray                    # 对照：取平均
+
+
+class Comparison(NamedTuple):              # 第四节的对比：两个训练好的模型和它们的评估
+    rounds: int
+    plain: dict                            # 6.5 节的模型（不用注意力）的参数
+    plain_result: Evaluation
+    attn: dict                             # 加了注意力的模型的参数
+    attn_result: Evaluation
+
+
 RULE = "-" * 68
 
 
@@ -807,7 +864,8 @@ def signed(v):
 
 
 def print_hand_example():
-    q, K, dots, scaled, weights, context, average = hand_example()
+    ex = hand_example()
+    q, K = ex.q, ex.K
     print(RULE)
     print("Attention：每次解码时自己回头挑重点")
     print(RULE)
@@ -816,11 +874,11 @@ def print_hand_example():
     print("第几个键    点积     除以根号 d 后    softmax 权重")
     print("-" * 50)
     for i in range(len(K)):
-        print("%-12d%-9.4f%-17.4f%.4f" % (i + 1, dots[i], scaled[i], weights[i]))
-    print("加权求和 = " + signed(context))
-    print("取平均   = " + signed(average) + "（每个键都拿 %.2f）" % (1 / len(K)))
-    inside = all(K[:, j].min() <= context[j] <= K[:, j].max() for j in range(len(q)))
-    print("权重之和 = %.4f；加权求和的每一维都落在四个键这一维的范围里：%s" % (weights.sum(), "是" if inside else "否"))
+        print("%-12d%-9.4f%-17.4f%.4f" % (i + 1, ex.dots[i], ex.scaled[i], ex.weights[i]))
+    print("加权求和 = " + signed(ex.context))
+    print("取平均   = " + signed(ex.average) + "（每个键都拿 %.2f）" % (1 / len(K)))
+    inside = all(K[:, j].min() <= ex.context[j] <= K[:, j].max() for j in range(len(q)))
+    print("权重之和 = %.4f；加权求和的每一维都落在四个键这一维的范围里：%s" % (ex.weights.sum(), "是" if inside else "否"))
     print("除以根号 d 把分数压小多少倍：d = 3 时 %.1f 倍，d = 512 时 %.1f 倍。" % (np.sqrt(3.0), np.sqrt(512.0)))
 
 
@@ -833,10 +891,11 @@ def verdict(plain, attn):
     return "加不加注意力，结果一样"
 
 
-def print_reversal(results):
-    (n_plain, whole_plain, token_plain, _), (n_attn, whole_attn, token_attn, _) = results[False], results[True]
+def print_reversal(five):
+    n_plain, whole_plain, token_plain = count_params(five.plain), five.plain_result.whole, five.plain_result.per_token
+    n_attn, whole_attn, token_attn = count_params(five.attn), five.attn_result.whole, five.attn_result.per_token
     print("加到 6.5 节的反转任务上：5 个字母，各训练 %d 轮（每轮 %d 条），Adam 学习率 %g，"
-          % (results["rounds"], BATCH, LR))
+          % (five.rounds, BATCH, LR))
     print("梯度裁剪 %.1f，测试集 %d 条，训练时从没见过。" % (CLIP, TEST_SIZE))
     print()
     print("做法          参数    整串全对    逐位正确")
@@ -845,7 +904,7 @@ def print_reversal(results):
     print("用注意力      %d     %.4f      %.4f" % (n_attn, whole_attn, token_attn))
     print("多出来的 %d 个参数全在输出层：Wo 从 %d×%d 变成 %d×%d。"
           % (n_attn - n_plain, HIDDEN, VOCAB, 2 * HIDDEN, VOCAB))
-    plain, attn = results[False][3], results[True][3]
+    plain, attn = five.plain, five.attn
     size = lambda params, *names: sum(params[name].size for name in names)
     print("参数怎么数：编码器 %d（Wx %d×%d、Wh %d×%d、b %d），解码器也是 %d，输出层 %d（Wo、bo），共 %d；"
           % ((size(plain, "enc_Wx", "enc_Wh", "enc_b"),) + plain["enc_Wx"].shape + plain["enc_Wh"].shape
@@ -854,8 +913,8 @@ def print_reversal(results):
     print("这一行要说实话：这一个种子上，%s。" % verdict((whole_plain, token_plain), (whole_attn, token_attn)))
 
 
-def print_untouched(results):
-    (count_plain, start_row_plain), (count_attn, start_row_attn) = (untouched(results[a][3], a) for a in (False, True))
+def print_untouched(five):
+    (count_plain, start_row_plain), (count_attn, start_row_attn) = untouched(five.plain, False), untouched(five.attn, True)
     print("训练完还和初始值一模一样的参数：不用注意力 %d 个，用注意力 %d 个；" % (count_plain, count_attn))
     print("正好都是 enc_Wx 里起始符那一行（编码器从来读不到起始符，拿不到梯度）：%s。"
           % ("是" if start_row_plain and start_row_attn else "否"))
@@ -866,30 +925,30 @@ QUERY_NAMES = {"after": "更新后的查询", "before": "更新前的查询"}
 
 def print_long_run(run):
     """第五节的一次 10 位训练：准确率、拿掉挑选、热图和按规则的结论。"""
-    matrix = run["matrix"]
+    matrix = run.matrix
     T = len(matrix)
-    print("%d 位序列，训练 %d 轮；%s，学习率 %g：" % (T, run["rounds"], QUERY_NAMES[run["query"]], run["lr"]))
-    print("整串全对 %.4f，逐位正确 %.4f。" % (run["whole"], run["per_token"]))
-    print("按输出位置的逐位正确：" + " ".join("%.2f" % a for a in run["by_position"]))
-    whole_u, per_token_u = run["uniform"]
+    print("%d 位序列，训练 %d 轮；%s，学习率 %g：" % (T, run.rounds, QUERY_NAMES[run.query], run.lr))
+    print("整串全对 %.4f，逐位正确 %.4f。" % (run.whole, run.per_token))
+    print("按输出位置的逐位正确：" + " ".join("%.2f" % a for a in run.by_position))
+    whole_u, per_token_u = run.uniform.whole, run.uniform.per_token
     print("拿掉挑选（权重全换成 1/%d）：整串全对 %.4f，逐位正确 %.4f（变化 %+.4f）。"
-          % (T, whole_u, per_token_u, per_token_u - run["per_token"]))
+          % (T, whole_u, per_token_u, per_token_u - run.per_token))
     print()
     print("热图：测试集 %d 条的平均权重；行 = 输出第几位，列 = 输入第几位。" % TEST_SIZE)
     heatmap(matrix)
     top = matrix.max()
     print("最大的权重 %.2f，是均匀的 %.1f 倍；反对角线上的平均权重是均匀的 %.2f 倍。"
           % (top, top * T, diagonal_weight(matrix) * T))
-    formed = alignment_formed(run["per_token"], per_token_u, matrix)
+    formed = alignment_formed(run.per_token, per_token_u, matrix)
     print("规则：拿掉挑选后逐位正确降 %.2f 以上，且反对角线 %.0f 倍以上。对齐%s。"
           % (FORMED_DROP, FORMED_DIAGONAL, "形成了" if formed else "没有形成"))
 
 
 def print_long_run_numbers(run):
     """同一次训练的数字：平均权重矩阵，和每一行的峰值落在哪一列（正文里折叠着）。"""
-    matrix = run["matrix"]
+    matrix = run.matrix
     T = len(matrix)
-    print("热图的数字（%s，学习率 %g）：" % (QUERY_NAMES[run["query"]], run["lr"]))
+    print("热图的数字（%s，学习率 %g）：" % (QUERY_NAMES[run.query], run.lr))
     print_matrix(matrix)
     columns, _ = peak_columns(matrix)
     offsets = peak_offsets(matrix)
@@ -899,7 +958,7 @@ def print_long_run_numbers(run):
 
 
 def print_reading_order(run):
-    same = encoder_reads_in_order(run["params"], make_test_set(len(run["matrix"])))
+    same = encoder_reads_in_order(run.params, make_test_set(len(run.matrix)))
     print("把输入第 k 位换成别的字母（这个模型，测试集 %d 条，每一个 k）：" % TEST_SIZE)
     print("编码器前 k − 1 步的状态一个比特也不变，第 k 步的变了：%s。" % ("是" if same else "否"))
 
@@ -914,22 +973,23 @@ def print_interventions(runs):
     """第五节的干预：同一个模型，解码时把权重换掉，逐位正确怎么变。每个模型一列。"""
     names = ("第一个", "第二个", "第三个")[:len(runs)]
     print("把权重换掉：参数一个不动，只在解码时把每一步的注意力权重换成别的（逐位正确）。")
-    print("；".join("%s模型：%s，学习率 %g" % (name, QUERY_NAMES[run["query"]], run["lr"]) for name, run in zip(names, runs)) + "。")
+    print("；".join("%s模型：%s，学习率 %g" % (name, QUERY_NAMES[run.query], run.lr) for name, run in zip(names, runs)) + "。")
     print("".join("%s   " % name for name in names) + "解码时每一步的权重")
-    rows = [("不换：模型自己算的", [run["per_token"] for run in runs])]
-    rows += [(label, [run["replaced"][name] for run in runs]) for name, label in REPLACEMENTS]
+    rows = [("不换：模型自己算的", [run.per_token for run in runs])]
+    rows += [(label, [run.replaced[name] for run in runs]) for name, label in REPLACEMENTS]
     rows.insert(3, ("    （乙）时输出正好是被指到的那一列的字母的比例（不是逐位正确）",
-                    [run["replaced"]["follows"] for run in runs]))
+                    [run.replaced["follows"] for run in runs]))
     rows.append(("（戊）全是 1/10，只重新训练输出层 %d 轮（其余参数冻结）" % REFIT_ROUNDS,
-                 [run["refit"][REFIT_ROUNDS] for run in runs]))
+                 [run.refit[REFIT_ROUNDS] for run in runs]))
     for label, values in rows:
         print("".join("%.4f   " % v for v in values) + label)
 
 
-def main(attention_run=attention_run):
+def print_transcript(attention_runs=attention_runs):
     """按顺序打印实跑输出的九段，段与段之间空一行。每段前面的注释写着它是第几段、在讲义的哪里；
     笔记本（make notebook）把每段的这几行原样放进那一段实跑输出上面的一格。
-    参数 attention_run 缺省就是第五节的那个函数；附录里把它换成早早交给别的进程去跑的版本。"""
+    参数 attention_runs 缺省就是第五节的那个函数，当场训练；程序的 main（附录「同时训练」）
+    传进来的是早早交给别的进程去训练、这里只取结果的版本。"""
     # 第 1 段：第三节，手算一遍
     print_hand_example()
     print()
@@ -938,7 +998,7 @@ def main(attention_run=attention_run):
     print_reversal(five)
     print()
     # 第 3 段：第五节的第一次 10 位训练
-    book_run = attention_run(*BOOK_SETTING)
+    book_run = attention_runs(*BOOK_SETTING)[0]
     print_long_run(book_run)
     print()
     # 第 4 段：它的热图的数字，和原书的矩阵（正文里折叠着）
@@ -948,8 +1008,8 @@ def main(attention_run=attention_run):
     print_book_matrix()
     print()
     # 第 5 段：第二次，只换两个旋钮
-    picking_run = attention_run(*PICKING_SETTING)
-    print("同一个种子，只换两个旋钮：%s，学习率 %g。" % (QUERY_NAMES[picking_run["query"]], picking_run["lr"]))
+    picking_run = attention_runs(*PICKING_SETTING)[0]
+    print("同一个种子，只换两个旋钮：%s，学习率 %g。" % (QUERY_NAMES[picking_run.query], picking_run.lr))
     print()
     print_long_run(picking_run)
     print()
@@ -965,7 +1025,7 @@ def main(attention_run=attention_run):
     # 第 9 段：五位对比的细节
     print_untouched(five)
 
-# attention.md:2409 (附录：同时训练)
+# attention.md:2487 (附录：同时训练)
 def in_background(pool, function, *args):
     """让另一个进程去算 function(*args)，返回一个之后取结果的 Future。进程之间按「模块名.函数名」
     传函数，所以这个模块要能按名字导入；不能的时候（比如被别的程序按文件路径执行），就当场算。"""
@@ -976,13 +1036,12 @@ def in_background(pool, function, *args):
     return done
 
 
-plain_main = main                                  # 「打印实跑输出」里照顺序写的那个，留作对照
-
-
 def main():
+    """程序从这里开始：先调好内存分配（下一节），再把第五节的两次训练交给另外两个进程，然后按顺序打印。"""
+    keep_freed_memory()
     with ProcessPoolExecutor(max_workers=2) as pool:
-        started = {setting: in_background(pool, attention_run, *setting) for setting in (BOOK_SETTING, PICKING_SETTING)}
-        plain_main(lambda *setting: started[setting].result())
+        started = {setting: in_background(pool, attention_runs, *setting) for setting in (BOOK_SETTING, PICKING_SETTING)}
+        print_transcript(lambda *setting: started[setting].result())
 
 
 if __name__ == "__main__":

@@ -1,13 +1,23 @@
 # Generated from attention.md by tangle.py — edit attention.md and run make tangle, or edit here and run make stitch.
-# sha256 of the lines below: c8e141413f7c03abea85de0308535bc95e3ee6cfc8c34d7da9853b8baedb21c9
-# attention.md:2265 (generated/experiments.py)
+# sha256 of the lines below: 9f3faf8b41351782abea2d3cff03905b6ea0c28764cc8dc4c94de05e66e004cb
+# attention.md:2374 (generated/experiments.py)
 """「30 秒实验」的答案。运行：python generated/experiments.py（要几分钟）。
 
 由 attention.md 用 tangle.py 生成。请改 attention.md 再 make tangle；直接改了这个文件，make stitch 把改动搬回 attention.md。
 """
-from attention import *        # 正文的全部代码：同一个文件夹里的 generated/attention.py
+import sys
+from concurrent.futures import ProcessPoolExecutor
+from typing import NamedTuple
 
-# attention.md:1367 (实验一：除以根号 d，还是除以 d)
+import numpy as np
+
+from attention import (        # 正文的程序：同一个文件夹里的 generated/attention.py
+    BOOK_SETTING, FORMED_DIAGONAL, FORMED_DROP, LR, PICKING_SETTING, REFIT_CHECKPOINTS, TEST_SIZE,
+    alignment_formed, attention_runs, diagonal_weight, evaluate, hand_example, heatmap, init_params,
+    keep_freed_memory, log, make_test_set, mm, peak_columns, peak_offsets, print_matrix, progress,
+    sample_heatmap, softmax, train)
+
+# attention.md:1471 (实验一：除以根号 d，还是除以 d)
 SEED_EXPERIMENT = 4           # 实验一用的随机流
 
 
@@ -56,7 +66,7 @@ def scaling_experiment(dims=(3, 300), n=2000, T=10):
             print("%-6d %-12s %10.3f   %8.3f  %7.3f   %8.4f  %8.4f   %8.4f  %8.4f"
                   % ((d, label) + attention_summary(q, K, scale)))
 
-# attention.md:1441 (实验二：只保留最大的那个)
+# attention.md:1545 (实验二：只保留最大的那个)
 def hard_max(scores):
     """「只保留最大的那个」：最大的分数拿权重 1，其余拿 0。"""
     return (scores == scores.max()).astype(float)
@@ -85,7 +95,7 @@ def hard_attention_experiment():
     print("硬选择的梯度全是 0：%s；softmax 的梯度里非零的有 %d 个（共 %d 个）。"
           % ("是" if not hard_grad.any() else "否", np.count_nonzero(soft_grad), soft_grad.size))
 
-# attention.md:1493 (实验三：多个种子)
+# attention.md:1597 (实验三：多个种子)
 EXPERIMENT_SEEDS = [(s, 100 + s) for s in range(10)]   # 种子 s：RandomState(s) 初始化，RandomState(100 + s) 抽批次
 SHORT_ROUNDS, SWEEP_ROUNDS = 2000, 3000                 # 5 位和 10 位的扫描各训练多少轮，和正文一样
 
@@ -98,55 +108,61 @@ def mean_and_spread(values):
 CHECKPOINTS = (1000, 2000)                 # 训练途中量反对角线的轮数（实验五用）
 
 
-def control_run(length, rounds, lr, seeds, attention):
+def control_runs(length, rounds, lr, seed_list, attention):
     """对照：不用注意力（attention=False）；或者平均对照，权重从训练到测试都是 1/T（attention=True）。
-    返回 (整串全对, 逐位正确, 按位置的逐位正确)。"""
-    whole, per_token, by_position, _ = train_and_evaluate(length, rounds, attention, seeds, lr=lr, uniform=attention)
-    return whole, per_token, by_position
+    seed_list 里每一对种子一个模型，一起训练（〈几个模型摞在一起〉）；返回每个模型的 Evaluation。"""
+    test = make_test_set(length)
+    models = train(length, attention, rounds, test, seed_list, lr=lr, uniform=attention)
+    return [evaluate(params, test, uniform=attention) for params in models]
 
 
-def picking_run(length, rounds, lr, seeds, query, refit):
-    return attention_run(query, lr, seeds, length, rounds, CHECKPOINTS, refit)    # 第五节那个函数
+SEEDS_PER_JOB = 5        # 一格的 10 个种子分两份交出去：5 个一起训练已经省下大部分调用，两个进程也分得匀
 
 
 def selection_sweep(pool, length, rounds, rates, queries, refit_settings=()):
     """每个学习率：两种对照、每种查询，各 10 个种子，全部从头训练。返回
     {学习率: {"none": [...], "uniform": [...], "after": [...], "before": [...]}}，列表按种子排。
     refit_settings 里的 (查询, 学习率)，还要只重新训练输出层（实验七）。
-    这些训练互不相干，交给进程池同时跑；结果按提交的顺序取回，所以输出和谁先算完无关。"""
-    controls = [(lr, name, attention) for lr in rates for name, attention in (("none", False), ("uniform", True))]
+    这些训练互不相干，交给进程池同时跑，一件事是一格里的 5 个种子（一起训练）；
+    结果按提交的顺序取回，所以输出和谁先算完无关。"""
+    parts = [EXPERIMENT_SEEDS[i:i + SEEDS_PER_JOB] for i in range(0, len(EXPERIMENT_SEEDS), SEEDS_PER_JOB)]
     picks = [(lr, query) for lr in rates for query in queries]
-    n = len(EXPERIMENT_SEEDS)
-    jobs = [(length, rounds, lr, seeds, query, (query, lr) in refit_settings)
-            for lr, query in picks for seeds in EXPERIMENT_SEEDS]
-    picked = [pool.submit(picking_run, *job) for job in jobs]          # 先交出去：它们比对照慢
-    jobs = [(length, rounds, lr, seeds, attention) for lr, _, attention in controls for seeds in EXPERIMENT_SEEDS]
-    controlled = [pool.submit(control_run, *job) for job in jobs]
+    controls = [(lr, name, attention) for lr in rates for name, attention in (("none", False), ("uniform", True))]
+    picked = [[pool.submit(attention_runs, query, lr, part, length, rounds, CHECKPOINTS, (query, lr) in refit_settings)
+               for part in parts] for lr, query in picks]                  # 先交出去：它们比对照慢
+    controlled = [[pool.submit(control_runs, length, rounds, lr, part, attention) for part in parts]
+                  for lr, _, attention in controls]
+    futures = [future for cell in picked + controlled for future in cell]
     finished = []
 
-    def tick(_):                                                       # 进度，只写到标准错误
+    def tick(_):                                                           # 进度，只写到标准错误
         finished.append(1)
-        progress("扫描 %d 位：%d/%d 个模型训练完" % (length, len(finished), len(picked) + len(controlled)))
+        progress("扫描 %d 位：%d/%d 份训练完" % (length, len(finished), len(futures)))
 
-    for future in picked + controlled:
+    for future in futures:
         future.add_done_callback(tick)
-    picked, controlled = [f.result() for f in picked], [f.result() for f in controlled]
     sweep = {lr: {} for lr in rates}
-    for i, (lr, name, _) in enumerate(controls):
-        sweep[lr][name] = controlled[i * n:(i + 1) * n]
-    for i, (lr, query) in enumerate(picks):
-        sweep[lr][query] = picked[i * n:(i + 1) * n]
+    for (lr, name, _), cell in zip(controls, controlled):
+        sweep[lr][name] = [run for future in cell for run in future.result()]
+    for (lr, query), cell in zip(picks, picked):
+        sweep[lr][query] = [run for future in cell for run in future.result()]
     return sweep
 
 
+class Selection(NamedTuple):
+    """一个学出来的模型挑了没有。"""
+    change: float      # 拿掉挑选后逐位正确的变化（负数是降）
+    diagonal: float    # 反对角线是均匀的几倍
+    peaks: int         # 峰值落在反对角线上的行数
+    formed: bool       # 按规则算，形成了对齐没有
+
+
 def selection(run):
-    """一个学出来的模型挑了没有：拿掉挑选后逐位正确的变化（负数是降），反对角线是均匀的几倍，
-    峰值落在反对角线上的行数，按规则算不算形成了对齐。"""
-    matrix = run["matrix"]
-    return {"change": run["uniform"][1] - run["per_token"],
-            "diagonal": diagonal_weight(matrix) * len(matrix),
-            "peaks": int((peak_offsets(matrix) == 0).sum()),
-            "formed": alignment_formed(run["per_token"], run["uniform"][1], matrix)}
+    matrix = run.matrix
+    return Selection(change=run.uniform.per_token - run.per_token,
+                     diagonal=diagonal_weight(matrix) * len(matrix),
+                     peaks=int((peak_offsets(matrix) == 0).sum()),
+                     formed=alignment_formed(run.per_token, run.uniform.per_token, matrix))
 
 
 QUERY_SHORT = {"after": "更新后", "before": "更新前"}
@@ -163,12 +179,12 @@ def print_sweep_table(lr, cell):
     print("      不用     平均      " + "".join("查询 = %s的状态                 " % QUERY_SHORT[q] for q in queries).rstrip())
     print(("种子  注意力   对照      " + "整串/逐位    变化    对角  峰 形成  " * len(queries)).rstrip())
     for i, (seed_init, _) in enumerate(EXPERIMENT_SEEDS):
-        row = "%-6d%.4f   %.4f    " % (seed_init, cell["none"][i][1], cell["uniform"][i][1])
+        row = "%-6d%.4f   %.4f    " % (seed_init, cell["none"][i].per_token, cell["uniform"][i].per_token)
         for query in queries:
             run = cell[query][i]
             pick = selection(run)
-            row += "%.2f/%.4f  %+.3f  %4.2f  %2d %s    " % (run["whole"], run["per_token"], pick["change"],
-                                                           pick["diagonal"], pick["peaks"], "是" if pick["formed"] else "否")
+            row += "%.2f/%.4f  %+.3f  %4.2f  %2d %s    " % (run.whole, run.per_token, pick.change,
+                                                           pick.diagonal, pick.peaks, "是" if pick.formed else "否")
         print(row.rstrip())
 
 
@@ -181,26 +197,26 @@ def seed_by_seed(first, second):
 def print_cell_summary(lr, cell):
     for name, label in (("none", "不用注意力"), ("uniform", "平均对照")):
         print("  %s：整串全对 %.4f ± %.4f，逐位正确 %.4f ± %.4f" % (
-            (label,) + mean_and_spread([r[0] for r in cell[name]]) + mean_and_spread([r[1] for r in cell[name]])))
+            (label,) + mean_and_spread([r.whole for r in cell[name]]) + mean_and_spread([r.per_token for r in cell[name]])))
     for query in queries_in(cell):
         runs = cell[query]
         picks = [selection(run) for run in runs]
-        formed = [run["per_token"] for run, pick in zip(runs, picks) if pick["formed"]]
-        other = [run["per_token"] for run, pick in zip(runs, picks) if not pick["formed"]]
+        formed = [run.per_token for run, pick in zip(runs, picks) if pick.formed]
+        other = [run.per_token for run, pick in zip(runs, picks) if not pick.formed]
         print("  查询 = %s：整串全对 %.4f ± %.4f，逐位正确 %.4f ± %.4f" % (
             (QUERY_SHORT[query],) + mean_and_spread([r["whole"] for r in runs])
             + mean_and_spread([r["per_token"] for r in runs])))
         print("    形成了 %d/%d；逐位正确：形成的 %s，没形成的 %s" % (
             len(formed), len(runs), "%.4f" % np.mean(formed) if formed else "—", "%.4f" % np.mean(other) if other else "—"))
         print("    拿掉挑选平均变化 %+.4f；反对角线平均是均匀的 %.2f 倍" % (
-            np.mean([pick["change"] for pick in picks]), np.mean([pick["diagonal"] for pick in picks])))
-        learned = [run["per_token"] for run in runs]
+            np.mean([pick.change for pick in picks]), np.mean([pick.diagonal for pick in picks])))
+        learned = [run.per_token for run in runs]
         print("    逐个种子比逐位正确：平均对照高的 %d 个，学出权重的高的 %d 个，一样的 %d 个"
-              % seed_by_seed([r[1] for r in cell["uniform"]], learned))
+              % seed_by_seed([r.per_token for r in cell["uniform"]], learned))
         print("    和不用注意力比：不用注意力高的 %d 个，学出权重的高的 %d 个，一样的 %d 个"
-              % seed_by_seed([r[1] for r in cell["none"]], learned))
+              % seed_by_seed([r.per_token for r in cell["none"]], learned))
 
-# attention.md:1646 (实验四：注意力什么时候真的在挑)
+# attention.md:1756 (实验四：注意力什么时候真的在挑)
 SWEEP_RATES = (0.003, 0.01, 0.02)          # 学习率：从第四节的 0.003 到大它六倍多的 0.02
 SWEEP_QUERIES = ("after", "before")        # 更新后的查询，更新前的查询
 
@@ -212,18 +228,18 @@ def first_of_each_kind(sweep):
     for lr, cell in sweep.items():
         for query in SWEEP_QUERIES:
             for (seed_init, _), run in zip(EXPERIMENT_SEEDS, cell[query]):
-                found.setdefault(selection(run)["formed"], (lr, query, seed_init, run))
+                found.setdefault(selection(run).formed, (lr, query, seed_init, run))
     return found.get(True), found.get(False)
 
 
 def print_gap(sweep):
     """形成了的和没形成的之间隔着多宽：规则的两个门槛是不是都落在空当里。"""
     picks = [selection(run) for cell in sweep.values() for query in SWEEP_QUERIES for run in cell[query]]
-    formed = [pick for pick in picks if pick["formed"]]
-    other = [pick for pick in picks if not pick["formed"]]
-    drop = lambda pick: 0.0 - pick["change"]          # 0.0 − 0.0 是 +0.0：不会印出 -0.000
-    most_drop, top_diagonal = max(map(drop, other)), max(p["diagonal"] for p in other)
-    least_drop, low_diagonal = min(map(drop, formed)), min(p["diagonal"] for p in formed)
+    formed = [pick for pick in picks if pick.formed]
+    other = [pick for pick in picks if not pick.formed]
+    drop = lambda pick: 0.0 - pick.change          # 0.0 − 0.0 是 +0.0：不会印出 -0.000
+    most_drop, top_diagonal = max(map(drop, other)), max(p.diagonal for p in other)
+    least_drop, low_diagonal = min(map(drop, formed)), min(p.diagonal for p in formed)
     print("没形成的 %d 个模型：拿掉挑选最多降 %.3f，反对角线最高 %.2f 倍。" % (len(other), most_drop, top_diagonal))
     print("形成了的 %d 个模型：拿掉挑选最少降 %.3f，反对角线最低 %.2f 倍。" % (len(formed), least_drop, low_diagonal))
     inside = most_drop < FORMED_DROP <= least_drop and top_diagonal < FORMED_DIAGONAL <= low_diagonal
@@ -237,15 +253,15 @@ def print_picture(title, choice):
         return
     lr, query, seed_init, run = choice
     print("%s：学习率 %g，查询 = %s的状态，种子 %d；" % (title, lr, QUERY_SHORT[query], seed_init))
-    print("逐位正确 %.4f，拿掉挑选后 %.4f。" % (run["per_token"], run["uniform"][1]))
+    print("逐位正确 %.4f，拿掉挑选后 %.4f。" % (run.per_token, run.uniform.per_token))
     print("测试集 %d 条的平均：" % TEST_SIZE)
-    print_matrix(run["matrix"])
-    heatmap(run["matrix"])
+    print_matrix(run.matrix)
+    heatmap(run.matrix)
     print("第一条测试序列自己的权重：")
-    print_matrix(run["sample"][1])
-    sample_heatmap(*run["sample"])
+    print_matrix(run.sample_weights)
+    sample_heatmap(run.sample, run.sample_weights)
 
-# attention.md:1905 (实验五：训练得更久)
+# attention.md:2015 (实验五：训练得更久)
 LONG_ROUNDS = 30000
 LONG_CHECKPOINTS = (3000, 10000)
 
@@ -256,10 +272,10 @@ def print_sharpening(sweep):
     for lr, cell in sweep.items():
         for query in SWEEP_QUERIES:
             runs = cell[query]
-            formed = [selection(run)["formed"] for run in runs]
+            formed = [selection(run).formed for run in runs]
             row = "%-8g%-8s" % (lr, QUERY_SHORT[query])
             for n in CHECKPOINTS + (SWEEP_ROUNDS,):
-                at = [run["diagonal_at"].get(n, selection(run)["diagonal"]) for run in runs]   # 最后一轮：训练完
+                at = [run.diagonal_at.get(n, selection(run).diagonal) for run in runs]   # 最后一轮：训练完
                 yes = [a for a, f in zip(at, formed) if f]
                 no = [a for a, f in zip(at, formed) if not f]
                 row += "%-16s" % ("%s / %s" % ("%.2f" % np.mean(yes) if yes else "—", "%.2f" % np.mean(no) if no else "—"))
@@ -268,20 +284,20 @@ def print_sharpening(sweep):
 
 def print_long_training(run):
     print("同样是第五节那个没有形成对齐的模型，训练 %d 轮：" % LONG_ROUNDS)
-    whole_u, per_token_u = run["uniform"]
+    whole_u, per_token_u = run.uniform.whole, run.uniform.per_token
     print("整串全对 %.4f，逐位正确 %.4f；拿掉挑选之后逐位正确 %.4f（变化 %+.4f）。"
-          % (run["whole"], run["per_token"], per_token_u, per_token_u - run["per_token"]))
-    print_matrix(run["matrix"])
-    heatmap(run["matrix"])
-    columns, _ = peak_columns(run["matrix"])
-    offsets = peak_offsets(run["matrix"])
-    print("最大的权重 %.2f；每一行的峰值落在输入第几列：%s；" % (run["matrix"].max(), " ".join("%d" % c for c in columns)))
+          % (run.whole, run.per_token, per_token_u, per_token_u - run.per_token))
+    print_matrix(run.matrix)
+    heatmap(run.matrix)
+    columns, _ = peak_columns(run.matrix)
+    offsets = peak_offsets(run.matrix)
+    print("最大的权重 %.2f；每一行的峰值落在输入第几列：%s；" % (run.matrix.max(), " ".join("%d" % c for c in columns)))
     print("落在反对角线上的 %d 行，左边一列上的 %d 行。" % ((offsets == 0).sum(), (offsets == -1).sum()))
-    print("反对角线是均匀的几倍：" + "，".join("第 %d 轮 %.2f" % (n, run["diagonal_at"][n]) for n in LONG_CHECKPOINTS)
-          + "，第 %d 轮 %.2f；左边一列 %.2f 倍。" % (LONG_ROUNDS, diagonal_weight(run["matrix"]) * 10,
-                                                    diagonal_weight(run["matrix"], -1) * 10))
+    print("反对角线是均匀的几倍：" + "，".join("第 %d 轮 %.2f" % (n, run.diagonal_at[n]) for n in LONG_CHECKPOINTS)
+          + "，第 %d 轮 %.2f；左边一列 %.2f 倍。" % (LONG_ROUNDS, diagonal_weight(run.matrix) * 10,
+                                                    diagonal_weight(run.matrix, -1) * 10))
 
-# attention.md:1995 (实验六：峰值落在哪一列)
+# attention.md:2105 (实验六：峰值落在哪一列)
 def print_peak_offsets(sweep):
     n, T = len(EXPERIMENT_SEEDS), 10
     print("严格倒序：输出第 r 位对输入第 %d − r 位。解码器输出第 r 位之前读进的是上一位的输出，答对时就是" % (T + 1))
@@ -292,7 +308,7 @@ def print_peak_offsets(sweep):
     print("学习率  查询      正好   左一列  左两列  右一列  右两列  其他")
     for lr, cell in sweep.items():
         for query in SWEEP_QUERIES:
-            offsets = np.concatenate([peak_offsets(run["matrix"]) for run in cell[query]])
+            offsets = np.concatenate([peak_offsets(run.matrix) for run in cell[query]])
             counts = [int((offsets == o).sum()) for o in (0, -1, -2, 1, 2)]
             print("%-8g%-8s  %4d   %5d   %5d   %5d   %5d   %4d"
                   % ((lr, QUERY_SHORT[query]) + tuple(counts) + (len(offsets) - sum(counts),)))
@@ -304,8 +320,7 @@ def first_row_at_start(query, length=10):
     peaks, last = [], []
     for seed_init, _ in EXPERIMENT_SEEDS:
         params = init_params(np.random.RandomState(seed_init), True)
-        _, _, _, weights = evaluate(params, test, query)
-        first_row = weights.mean(axis=0)[0]
+        first_row = evaluate(params, test, query).weights.mean(axis=0)[0]
         peaks.append(int(first_row.argmax()) + 1)
         last.append(first_row[-1] * length)
     return peaks, last
@@ -318,7 +333,7 @@ def print_first_row_at_start(length=10):
         print("  查询 = %s：峰值落在第 %d 列的种子 %d 个；第 %d 列平均是均匀的 %.2f 倍"
               % (QUERY_SHORT[query], length, peaks.count(length), length, np.mean(last)))
 
-# attention.md:2070 (实验七：把权重换掉)
+# attention.md:2179 (实验七：把权重换掉)
 REFIT_SETTINGS = (BOOK_SETTING, PICKING_SETTING)   # 只重新训练输出层的两格：第五节的两个设置
 SWAPS = ("reversal", "shifted", "other", "uniform")
 SWAP_SHORT = {"reversal": "倒序", "shifted": "左移", "other": "别条", "uniform": "均匀"}
@@ -326,7 +341,7 @@ SWAP_SHORT = {"reversal": "倒序", "shifted": "左移", "other": "别条", "uni
 
 def swap_row(run):
     """一个模型：不换权重的逐位正确，和换成四种权重之后的。"""
-    return [run["per_token"]] + [run["replaced"][name] for name in SWAPS]
+    return [run.per_token] + [run.replaced[name] for name in SWAPS]
 
 
 def print_swap_table(lr, cell):
@@ -338,7 +353,7 @@ def print_swap_table(lr, cell):
         row = "%-6d" % seed_init
         for query in SWEEP_QUERIES:
             run = cell[query][i]
-            row += "".join("%.4f  " % v for v in swap_row(run)) + "%s    " % ("是" if selection(run)["formed"] else "否")
+            row += "".join("%.4f  " % v for v in swap_row(run)) + "%s    " % ("是" if selection(run).formed else "否")
         print(row.rstrip())
 
 
@@ -348,13 +363,13 @@ def print_swap_groups(sweep):
     print("按是否形成了对齐分两组（实验四的全部 %d 个学出权重的模型）：" % len(runs))
     print("               个数   " + "".join("%s    " % name for name in ("自己",) + tuple(SWAP_SHORT[s] for s in SWAPS)).rstrip())
     for formed, label in ((True, "形成了"), (False, "没形成")):
-        group = np.array([swap_row(run) for run in runs if selection(run)["formed"] == formed])
+        group = np.array([swap_row(run) for run in runs if selection(run).formed == formed])
         if len(group) == 0:
             print("%s        0" % label)
             continue
         for stat, values in (("平均", group.mean(axis=0)), ("最低", group.min(axis=0)), ("最高", group.max(axis=0))):
             print("%s  %s    %3d   " % (label, stat, len(group)) + "  ".join("%.4f" % v for v in values))
-        follows = [run["replaced"]["follows"] for run in runs if selection(run)["formed"] == formed]
+        follows = [run.replaced["follows"] for run in runs if selection(run).formed == formed]
         print("    左移时，输出正好是被指到的那一列的字母：平均 %.4f，最低 %.4f，最高 %.4f"
               % (np.mean(follows), min(follows), max(follows)))
         own = group[:, 0]
@@ -371,14 +386,14 @@ def print_refits(sweep):
         print("学习率 %g，查询 = %s的状态：" % (lr, QUERY_SHORT[query]))
         print("种子  自己    均匀    " + "".join("第 %d 轮  " % n for n in REFIT_CHECKPOINTS).rstrip())
         for (seed_init, _), run in zip(EXPERIMENT_SEEDS, runs):
-            print("%-6d%.4f  %.4f  " % (seed_init, run["per_token"], run["uniform"][1])
-                  + "".join("%.4f      " % run["refit"][n] for n in REFIT_CHECKPOINTS).rstrip())
-        table = np.array([[run["per_token"], run["uniform"][1]] + [run["refit"][n] for n in REFIT_CHECKPOINTS]
+            print("%-6d%.4f  %.4f  " % (seed_init, run.per_token, run.uniform.per_token)
+                  + "".join("%.4f      " % run.refit[n] for n in REFIT_CHECKPOINTS).rstrip())
+        table = np.array([[run.per_token, run.uniform.per_token] + [run.refit[n] for n in REFIT_CHECKPOINTS]
                           for run in runs])
         for stat, values in (("平均", table.mean(axis=0)), ("中位", np.median(table, axis=0))):
             print(stat + "  " + "".join("%.4f  " % v for v in values[:2]) + "".join("%.4f      " % v for v in values[2:]).rstrip())
         print("  同一格的平均对照（从头就取平均训练）：逐位正确 %.4f ± %.4f"
-              % mean_and_spread([r[1] for r in sweep[lr]["uniform"]]))
+              % mean_and_spread([r.per_token for r in sweep[lr]["uniform"]]))
 
 
 def print_average_by_position(sweep):
@@ -387,191 +402,17 @@ def print_average_by_position(sweep):
     print("学习率  做法          " + " ".join("%4d" % (r + 1) for r in range(10)) + "   全部")
     for lr in (LR, PICKING_SETTING[1]):
         for name, label in (("none", "不用注意力"), ("uniform", "平均对照  ")):
-            by_position = np.mean([r[2] for r in sweep[lr][name]], axis=0)
+            by_position = np.mean([r.by_position for r in sweep[lr][name]], axis=0)
             print("%-8g%s    " % (lr, label) + " ".join("%.2f" % a for a in by_position)
-                  + "   %.4f" % np.mean([r[1] for r in sweep[lr][name]]))
+                  + "   %.4f" % np.mean([r.per_token for r in sweep[lr][name]]))
 
-# attention.md:2453 (附录：同时训练几个种子)
-def per_model(x, W):
-    """每个模型用自己的权重乘：x (S·B, …, K) 里第 i 个模型的那些行乘 W[i]，W (S, K, N)。就是 mm，一个模型一次。"""
-    xs = x.reshape((len(W), -1) + x.shape[1:])
-    return np.concatenate([mm(xi, Wi) for xi, Wi in zip(xs, W)])
-
-
-def per_model_grad(x, d, S):
-    """每个模型自己的 rows(x)ᵀ @ rows(d)，和 loss_and_grads 里算权重梯度的 mm 一样：(S, K, N)。"""
-    xs, ds = x.reshape(S, -1, x.shape[-1]), d.reshape(S, -1, d.shape[-1])
-    return np.stack([mm(xi.T, di) for xi, di in zip(xs, ds)])
-
-
-def per_model_sum(d, S):
-    """每个模型自己那些行的和，按行的顺序：(S·B, …, N) → (S, N)。"""
-    return d.reshape(S, -1, d.shape[-1]).sum(axis=1)
-
-
-def stacked_rnn(x_rows, Wh, h):
-    """附录里的 rnn，只是第 i 个模型的那些行乘它自己的 Wh[i]：Wh (S, H, H)，x_rows (S·B, T, H)。"""
-    x_steps = x_rows.transpose(1, 2, 0).copy()
-    hs = np.empty_like(x_steps)
-    Wh_wide = np.repeat(Wh.transpose(1, 2, 0), len(h) // len(Wh), axis=2)        # (K, N, S·B)
-    hT = h.T
-    for t in range(len(x_steps)):
-        hT = tanh(x_steps[t] + np.add.reduce(Wh_wide * hT[:, None, :], axis=0))
-        hs[t] = hT
-    return hs.transpose(2, 0, 1)
-
-
-def stacked_rnn_backward(dhs, hs, h0, Wh):
-    """附录里的 rnn_backward，每个模型用自己的 Wh；返回 (dz, 每个模型的 dWh (S, H, H), dh0)。"""
-    dhs_steps, hs_steps = dhs.transpose(1, 2, 0), hs.transpose(1, 2, 0)
-    dtanh = 1 - hs_steps * hs_steps
-    dz = np.empty(dtanh.shape)
-    dhT = np.zeros(dz.shape[1:])
-    WhT_wide = np.repeat(Wh.transpose(2, 1, 0), len(h0) // len(Wh), axis=2)     # Whᵀ 铺开 (N, K, S·B)
-    for t in reversed(range(len(dz))):
-        dz[t] = (dhs_steps[t] + dhT) * dtanh[t]
-        dhT = np.add.reduce(WhT_wide * dz[t][:, None, :], axis=0)
-    dz = np.ascontiguousarray(dz.transpose(2, 0, 1))
-    h_prev = np.concatenate([h0[:, None], hs[:, :-1]], axis=1)
-    return dz, per_model_grad(h_prev, dz, len(Wh)), dhT.T
-
-
-def stacked_input_grads(dz, tokens, S):
-    """附录里的 input_grads：第 i 个模型的 dz 只加到它自己的 dWx 上，每一格仍按行的顺序加。"""
-    H = dz.shape[-1]
-    model = np.arange(S).repeat(tokens.size // S)                              # 每一行属于哪个模型
-    cells = ((model * VOCAB + tokens.reshape(-1))[:, None] * H + np.arange(H)).ravel()
-    dWx = np.bincount(cells, weights=dz.ravel(), minlength=S * VOCAB * H).reshape(S, VOCAB, H)
-    return dWx, per_model_sum(dz, S)
-
-
-def stacked_loss_grads(P, src, tgt, query, uniform):
-    """loss_and_grads，S 个模型摞在一起：P 的每个参数多一维 (S, …)，src、tgt 是 S 批摞成的 (S·B, T)，
-    第 i 批是第 i 个模型的。返回每个参数的梯度 (S, …)。每一行只和自己模型的参数打交道。"""
-    S = len(P["dec_Wh"])
-    SB, T = src.shape
-    H = P["dec_Wh"].shape[-1]
-    model = np.arange(S).repeat(SB // S)                                        # 每一行属于哪个模型
-    dec_in = np.concatenate([np.full((SB, 1), START), tgt[:, :-1]], axis=1)
-    hs_enc = stacked_rnn(P["enc_Wx"][model[:, None], src] + P["enc_b"][model][:, None], P["enc_Wh"],
-                         np.zeros((SB, H)))
-    hs_dec = stacked_rnn(P["dec_Wx"][model[:, None], dec_in] + P["dec_b"][model][:, None], P["dec_Wh"],
-                         hs_enc[:, -1])
-    queries = hs_dec if query == "after" else np.concatenate([hs_enc[:, -1:], hs_dec[:, :-1]], axis=1)
-    features, weights = hs_dec, None
-    if P["Wo"].shape[1] == 2 * H:
-        ctx, weights = attend(queries, hs_enc, uniform=uniform)
-        features = np.concatenate([hs_dec, ctx], axis=-1)
-    logits = per_model(features, P["Wo"]) + P["bo"][model][:, None]
-    dlogits = (softmax(logits) - one_hot(tgt, VOCAB)) / (SB // S * T)
-    grads = {"Wo": per_model_grad(features, dlogits, S), "bo": per_model_sum(dlogits, S)}
-    dfeatures = per_model(dlogits, P["Wo"].transpose(0, 2, 1))
-    dhs_dec, dhs_enc = dfeatures[..., :H], np.zeros_like(hs_enc)
-    if weights is not None:
-        dq, dhs_enc = attend_backward(dfeatures[..., H:], queries, hs_enc, weights, uniform)
-        if query == "after":
-            dhs_dec = dhs_dec + dq
-        else:
-            dhs_dec = dhs_dec + np.concatenate([dq[:, 1:], np.zeros_like(dq[:, :1])], axis=1)
-            dhs_enc[:, -1] += dq[:, 0]
-    dz, grads["dec_Wh"], dh0 = stacked_rnn_backward(dhs_dec, hs_dec, hs_enc[:, -1], P["dec_Wh"])
-    grads["dec_Wx"], grads["dec_b"] = stacked_input_grads(dz, dec_in, S)
-    dhs_enc[:, -1] += dh0
-    dz, grads["enc_Wh"], _ = stacked_rnn_backward(dhs_enc, hs_enc, np.zeros((SB, H)), P["enc_Wh"])
-    grads["enc_Wx"], grads["enc_b"] = stacked_input_grads(dz, src, S)
-    return grads
-
-
-def train_stacked(length, attention, rounds, test, seed_list, query="after", lr=LR, uniform=False,
-                  after_round=None):
-    """和 train 一样训练，只是一次训练 seed_list 里的每一对种子，S 个模型的参数摞成 theta (S, P)。
-    每个模型的初始权重、训练批次都来自它自己的种子，返回 S 个参数字典，和分别调 train 得到的逐位相同。
-    after_round(n, models)：每一轮之后调用，models 是 S 个参数字典（指向 theta 的视图）。"""
-    what = "%d 个模型：%d 位，%s，学习率 %g，%d 轮" % (
-        len(seed_list), length, ("平均对照" if uniform else "用注意力，%s的查询" % ("更新后" if query == "after" else "更新前")) if attention else "不用注意力",
-        lr, rounds)
-    progress("开始同时训练 " + what)
-    started = time.monotonic()
-    singles = [init_params(np.random.RandomState(seed_init), attention) for seed_init, _ in seed_list]
-    theta = np.stack([as_vector(params)[0] for params in singles])             # (S, P)
-    S, P, start = len(theta), {}, 0
-    for name, p in singles[0].items():
-        P[name] = theta[:, start:start + p.size].reshape((S,) + p.shape)        # 指向 theta 的视图
-        start += p.size
-    models = [{name: P[name][i] for name in P} for i in range(S)]
-    batches = [np.random.RandomState(seed_batch) for _, seed_batch in seed_list]
-    test_codes = np.sort(seq_codes(test))
-    moments = adam_moments(theta)
-    for n in range(1, rounds + 1):
-        src = np.concatenate([sample_batch(rng, length, test_codes) for rng in batches])
-        grads = stacked_loss_grads(P, src, src[:, ::-1], query, uniform)
-        g = np.concatenate([grads[name].reshape(S, -1) for name in P], axis=1)
-        norm = np.sqrt((g * g).sum(axis=1, keepdims=True))                   # 每个模型自己的范数
-        g = g * (CLIP / np.maximum(norm, CLIP))                               # 不超过 CLIP 时乘的是 1.0
-        adam_step(theta, g, moments, lr)                                      # 逐元素的，几个模型一起也一样
-        if after_round is not None:
-            after_round(n, models)
-    progress("同时训练完：%s（%.0f 秒）" % (what, time.monotonic() - started))
-    return models
-
-# attention.md:2581 (附录：一格的种子一起训练)
-def picking_runs(length, rounds, lr, seed_list, query, refit):
-    """picking_run 的同时训练版：seed_list 里每一对种子一个模型，返回的字典和逐个调 picking_run 的逐项相同。"""
-    test = make_test_set(length)
-    diagonal_at = [{} for _ in seed_list]
-
-    def measure(n, models):
-        if n in CHECKPOINTS:
-            for at, params in zip(diagonal_at, models):
-                _, _, _, weights = evaluate(params, test, query)
-                at[n] = diagonal_weight(weights.mean(axis=0)) * length
-
-    models = train_stacked(length, True, rounds, test, seed_list, query, lr, after_round=measure)
-    return [dict(examine(params, test, query, lr, rounds, refit), diagonal_at=at)
-            for params, at in zip(models, diagonal_at)]
-
-
-def control_runs(length, rounds, lr, seed_list, attention):
-    """control_run 的同时训练版。"""
-    test = make_test_set(length)
-    models = train_stacked(length, attention, rounds, test, seed_list, lr=lr, uniform=attention)
-    return [evaluate(params, test, uniform=attention)[:3] for params in models]
-
-
-plain_selection_sweep = selection_sweep                # 实验三的写法，留作对照
-SEEDS_PER_JOB = 5        # 一格的 10 个种子分两份交出去：5 个一起训练已经省下大部分调用，两个进程也分得匀
-
-
-def selection_sweep(pool, length, rounds, rates, queries, refit_settings=()):
-    """和实验三的 selection_sweep 一样，只是交给进程池的一件事是一格里的 5 个种子（一起训练），不是一个模型。"""
-    parts = [EXPERIMENT_SEEDS[i:i + SEEDS_PER_JOB] for i in range(0, len(EXPERIMENT_SEEDS), SEEDS_PER_JOB)]
-    picks = [(lr, query) for lr in rates for query in queries]
-    controls = [(lr, name, attention) for lr in rates for name, attention in (("none", False), ("uniform", True))]
-    picked = [[pool.submit(picking_runs, length, rounds, lr, part, query, (query, lr) in refit_settings)
-               for part in parts] for lr, query in picks]
-    controlled = [[pool.submit(control_runs, length, rounds, lr, part, attention) for part in parts]
-                  for lr, _, attention in controls]
-    futures = [future for cell in picked + controlled for future in cell]
-    finished = []
-
-    def tick(_):
-        finished.append(1)
-        progress("扫描 %d 位：%d/%d 份训练完" % (length, len(finished), len(futures)))
-
-    for future in futures:
-        future.add_done_callback(tick)
-    sweep = {lr: {} for lr in rates}
-    for (lr, name, _), cell in zip(controls, controlled):
-        sweep[lr][name] = [run for future in cell for run in future.result()]
-    for (lr, query), cell in zip(picks, picked):
-        sweep[lr][query] = [run for future in cell for run in future.result()]
-    return sweep
 
 
 def main():
+    keep_freed_memory()                                     # 正文程序的附录：让释放的内存留在进程里
     with ProcessPoolExecutor(max_workers=2) as pool:       # 两个进程同时训练；结果和进程数、先后都无关
         # 最久的那次训练先交出去，其余的训练由两个进程分着跑
-        long_training = pool.submit(attention_run, *BOOK_SETTING, rounds=LONG_ROUNDS,
+        long_training = pool.submit(attention_runs, *BOOK_SETTING, rounds=LONG_ROUNDS,
                                     checkpoints=LONG_CHECKPOINTS, refit=False)   # 第五节那个模型，训练更久
         scaling_experiment()
         print()
@@ -579,7 +420,7 @@ def main():
         print()
         short = selection_sweep(pool, 5, SHORT_ROUNDS, (LR,), ("after",))
         sweep = selection_sweep(pool, 10, SWEEP_ROUNDS, SWEEP_RATES, SWEEP_QUERIES, REFIT_SETTINGS)
-        long_run = long_training.result()
+        long_run = long_training.result()[0]
     print("三、5 位任务：每个做法 %d 个种子，各训练 %d 轮。" % (len(EXPERIMENT_SEEDS), SHORT_ROUNDS))
     print("± 是 %d 个种子之间的标准差（总体标准差）；测试集都是同一份 %d 条。" % (len(EXPERIMENT_SEEDS), TEST_SIZE))
     print_sweep_table(LR, short[LR])
