@@ -1,5 +1,5 @@
 # Generated from attention.md by tangle.py — edit attention.md and run make tangle, or edit here and run make stitch.
-# sha256 of the lines below: 9f3faf8b41351782abea2d3cff03905b6ea0c28764cc8dc4c94de05e66e004cb
+# sha256 of the lines below: b924e6deea94ac2a91e8fc1de431e65669ecbba25dc21d73d5313114140dbdf8
 # attention.md:2374 (generated/experiments.py)
 """「30 秒实验」的答案。运行：python generated/experiments.py（要几分钟）。
 
@@ -204,8 +204,8 @@ def print_cell_summary(lr, cell):
         formed = [run.per_token for run, pick in zip(runs, picks) if pick.formed]
         other = [run.per_token for run, pick in zip(runs, picks) if not pick.formed]
         print("  查询 = %s：整串全对 %.4f ± %.4f，逐位正确 %.4f ± %.4f" % (
-            (QUERY_SHORT[query],) + mean_and_spread([r["whole"] for r in runs])
-            + mean_and_spread([r["per_token"] for r in runs])))
+            (QUERY_SHORT[query],) + mean_and_spread([r.whole for r in runs])
+            + mean_and_spread([r.per_token for r in runs])))
         print("    形成了 %d/%d；逐位正确：形成的 %s，没形成的 %s" % (
             len(formed), len(runs), "%.4f" % np.mean(formed) if formed else "—", "%.4f" % np.mean(other) if other else "—"))
         print("    拿掉挑选平均变化 %+.4f；反对角线平均是均匀的 %.2f 倍" % (

@@ -1,6 +1,6 @@
 """The program keeps freed memory in the process (〈附录：让释放的内存留在进程里〉): after the first
 rounds, a training round causes (almost) no page faults, with no MALLOC_* variable set. Counts,
-not times: the test never asserts a time."""
+not times: the test never asserts a time. Only main() changes the process; importing does not."""
 import ctypes
 import os
 import subprocess
@@ -15,6 +15,7 @@ PROBE = """
 import resource, sys
 sys.path.insert(0, sys.argv[1])
 import attention as A
+A.keep_freed_memory()                                       # what both programs' main() do first
 test = A.make_test_set(10)
 A.train(10, True, 5, test)                                  # warm: the heap grows to its size
 before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
@@ -50,9 +51,31 @@ if sys.argv[2] == "default":
     ctypes.CDLL = None                                      # keep_freed_memory() then returns at once
 import attention as A
 import numpy as np
-params = A.train(10, True, 30, A.make_test_set(10), query="before", lr=0.02)
+A.keep_freed_memory()
+params = A.train(10, True, 30, A.make_test_set(10), query="before", lr=0.02)[0]
 sys.stdout.write(np.concatenate([p.ravel() for p in params.values()]).tobytes().hex())
 """
     outputs = [subprocess.run([sys.executable, "-c", code, str(GENERATED), mode], capture_output=True,
                               text=True, timeout=300, check=True).stdout for mode in ("default", "kept")]
     assert outputs[0] == outputs[1] and len(outputs[0]) > 1000
+
+
+@pytest.mark.parametrize("program", ["attention", "experiments"])
+def test_importing_a_program_changes_nothing_in_the_process(program):
+    """keep_freed_memory() runs from main() only: importing a program (as the tests, the notebook
+    and the benchmark do) never reaches for the C library."""
+    code = """
+import ctypes, sys
+sys.path.insert(0, sys.argv[1])
+def refuse(*args, **kwargs):
+    raise SystemExit("the C library was loaded at import")
+ctypes.CDLL = refuse
+import %s as program
+try:
+    program.keep_freed_memory()
+except SystemExit:
+    print("loaded only when asked")
+""" % program
+    done = subprocess.run([sys.executable, "-c", code, str(GENERATED)], capture_output=True, text=True,
+                          timeout=300, check=True)
+    assert done.stdout == "loaded only when asked\n"

@@ -1,4 +1,5 @@
 """Tests of the 30-second experiments, generated/experiments.py (tangled from attention.md)."""
+import dataclasses
 import importlib.util
 import sys
 from concurrent.futures import ProcessPoolExecutor
@@ -13,7 +14,7 @@ GENERATED = Path(__file__).resolve().parent.parent / "generated"
 def load_experiments():
     """Import generated/experiments.py as `experiments`, importable by worker processes too."""
     if str(GENERATED) not in sys.path:
-        sys.path.insert(0, str(GENERATED))      # experiments.py does `from attention import *`
+        sys.path.insert(0, str(GENERATED))      # experiments.py imports its names from attention
     spec = importlib.util.spec_from_file_location("experiments", GENERATED / "experiments.py")
     module = importlib.util.module_from_spec(spec)
     sys.modules["experiments"] = module
@@ -22,6 +23,7 @@ def load_experiments():
 
 
 E = load_experiments()
+import attention as A                           # noqa: E402  the program experiments.py imports (sys.path above)
 
 
 def test_unit_variance_samples_have_mean_zero_and_variance_one():
@@ -98,23 +100,25 @@ def test_the_sweep_gives_each_cell_and_seed_the_result_of_a_single_run():
         for i in (0, 7):
             seeds = E.EXPERIMENT_SEEDS[i]
             for name, attention in (("none", False), ("uniform", True)):
-                whole, per_token, by_position = E.control_run(5, 12, lr, seeds, attention)
+                single = E.control_runs(5, 12, lr, [seeds], attention)[0]
                 got = sweep[lr][name][i]
-                assert got[:2] == (whole, per_token) and np.array_equal(got[2], by_position)
+                assert got[:2] == single[:2] and np.array_equal(got.by_position, single.by_position)
             for query in ("after", "before"):
-                single = E.attention_run(query, lr, seeds, 5, 12, refit=False)
+                single = A.attention_runs(query, lr, [seeds], 5, 12, refit=False)[0]
                 run = sweep[lr][query][i]
-                assert (run["query"], run["lr"], run["whole"], run["per_token"], run["uniform"]) == \
-                    (query, lr, single["whole"], single["per_token"], single["uniform"])
-                assert np.array_equal(run["matrix"], single["matrix"])
+                assert (run.query, run.lr, run.whole, run.per_token, run.uniform[:2]) == \
+                    (query, lr, single.whole, single.per_token, single.uniform[:2])
+                assert np.array_equal(run.matrix, single.matrix)
     assert sweep[0.003]["none"][0] != sweep[0.02]["none"][0]      # the rate reaches the training
 
 
-def fake_run(formed):
+def fake_run(formed, per_token=1.0, replaced=None, refit=None):
     m = np.full((10, 10), 0.1)
     if formed:
         m = np.eye(10)[::-1] * 0.6 + (1 - np.eye(10)[::-1]) * 0.4 / 9
-    return {"per_token": 1.0, "uniform": (0.0, 0.4 if formed else 1.0), "matrix": m, "whole": 1.0}
+    uniform = A.Evaluation(0.0, 0.4 if formed else 1.0, None, None)
+    return A.Run("after", 0.02, 3000, {}, whole=1.0, per_token=per_token, by_position=None, uniform=uniform, matrix=m,
+                 sample=None, sample_weights=None, replaced=replaced or {}, refit=refit, diagonal_at={})
 
 
 def test_the_picture_rule_takes_the_first_of_each_kind_in_print_order():
@@ -146,16 +150,15 @@ def test_the_gap_between_formed_and_not_formed_and_whether_the_thresholds_fall_i
     assert out == ["没形成的 20 个模型：拿掉挑选最多降 0.000，反对角线最高 1.00 倍。",
                    "形成了的 20 个模型：拿掉挑选最少降 0.600，反对角线最低 6.00 倍。",
                    "规则的两个门槛（降 0.10、2 倍）都落在这段空当里：是。"]
-    barely = fake_run(True)
-    barely["uniform"] = (0.0, 0.95)                     # picks on the reversal, but drops only 0.05
+    barely = dataclasses.replace(fake_run(True), uniform=A.Evaluation(0.0, 0.95, None, None))   # drops only 0.05
     E.print_gap({0.02: {"after": [barely] * n, "before": [fake_run(True)] * n}})   # not formed, yet 6×
     assert capsys.readouterr().out.splitlines()[-1].endswith("：否。")
 
 
 def test_the_cell_summary_counts_seed_by_seed_wins_of_the_uniform_control(capsys):
     n = len(E.EXPERIMENT_SEEDS)
-    runs = [dict(fake_run(False), per_token=0.501 + 0.04 * i) for i in range(n)]  # 0.501 … 0.861
-    control = [(0.0, 0.7)] * n
+    runs = [fake_run(False, per_token=0.501 + 0.04 * i) for i in range(n)]  # 0.501 … 0.861
+    control = [A.Evaluation(0.0, 0.7, None, None)] * n
     E.print_cell_summary(0.003, {"none": control, "uniform": control, "after": runs})
     out = capsys.readouterr().out
     assert "平均对照高的 5 个，学出权重的高的 5 个，一样的 0 个" in out
@@ -166,9 +169,9 @@ def test_with_the_before_update_query_row_one_asks_with_the_encoders_last_state(
     attend(h_enc[T], H_enc), which experiment six measures before any training."""
     params = E.init_params(np.random.RandomState(0), True)
     src = E.make_test_set(10)[:5]
-    _, weights = E.predict(params, src, "before")
-    hs_enc = E.encoder(params, src)
-    _, expected = E.attend(hs_enc[:, -1], hs_enc)
+    _, weights = A.predict(params, src, "before")
+    hs_enc = A.encoder(params, src)
+    _, expected = A.attend(hs_enc[:, -1], hs_enc)
     assert np.array_equal(weights[:, 0], expected)
     peaks, last = E.first_row_at_start("before")
     assert len(peaks) == len(last) == len(E.EXPERIMENT_SEEDS) and all(1 <= p <= 10 for p in peaks)
@@ -182,42 +185,41 @@ def same_bits(a, b):
 @pytest.mark.parametrize("length, attention, query, uniform", [
     (5, False, "after", False), (5, True, "after", True), (10, True, "after", False), (10, True, "before", False)])
 def test_stacked_training_gives_each_model_the_bits_of_its_own_training(length, attention, query, uniform):
-    """train_stacked (the appendix) against train, one model at a time: every trained parameter bit for bit.
-    Learning rate 0.02 is chaotic (FACTS: 1e-16 changes accuracies), so any difference would grow."""
+    """train with three pairs of seeds (the models stacked) against train with one pair at a time:
+    every trained parameter bit for bit. Learning rate 0.02 is chaotic (a difference of 1e-16 changes
+    accuracies), so any difference would grow."""
     seeds, rounds, test = E.EXPERIMENT_SEEDS[:3], 150, E.make_test_set(length)
-    stacked = E.train_stacked(length, attention, rounds, test, seeds, query, 0.02, uniform)
+    stacked = E.train(length, attention, rounds, test, seeds, query, 0.02, uniform)
     assert len(stacked) == len(seeds)
     for seed, params in zip(seeds, stacked):
-        single = E.train(length, attention, rounds, test, seed, query, 0.02, uniform)
+        (single,) = E.train(length, attention, rounds, test, [seed], query, 0.02, uniform)
         assert list(params) == list(single)
         assert all(same_bits(params[name], single[name]) for name in single), seed
     assert not same_bits(stacked[0]["Wo"], stacked[1]["Wo"])           # the seeds reach the models
 
 
-def test_the_stacked_sweep_equals_the_plain_sweep_including_checkpoints(monkeypatch):
-    """selection_sweep (one pool job per cell, its seeds stacked) against plain_selection_sweep (one job per
-    model): every number of every run, the diagonals measured during training included."""
+def test_the_sweep_equals_one_model_at_a_time_including_checkpoints(monkeypatch):
+    """selection_sweep (one pool job per five seeds, trained stacked) against each seed trained alone:
+    every number of every run, the diagonals measured during training included."""
     monkeypatch.setattr(E, "CHECKPOINTS", (3, 6))
-    results = []
-    for sweep in (E.selection_sweep, E.plain_selection_sweep):
-        with ProcessPoolExecutor(max_workers=2) as pool:
-            results.append(sweep(pool, 5, 8, (0.02,), ("after", "before")))
-    stacked, plain = results
-    assert list(stacked[0.02]) == list(plain[0.02]) == ["none", "uniform", "after", "before"]
-    for name in ("none", "uniform"):
-        for a, b in zip(stacked[0.02][name], plain[0.02][name], strict=True):
-            assert tuple(map(float, a[:2])) == tuple(map(float, b[:2])) and same_bits(a[2], b[2])
+    with ProcessPoolExecutor(max_workers=2) as pool:
+        sweep = E.selection_sweep(pool, 5, 8, (0.02,), ("after", "before"))
+    assert list(sweep[0.02]) == ["none", "uniform", "after", "before"]
+    for name, attention in (("none", False), ("uniform", True)):
+        alone = [E.control_runs(5, 8, 0.02, [seeds], attention)[0] for seeds in E.EXPERIMENT_SEEDS]
+        for a, b in zip(sweep[0.02][name], alone, strict=True):
+            assert tuple(map(float, a[:2])) == tuple(map(float, b[:2])) and same_bits(a.by_position, b.by_position)
     for query in ("after", "before"):
-        for a, b in zip(stacked[0.02][query], plain[0.02][query], strict=True):
-            assert sorted(a) == sorted(b) and a["diagonal_at"] == b["diagonal_at"] and sorted(a["diagonal_at"]) == [3, 6]
-            for key in ("whole", "per_token", "by_position", "matrix", "uniform"):
-                assert same_bits(a[key], b[key]), key
-            assert same_bits(a["sample"][0], b["sample"][0]) and same_bits(a["sample"][1], b["sample"][1])
-            assert a["replaced"] == b["replaced"] and a["refit"] is None is b["refit"]
+        alone = [A.attention_runs(query, 0.02, [seeds], 5, 8, (3, 6), refit=False)[0] for seeds in E.EXPERIMENT_SEEDS]
+        for a, b in zip(sweep[0.02][query], alone, strict=True):
+            assert a.diagonal_at == b.diagonal_at and sorted(a.diagonal_at) == [3, 6]
+            for key in ("whole", "per_token", "by_position", "matrix", "sample", "sample_weights"):
+                assert same_bits(getattr(a, key), getattr(b, key)), key
+            assert a.uniform[:2] == b.uniform[:2] and a.replaced == b.replaced and a.refit is None is b.refit
 
 
 def swapped_run(formed, per_token, replaced, refit=None):
-    return dict(fake_run(formed), per_token=per_token, replaced=replaced, refit=refit)
+    return fake_run(formed, per_token, replaced, refit)
 
 
 def test_the_swap_groups_split_by_the_rule_and_count_model_by_model(capsys):
@@ -240,7 +242,7 @@ def test_the_refit_table_reads_each_checkpoint_and_the_same_cells_uniform_contro
     monkeypatch.setattr(E, "REFIT_CHECKPOINTS", (1, 2))
     n = len(E.EXPERIMENT_SEEDS)
     runs = [swapped_run(True, 1.0, {}, refit={1: 0.3 + 0.01 * i, 2: 0.5}) for i in range(n)]
-    E.print_refits({0.02: {"before": runs, "uniform": [(0.5, 0.9, None)] * n}})
+    E.print_refits({0.02: {"before": runs, "uniform": [A.Evaluation(0.5, 0.9, None, None)] * n}})
     out = capsys.readouterr().out
     assert "0     1.0000  0.4000  0.3000      0.5000" in out
     assert "平均  1.0000  0.4000  0.3450      0.5000" in out
@@ -249,7 +251,8 @@ def test_the_refit_table_reads_each_checkpoint_and_the_same_cells_uniform_contro
 
 def test_the_average_control_by_position_is_the_mean_over_seeds(capsys):
     n = len(E.EXPERIMENT_SEEDS)
-    cell = lambda a, b: {"none": [(0.0, a, np.full(10, a))] * n, "uniform": [(0.0, b, np.linspace(b, 1, 10))] * n}
+    cell = lambda a, b: {"none": [A.Evaluation(0.0, a, np.full(10, a), None)] * n,
+                         "uniform": [A.Evaluation(0.0, b, np.linspace(b, 1, 10), None)] * n}
     E.print_average_by_position({E.LR: cell(0.5, 0.6), E.PICKING_SETTING[1]: cell(0.7, 0.8)})
     lines = capsys.readouterr().out.splitlines()
     assert lines[2].split()[-11:] == ["0.50"] * 10 + ["0.5000"]
