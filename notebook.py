@@ -23,7 +23,7 @@ weave.py, it takes the document as tangle.py parses it (chunks, roots, transcrip
     It defines every name, so the main line runs although it calls code the lesson shows later; the
     cells below run each chunk again where the lesson shows it, so an edited cell counts from then on;
   - where a part of that transcript stands, a code cell that prints exactly that part: the lines of
-    the program's main() from its comment `# 第 N 段` to the next one, as they are, with the part as
+    the program's printing function from its comment `# 第 N 段` to the next one, as they are, with the part as
     the stored output (tests/test_notebook.py runs the notebook in a fresh kernel and compares).
     Other programs' transcripts (the experiments, minutes long) stay as text and are not rerun;
   - at the end of the section of each experiment (a chunk named 实验一, 实验二, ...), a playground
@@ -73,7 +73,7 @@ except ImportError:  # run outside the project's .venv
 
 OK, BAD_INPUT = 0, 2
 INLINE_MATH = re.compile(r"\$`([^`\n]+)`\$")  # GitHub's $`...`$
-PART_MARK = re.compile(r"^\s*# 第 (\d+) 段")  # in main(): the lines from here print part N
+PART_MARK = re.compile(r"^\s*# 第 (\d+) 段")  # in it: the lines from here print part N
 EXPERIMENT = re.compile(r"^实验([一二三四五六七八九十]+)")  # an experiment's chunk: 实验一：...
 ALLOWED_TAG = re.compile(r'<a\s+name="(?:chunk|file|output)-[^"<>]*"\s*>|</a>|</?details>|</?summary>', re.I)
 TAG_LIKE = re.compile(r"<(?=[A-Za-z/!?])")  # where a tag, comment or declaration would start
@@ -90,7 +90,7 @@ NOTE = """\
 `make notebook` 从 `{md}` 生成了它：讲义的文字是 Markdown 格，讲义的每个代码块是一格代码，顺序就是讲义的阅读顺序。从上往下运行全部格子（Run All）即可；它要训练讲义的四个模型和试验场的五个小模型，{timing}
 
 - **为什么能从上往下运行**：主线的代码调用了「完整实现」里才讲的函数（`train`、`evaluate`、`mm`……）。下面折叠着的那一格，就是 `make tangle` 从讲义拼出来的整个程序 `{program}`，只去掉了开头两行来源说明和最后运行 `main` 的那几行：先运行它，所有名字就都有了。之后每一格运行的是讲义在那里给出的代码块（和折叠格里的是同一段代码），所以你改了哪一格、重新运行它，之后的格子用的就是你改过的版本。讲义的代码一行都没有另外写过。
-- **实跑输出**：讲义里放实跑输出的地方，这里是一格打印它的代码，摘自〈{printing}〉里的 `main`（从注释「# 第 N 段」到下一段为止）；格子下面已经放着讲义核对过的那一段输出。在新的内核里从头运行，打印出来的和它逐字节相同（`tests/test_notebook.py` 就是这样核对的）。讲义里折叠着的几段，这里折叠的是输出。
+- **实跑输出**：讲义里放实跑输出的地方，这里是一格打印它的代码，摘自〈{printing}〉里的 `{function}`（从注释「# 第 N 段」到下一段为止）；格子下面已经放着讲义核对过的那一段输出。在新的内核里从头运行，打印出来的和它逐字节相同（`tests/test_notebook.py` 就是这样核对的）。讲义里折叠着的几段，这里折叠的是输出。
 - **邀请你改的格子**：每一格都可以改了再运行。最值得动的是〈{knobs}〉里的两组旋钮 `BOOK_SETTING`、`PICKING_SETTING`（查询的选法和学习率）：改完运行它，再运行打印第 3 段、第 5 段和第 7 段的那几格。改了以后，输出就和讲义的不一样了，那正是你改动的效果。「30 秒实验」的每个实验的最后，还有一格标着 **试验场**，几秒钟就跑完（一个种子、少一些轮数），旋钮是格子开头的变量。实验的完整结果（10 个种子、3000 轮，要几分钟）照讲义放在各实验的代码下面，笔记本不重新运行它们（`make experiments` 核对）。
 - **改乱了**：你的改动存在这个笔记本文件里，重启内核不会撤销它们。要回到讲义的样子，删掉这个文件（`build/{nbname}`）再 `make notebook`；要留下你的改动，先另存一份（File → Save Notebook As…）：讲义改了以后，`make notebook` 会重新生成这个文件，盖掉这里的改动。"""
 
@@ -107,7 +107,7 @@ ROOT_NOTE = {
     "other": "*（这一格只供阅读，不运行：这个程序要跑好几分钟。它的实跑输出照讲义放在各段代码的下面，`make experiments` 重新运行并逐字节核对它。）*",
 }
 
-PART_HEADER = "# 这几行摘自〈{printing}〉里的 main：\n"
+PART_HEADER = "# 这几行摘自〈{printing}〉里的 {function}：\n"
 
 # The reader's playgrounds, one per experiment: (what it is, the cell). They use only what the lesson
 # defines; they are run by the tests (so they work) but not compared with anything.
@@ -122,7 +122,8 @@ scaling_experiment(dims=dims, n=n)"""),
     "二": ("分数乘上 sharpness 再做 softmax：sharpness 越大，越接近「只保留最大的那个」，看权重和输出对分数的梯度怎么变。",
            """\
 sharpness = (1, 3, 10, 30, 100)   # 分数放大几倍；实验二比的是 1 和「只保留最大的那个」
-q, K, dots, scaled, weights, context, _ = hand_example()
+example = hand_example()
+K, scaled = example.K, example.scaled
 for s in sharpness:
     w = softmax(scaled * s)
     grad = w[:, None] * (K - mm(w, K))          # 输出对第 i 个（放大后的）分数的梯度，和实验二同一个公式
@@ -141,15 +142,15 @@ query = "before"               # 查询："after" 更新后的状态，"before" 
 lr = 0.02                      # 学习率；实验四试了 0.003、0.01、0.02
 seed = 0                       # 实验四的种子是 0…9
 rounds = 1000
-run = attention_run(query, lr, (seed, 100 + seed), rounds=rounds, refit=False)
+run = attention_runs(query, lr, [(seed, 100 + seed)], rounds=rounds, refit=False)[0]
 print_long_run(run)"""),
     "五": ("训练途中反对角线怎么变：在 checkpoints 这几轮各量一次（实验五量到 30000 轮）。",
            """\
 query, lr, seed = "before", 0.02, 0
 checkpoints = (100, 200, 400, 800)   # 在这几轮量；训练到最后一个为止
-run = attention_run(query, lr, (seed, 100 + seed), rounds=max(checkpoints), checkpoints=checkpoints, refit=False)
+run = attention_runs(query, lr, [(seed, 100 + seed)], rounds=max(checkpoints), checkpoints=checkpoints, refit=False)[0]
 for n in checkpoints:
-    print("第 %d 轮：反对角线是均匀的 %.2f 倍" % (n, run["diagonal_at"][n]))"""),
+    print("第 %d 轮：反对角线是均匀的 %.2f 倍" % (n, run.diagonal_at[n]))"""),
     "六": ("训练之前（初始权重），第 1 行的峰值落在哪一列：换一个序列长度试试。不用训练，一眨眼就完。",
            """\
 length = 10                    # 序列长度；试试 5 或 20
@@ -158,10 +159,10 @@ print_first_row_at_start(length)"""),
            """\
 query, lr, seed = "before", 0.02, 0   # 实验七换的是实验四的 60 个模型
 rounds = 1000                         # 实验四训练 3000 轮
-run = attention_run(query, lr, (seed, 100 + seed), rounds=rounds, refit=False)
-print("%.4f  不换：模型自己算的" % run["per_token"])
+run = attention_runs(query, lr, [(seed, 100 + seed)], rounds=rounds, refit=False)[0]
+print("%.4f  不换：模型自己算的" % run.per_token)
 for name, label in REPLACEMENTS:
-    print("%.4f  %s" % (run["replaced"][name], label))"""),
+    print("%.4f  %s" % (run.replaced[name], label))"""),
 }
 
 
@@ -195,28 +196,28 @@ def without_main_block(text: str, shown: str) -> str:
     return "\n".join(lines).rstrip("\n")
 
 
-def part_blocks(doc: model.Document, parts: int) -> tuple[str, dict[int, list[str]]]:
-    """The chunk whose main() marks the parts (`# 第 N 段`), and N -> the lines that print part N
+def part_blocks(doc: model.Document, parts: int) -> tuple[str, str, dict[int, list[str]]]:
+    """The chunk with the one function that marks the parts (`# 第 N 段`), and N -> the lines that print part N
     (dedented, its comment first)."""
     found, too_deep = [], []
     for name, pieces in doc.chunks.items():
         for piece in pieces:
             try:
                 tree = ast.parse("\n".join(piece.lines))
-            except SyntaxError:  # a fragment of code (an indented block): no main() there
+            except SyntaxError:  # a fragment of code (an indented block): no function there
                 continue
             except (MemoryError, RecursionError):  # what Python's parser raises for code nested thousands deep
                 too_deep.append(f"〈{name}〉 ({doc.where(piece.fence_line)})")
                 continue
             for node in tree.body:
-                if isinstance(node, ast.FunctionDef) and node.name == "main":
+                if isinstance(node, ast.FunctionDef):
                     body = piece.lines[node.lineno : node.end_lineno]  # below the def line
                     marks = [i for i, line in enumerate(body) if PART_MARK.match(line)]
                     if marks:
                         found.append((name, piece, node, body, marks))
     if len(found) != 1:
         where = ", ".join(f"〈{name}〉 ({doc.where(piece.fence_line)})" for name, piece, *_ in found)
-        raise model.UserError(f"{doc.shown}: error: the notebook needs one main() whose lines are marked "
+        raise model.UserError(f"{doc.shown}: error: the notebook needs one function whose lines are marked "
                                f"`# 第 N 段` before the lines that print part N; found {len(found)}"
                                + (f": {where}" if where else "")
                                + (f"; Python's parser cannot read {', '.join(too_deep)}: nested too deeply"
@@ -224,7 +225,7 @@ def part_blocks(doc: model.Document, parts: int) -> tuple[str, dict[int, list[st
     name, piece, node, body, marks = found[0]
     first_code = min(statement.lineno for statement in node.body if not is_docstring(statement)) - node.lineno - 1
     if first_code < marks[0]:
-        raise model.UserError(f"{doc.where(piece.first_line + node.lineno + first_code)}: error: main() runs "
+        raise model.UserError(f"{doc.where(piece.first_line + node.lineno + first_code)}: error: {node.name}() runs "
                                "code before its first `# 第 1 段`; the notebook would leave it out")
     blocks = {}
     for number, (start, end) in enumerate(zip(marks, marks[1:] + [len(body)]), 1):
@@ -232,12 +233,12 @@ def part_blocks(doc: model.Document, parts: int) -> tuple[str, dict[int, list[st
         part = int(PART_MARK.match(body[start])[1])
         if part != number:
             raise model.UserError(f"{doc.where(line)}: error: expected `# 第 {number} 段` here (the parts of "
-                                   f"main() in order), found part {part}")
+                                   f"{node.name}() in order), found part {part}")
         blocks[part] = textwrap.dedent("\n".join(body[start:end]).rstrip()).split("\n")
     if len(blocks) != parts:
-        raise model.UserError(f"{doc.where(piece.fence_line)}: error: main() in 〈{name}〉 marks {len(blocks)} "
+        raise model.UserError(f"{doc.where(piece.fence_line)}: error: {node.name}() in 〈{name}〉 marks {len(blocks)} "
                                f"parts (`# 第 N 段`), but its transcript has {parts}")
-    return name, blocks
+    return name, node.name, blocks
 
 
 def is_docstring(statement) -> bool:
@@ -388,7 +389,7 @@ def build(doc: model.Document) -> nbformat.NotebookNode:
     """The notebook of the lesson (see the module's docstring)."""
     program = first_program(doc)
     transcript = doc.transcripts[program]
-    printing, blocks = part_blocks(doc, len(transcript.pieces()))
+    printing, function, blocks = part_blocks(doc, len(transcript.pieces()))
     lines = lesson_lines(doc)
     chunk_fences = {piece.fence_line: (name, piece) for name, pieces in doc.chunks.items() for piece in pieces}
     root_fences = {piece.fence_line: target for target, pieces in doc.roots.items() for piece in pieces}
@@ -412,11 +413,11 @@ def build(doc: model.Document) -> nbformat.NotebookNode:
                     playground(notebook, experiment, chunk)
                 pending = []
             if token.tag == "h2" and not prelude_done:  # after the lesson's opening
-                prelude(notebook, doc, program, printing, knobs)
+                prelude(notebook, doc, program, printing, function, knobs)
                 prelude_done = True
             continue
         if not prelude_done:  # code before the first ## heading: the program must come first
-            prelude(notebook, doc, program, printing, knobs)
+            prelude(notebook, doc, program, printing, function, knobs)
             prelude_done = True
         cursor = end
         if line in chunk_fences:
@@ -433,7 +434,7 @@ def build(doc: model.Document) -> nbformat.NotebookNode:
             notebook.markdown([note, "", *lines[start:end]])
         else:
             number = part_fences[line]
-            notebook.code(PART_HEADER.format(printing=printing) + "\n".join(blocks[number]), "transcript",
+            notebook.code(PART_HEADER.format(printing=printing, function=function) + "\n".join(blocks[number]), "transcript",
                           outputs=[transcript.pieces()[number - 1].content], program=program, part=number, line=line)
     notebook.markdown(lines[cursor:])
     for experiment, chunk in pending:
@@ -442,9 +443,9 @@ def build(doc: model.Document) -> nbformat.NotebookNode:
                                                            "generator": GENERATOR})
 
 
-def prelude(notebook: Notebook, doc: model.Document, program: str, printing: str, knobs: str) -> None:
+def prelude(notebook: Notebook, doc: model.Document, program: str, printing: str, function: str, knobs: str) -> None:
     md = doc.path.name
-    notebook.add(v4.new_markdown_cell(NOTE.format(md=md, program=program, printing=printing, knobs=knobs,
+    notebook.add(v4.new_markdown_cell(NOTE.format(md=md, program=program, printing=printing, function=function, knobs=knobs,
                                                   timing=TIMING, nbname=f"{doc.path.stem}.ipynb")), "note")
     text, _ = expansion.render(doc, program)
     body = text.split("\n", 2)[2]  # without the file's banner and hash line: they speak to whoever edits the file

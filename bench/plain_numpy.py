@@ -4,8 +4,8 @@ The lesson computes every product and every exp/tanh with its own exact function
 right_multiplier, exp, tanh in the appendix of attention.md), so that every machine prints
 the same digits. This runs the same program with those swapped for what a reader would
 write by hand — BLAS `@`, np.exp, np.tanh — to measure what exactness costs (the target is
-for at most 2.7× in CPU time). It keeps the lesson's allocator thresholds (set when the lesson is
-loaded), so both pay the same for memory. Its output is not the lesson's transcript and is not checked.
+for at most 2.7× in CPU time). It keeps the lesson's allocator thresholds (its main() sets them),
+so both pay the same for memory. Its output is not the lesson's transcript and is not checked.
 """
 
 import importlib.util
@@ -20,6 +20,7 @@ PROGRAM = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 
 def plain_right_multiplier(W, batch):
+    (W,) = W if W.ndim == 3 else (W,)        # the program trains one model at a time: a stack of one
     return lambda xT: (xT.T @ W).T
 
 

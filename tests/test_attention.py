@@ -756,3 +756,32 @@ def test_every_fence_of_the_lesson_has_its_caption():
     fences = [piece.fence_line for table in (doc.chunks, doc.roots) for pieces in table.values() for piece in pieces]
     fences += [part.fence_line for transcript in doc.transcripts.values() for part in transcript.pieces()]
     assert sorted(doc.captions) == sorted(fences)
+
+
+@pytest.mark.parametrize("program", ["generated/attention.py", "generated/experiments.py"])
+def test_every_top_level_name_is_defined_once_and_imports_are_explicit(program):
+    """The function a reader reads in the lesson is the one that runs: no name is defined twice (a
+    later definition would silently replace the one explained earlier), nothing is kept under a
+    second name to restore it, and nothing arrives by a star import."""
+    import ast
+    tree = ast.parse((ROOT / program).read_text(encoding="utf-8"))
+    names = []
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            names.append(node.name)
+        elif isinstance(node, ast.Assign):
+            names += [leaf.id for target in node.targets for leaf in ast.walk(target) if isinstance(leaf, ast.Name)]
+        elif isinstance(node, ast.ImportFrom):
+            assert all(alias.name != "*" for alias in node.names), "star import in " + program
+            names += [alias.asname or alias.name for alias in node.names]
+        elif isinstance(node, ast.Import):
+            names += [alias.asname or alias.name.split(".")[0] for alias in node.names]
+    twice = sorted({name for name in names if names.count(name) > 1})
+    assert not twice, twice
+    functions = {node.name for node in tree.body if isinstance(node, ast.FunctionDef)}
+    def names_only(value):                                                   # f, or (f, g)
+        return [value] if isinstance(value, ast.Name) else getattr(value, "elts", None)
+    aliases = [node for node in tree.body if isinstance(node, ast.Assign) and names_only(node.value)   # f_kept = f
+               and all(isinstance(v, ast.Name) for v in names_only(node.value))
+               and {v.id for v in names_only(node.value)} & functions]
+    assert not aliases, [ast.unparse(node) for node in aliases]

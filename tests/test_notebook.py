@@ -77,7 +77,7 @@ def test_the_notebook_is_valid_nbformat_4(built):
 def test_every_code_cell_is_the_lessons_code_in_reading_order(doc, built):
     """Nothing retyped: a chunk's cell holds exactly its fence's lines, every fence once, in the order of
     the lesson; the collapsed first code cell is the tangled program without its __main__ block; a cell
-    that prints a part holds main()'s lines for it as they stand in the lesson. Besides: playgrounds."""
+    that prints a part holds print_transcript()'s lines for it as they stand in the lesson. Besides: playgrounds."""
     code = [cell for cell in built.cells if cell.cell_type == "code"]
     assert {role(cell) for cell in code} == {"prelude", "chunk", "transcript", "playground"}
     prelude = code[0]
@@ -96,15 +96,16 @@ def test_every_code_cell_is_the_lessons_code_in_reading_order(doc, built):
              for cell in code if role(cell) == "chunk"]
     assert cells == pieces
 
-    name, _ = notebook.part_blocks(doc, len(doc.transcripts[PROGRAM].pieces()))
+    name, function, _ = notebook.part_blocks(doc, len(doc.transcripts[PROGRAM].pieces()))
     printing = "\n".join(doc.chunks[name][0].lines)
-    main = next(node for node in ast.parse(printing).body if getattr(node, "name", "") == "main")
+    assert function == "print_transcript"
+    main = next(node for node in ast.parse(printing).body if getattr(node, "name", "") == function)
     main_lines = textwrap.dedent("\n".join(printing.split("\n")[main.body[1].lineno - 2 : main.end_lineno]))
     parts = [cell for cell in code if role(cell) == "transcript"]
     assert [cell.metadata.attention.part for cell in parts] == list(range(1, len(doc.transcripts[PROGRAM].pieces()) + 1))
     joined = "\n".join(cell.source.split("\n", 1)[1] for cell in parts)
-    assert joined == main_lines, "the part cells are main()'s body, from # 第 1 段 to its end"
-    assert all(cell.source.startswith(f"# 这几行摘自〈{name}〉里的 main：\n# 第 {cell.metadata.attention.part} 段")
+    assert joined == main_lines, "the part cells are print_transcript()'s body, from # 第 1 段 to its end"
+    assert all(cell.source.startswith(f"# 这几行摘自〈{name}〉里的 print_transcript：\n# 第 {cell.metadata.attention.part} 段")
                for cell in parts)
 
 
@@ -283,4 +284,4 @@ def test_main_must_mark_its_parts_in_order(tmp_path, capsys, mark, message):
 def test_no_marked_main_is_an_input_error(tmp_path, capsys):
     path = write_lesson(tmp_path, LESSON.replace("# 第 1 段", "# 一").replace("# 第 2 段", "# 二"))
     assert notebook.main([str(path)]) == 2
-    assert "needs one main() whose lines are marked `# 第 N 段` before the lines that print part N; found 0" in capsys.readouterr().err
+    assert "needs one function whose lines are marked `# 第 N 段` before the lines that print part N; found 0" in capsys.readouterr().err
