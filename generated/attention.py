@@ -1,5 +1,5 @@
 # Generated from attention.md by tangle.py — edit attention.md and run make tangle, or edit here and run make stitch.
-# sha256 of the lines below: 2aa9329858e4fcdbb3c4aa92a597c58a2da1df2405b386880c32bcfcd14ea744
+# sha256 of the lines below: 0a5d95e53e9ec29938ca17c3fe1d66476aed4057dae1ba337a40a3f7727af4ec
 # attention.md:528 (generated/attention.py)
 """注意力：每次解码时自己回头挑重点。
 
@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-# attention.md:2509 (附录：让释放的内存留在进程里)
+# attention.md:2520 (附录：让释放的内存留在进程里)
 def keep_freed_memory():
     """让 glibc 把释放的内存留着重用，不还给系统。只在 glibc 上做：别的 C 库没有 mallopt，或者编号不同。"""
     try:
@@ -30,7 +30,7 @@ def keep_freed_memory():
     if libc.mallopt(M_MMAP_THRESHOLD, 32 << 20):       # 32 MiB 以下的块都从堆里分，不单独映射（32 位的 glibc 不接受，返回 0）
         libc.mallopt(M_TRIM_THRESHOLD, 64 << 20)       # 堆顶空出 64 MiB 以上才还给系统；只调这一个反而更糟
 
-# attention.md:2542 (精确的矩阵乘法、exp 与 tanh)
+# attention.md:2553 (精确的矩阵乘法、exp 与 tanh)
 def mm(a, b):
     """a @ b，形状规则同 np.matmul；但每个结果都按 k = 0, 1, 2, … 的顺序一项项加出来。"""
     if a.ndim == 1:                                   # 左边是一个向量：当成一行来乘
@@ -205,7 +205,7 @@ def hand_example():
     weights = softmax(scaled)                      # 第三步：softmax 成权重……
     context = mm(weights, K)                       # ……再对值（就是键）加权求和
     average, _ = attend_one(q, K, uniform=True)    # 不挑：每个键都拿 1/4
-    return HandExample(q, K, dots, scaled, weights, context, average)
+    return HandExample(q, K, dots, scaled, weights, context, average)   # 带名字的元组：ex.dots、ex.weights……
 
 # attention.md:632 (反转任务的数据)
 SEED_TEST, SEED_INIT, SEED_BATCH = 1, 2, 3   # 三路独立的随机流，事先定好，不挑
@@ -284,13 +284,19 @@ def untouched(params, attention):
     return count, bool(same["enc_Wx"][START].all() and count == same["enc_Wx"][START].size)
 
 # attention.md:720 (几个模型摞在一起)
-def as_stack(p, ndim):
-    """一个模型的参数 p（ndim 维）当成只有一个模型的一摞：前面加一维。本来就是一摞的，原样返回。"""
-    return p if p.ndim > ndim else p[None]
+def as_stack(p, single_ndim):
+    """p 是一个模型的参数（有 single_ndim 维），就当成只有一个模型的一摞：前面加一维，(1, …)。
+    本来就是一摞 (S, …) 的，原样返回。"""
+    return p if p.ndim > single_ndim else p[None]
+
+
+def n_models(p, single_ndim):
+    return len(as_stack(p, single_ndim))
 
 
 def model_index(S, n, ndim=1):
-    """n 行按模型均分成 S 份，第 i 份归第 i 个模型：每一行的模型编号，形状 (n, 1, …)，共 ndim 维。"""
+    """n 行按模型均分成 S 份，第 i 份归第 i 个模型：每一行的模型编号，形状 (n, 1, …)，共 ndim 维；
+    后面那些 1 是为了和 (n, …) 的数组对齐广播。例如 model_index(2, 4, 2) 是 [[0], [0], [1], [1]]。"""
     return np.arange(S).repeat(n // S).reshape((n,) + (1,) * (ndim - 1))
 
 
@@ -318,20 +324,21 @@ def affine(x, W, b):
 
 def weight_grad(x, d, W):
     """损失对 W 的梯度 xᵀ @ d：x、d 的所有步摞成行，每个模型只用自己的行。形状和 W 一样。"""
-    S = len(as_stack(W, 2))
+    S = n_models(W, 2)
     xs, ds = x.reshape(S, -1, x.shape[-1]), d.reshape(S, -1, d.shape[-1])
     return np.stack([mm(xi.T, di) for xi, di in zip(xs, ds)]).reshape(W.shape)
 
 
 def bias_grad(d, b):
     """损失对偏置的梯度：每个模型自己那些行（所有样本、所有步）的和，按行的顺序加。形状和 b 一样。"""
-    S = len(as_stack(b, 1))
+    S = n_models(b, 1)
     return d.reshape(S, -1, d.shape[-1]).sum(axis=1).reshape(b.shape)
 
-# attention.md:771 (编码器与解码器)
+# attention.md:777 (编码器与解码器)
 def rnn(x_rows, Wh, h):
     """tanh RNN，每一步 h = tanh(x_t + h @ Wh)。x_rows (B, T, H) 是每一步查好的 Wx 行加偏置；
     h (B, H) 是初始状态。返回每一步的隐状态 (B, T, H)：每一步都留着，注意力要用。
+    Wh 也可以是 S 个模型的 (S, H, H)，B 行按模型均分（right_multiplier 分开乘）。
     循环里转置着存 (T, H, B)，批量在最里层，乘得快（附录「让它快起来」）。"""
     x_steps = x_rows.transpose(1, 2, 0).copy()
     hs = np.empty_like(x_steps)
@@ -370,7 +377,7 @@ def decode_step(params, h, token, hs_enc, query="after", uniform=False, given=No
     logits, _, weights = decoder_output(params, h_new, hs_enc, q, uniform, given)
     return h_new, logits, weights
 
-# attention.md:800 (反向传播)
+# attention.md:807 (反向传播)
 def one_hot(tokens, n=VOCAB):
     return (tokens[..., None] == np.arange(n)).astype(float)
 
@@ -396,7 +403,8 @@ def attend_backward(dctx, Q, K, weights, uniform=False):
 
 def rnn_backward(dhs, hs, h0, Wh):
     """dhs (B, T, H) 是损失对每一步隐状态的梯度（来自上层）。返回 (dz, dWh, dh0)，
-    dz 是损失对每一步 tanh 之前那个量 z_t = x_t + h_{t-1} @ Wh 的梯度。也转置着算。"""
+    dz 是损失对每一步 tanh 之前那个量 z_t = x_t + h_{t-1} @ Wh 的梯度；dWh 和 Wh 同形（一摞时也是一摞）。
+    也转置着算。"""
     dhs_steps, hs_steps = dhs.transpose(1, 2, 0), hs.transpose(1, 2, 0)
     dtanh = 1 - hs_steps * hs_steps                # tanh 的导数是 1 − h²
     dz = np.empty(dtanh.shape)
@@ -414,22 +422,23 @@ def input_grads(dz, tokens, Wx):
     """x_t 是 one_hot(tokens) @ Wx，所以 Wx 的梯度是 one_hot(tokens)ᵀ @ dz：每一步的 dz 加到它读进的
     那个记号的那一行上（每个模型加到自己的 Wx 上）。np.bincount 按行的顺序一格格地加，不去乘 one-hot
     里那一大堆 0，加出来的和按 k 的顺序乘出来的一模一样。形状和 Wx 一样。"""
-    S, (V, H) = len(as_stack(Wx, 2)), Wx.shape[-2:]
-    model = model_index(S, tokens.size)
-    cells = ((model * V + tokens.reshape(-1))[:, None] * H + np.arange(H)).ravel()   # dz 的每个数加到哪一格
+    S, (V, H) = n_models(Wx, 2), Wx.shape[-2:]
+    row = model_index(S, tokens.size) * V + tokens.reshape(-1)     # 每一步加到哪个模型的 Wx 的哪一行
+    cells = (row[:, None] * H + np.arange(H)).ravel()              # dz 的每个数加到哪一格
     return np.bincount(cells, weights=rows(dz).ravel(), minlength=S * V * H).reshape(Wx.shape)
 
 
 def loss_and_grads(params, src, tgt, query="after", uniform=False, readout_only=False):
     """平均每个输出记号的交叉熵，和它对每个参数的梯度。src、tgt 形状 (B, T)。
-    params 也可以是 S 个模型摞成的一摞（〈几个模型摞在一起〉）：B 行按模型均分，梯度也是一摞。
+    params 也可以是 S 个模型摞成的一摞（〈几个模型摞在一起〉）：B 行按模型均分，梯度也是一摞，
+    第 i 个是第 i 个模型自己那一批的平均损失的梯度（返回的损失是所有模型一起平均的，只有梯度检查用它）。
 
     query="after"：第 t 步的查询是更新后的状态 h_t；"before"：是更新前的状态 h_{t-1}。
     uniform=True：注意力权重全是 1/T（平均对照）。
     readout_only=True：只要输出层 (Wo, bo) 的梯度（只重新训练输出层时，其余参数冻结）。
     """
     B, T = src.shape
-    S, H = len(as_stack(params["dec_Wh"], 2)), params["dec_Wh"].shape[-1]   # 几个模型，隐状态多少维
+    S, H = n_models(params["dec_Wh"], 2), params["dec_Wh"].shape[-1]   # 几个模型，隐状态多少维
     dec_in = np.concatenate([np.full((B, 1), START), tgt[:, :-1]], axis=1)   # teacher forcing
     hs_enc = encoder(params, src)
     hs_dec = decoder(params, dec_in, hs_enc[:, -1])
@@ -462,7 +471,7 @@ def loss_and_grads(params, src, tgt, query="after", uniform=False, readout_only=
     grads["enc_Wx"], grads["enc_b"] = input_grads(dz, src, params["enc_Wx"]), bias_grad(dz, params["enc_b"])
     return loss, {name: grads[name] for name in params}
 
-# attention.md:898 (梯度检查)
+# attention.md:907 (梯度检查)
 SEED_CHECK = 7                                     # 梯度检查用的随机流
 
 
@@ -498,7 +507,7 @@ def print_gradient_checks():
                                              ("平均对照", True, "after", True)):
         print("  %.1e  %s" % (gradient_check(attention, query, uniform), label))
 
-# attention.md:952 (训练：Adam 与梯度裁剪)
+# attention.md:961 (训练：Adam 与梯度裁剪)
 LR, CLIP = 0.003, 1.0
 BETA1, BETA2, EPS = 0.9, 0.999, 1e-8
 
@@ -568,7 +577,7 @@ def train(length, attention, rounds, test, seed_list=((SEED_INIT, SEED_BATCH),),
     progress("训练完：%s（%.0f 秒）" % (what, time.monotonic() - started))
     return models
 
-# attention.md:1028 (贪心解码与评估)
+# attention.md:1037 (贪心解码与评估)
 def predict(params, src, query="after", uniform=False, given=None):
     """贪心解码：每一步读进自己上一步的输出。返回记号 (B, T)，和注意力权重 (B, T, T)（不用注意力时是 None）。
     given (B, T, T)：第五节的干预，第 t 步的权重换成 given[:, t]。"""
@@ -603,8 +612,8 @@ def evaluate(params, test, query="after", uniform=False, given=None):
 def reversal_comparison(length=5, rounds=2000):
     """6.5 节的模型和加了注意力的模型，各训练 rounds 轮，在同一个测试集上评估。"""
     test = make_test_set(length)
-    plain, attn = (train(length, attention, rounds, test)[0] for attention in (False, True))
-    return Comparison(rounds, plain, evaluate(plain, test), attn, evaluate(attn, test))
+    no_attn, attn = (train(length, attention, rounds, test)[0] for attention in (False, True))   # train 返回模型的列表
+    return Comparison(rounds, no_attn, evaluate(no_attn, test), attn, evaluate(attn, test))   # 带名字的结果，见完整实现
 
 # attention.md:204 (拿掉挑选和形成对齐的规则)
 def with_uniform_weights(params, test, query):
@@ -659,7 +668,7 @@ def interventions(params, test, query, own):
             result["follows"] = (tokens == test[:, w.argmax(axis=1)]).mean()
     return result
 
-# attention.md:1067 (第五节的一次运行：训练、评估、干预)
+# attention.md:1076 (第五节的一次运行：训练、评估、干预)
 REFIT_ROUNDS, SEED_REFIT = 3000, 8         # 只重新训练输出层：轮数，和它自己的批次随机流
 REFIT_CHECKPOINTS = (1000, 2000, REFIT_ROUNDS)
 
@@ -712,8 +721,8 @@ def examine(params, test, query, lr, rounds, refit, diagonal_at):
 def refit_readout(params, length, query, lr=LR, after_round=None):
     """只重新训练输出层：权重全是 1/T，其余参数冻结，Wo、bo 从训练好的值出发。
     返回新的参数字典：Wo、bo 是新的，其余还是原来那些数组（一个也没改）。"""
-    theta, readout = as_vector([{"Wo": params["Wo"], "bo": params["bo"]}])    # theta 是复制出来的
-    refit = dict(params, Wo=readout["Wo"][0], bo=readout["bo"][0])
+    theta, readout = as_vector([{"Wo": params["Wo"], "bo": params["bo"]}])    # theta 是复制出来的，(1, 参数个数)
+    refit = dict(params, Wo=readout["Wo"][0], bo=readout["bo"][0])           # 新的 Wo、bo 是 theta 的视图
     test_codes = np.sort(seq_codes(make_test_set(length)))
     batches = np.random.RandomState(SEED_REFIT)
     moments = adam_moments(theta)
@@ -737,7 +746,7 @@ def refit_accuracy(params, test, query):
     refit_readout(params, test.shape[1], query, after_round=measure)
     return at
 
-# attention.md:1151 (原书的矩阵)
+# attention.md:1160 (原书的矩阵)
 BOOK_MATRIX = np.array([                   # 原书印出的矩阵：行 = 输出第几位，列 = 输入第几位
     [0.08, 0.11, 0.10, 0.06, 0.10, 0.08, 0.07, 0.08, 0.18, 0.15],
     [0.11, 0.11, 0.05, 0.10, 0.08, 0.09, 0.07, 0.20, 0.12, 0.06],
@@ -777,7 +786,7 @@ def encoder_reads_in_order(params, test):
             return False
     return True
 
-# attention.md:1207 (读矩阵和画热图)
+# attention.md:1216 (读矩阵和画热图)
 def peak_columns(matrix):
     """每一行最大权重所在的列（从 1 数起）和那个权重。"""
     return matrix.argmax(axis=1) + 1, matrix.max(axis=1)
@@ -833,7 +842,7 @@ def train_and_evaluate(length, rounds, attention=True, seeds=(SEED_INIT, SEED_BA
     params = train(length, attention, rounds, test, [seeds], query, lr, uniform)[0]
     return evaluate(params, test, query, uniform)
 
-# attention.md:1269 (打印实跑输出)
+# attention.md:1278 (打印实跑输出)
 class HandExample(NamedTuple):             # 第三节手算的每一步
     q: np.ndarray
     K: np.ndarray
@@ -846,8 +855,8 @@ class HandExample(NamedTuple):             # 第三节手算的每一步
 
 class Comparison(NamedTuple):              # 第四节的对比：两个训练好的模型和它们的评估
     rounds: int
-    plain: dict                            # 6.5 节的模型（不用注意力）的参数
-    plain_result: Evaluation
+    no_attn: dict                          # 6.5 节的模型（不用注意力）的参数
+    no_attn_result: Evaluation
     attn: dict                             # 加了注意力的模型的参数
     attn_result: Evaluation
 
@@ -892,7 +901,7 @@ def verdict(plain, attn):
 
 
 def print_reversal(five):
-    n_plain, whole_plain, token_plain = count_params(five.plain), five.plain_result.whole, five.plain_result.per_token
+    n_plain, whole_plain, token_plain = count_params(five.no_attn), five.no_attn_result.whole, five.no_attn_result.per_token
     n_attn, whole_attn, token_attn = count_params(five.attn), five.attn_result.whole, five.attn_result.per_token
     print("加到 6.5 节的反转任务上：5 个字母，各训练 %d 轮（每轮 %d 条），Adam 学习率 %g，"
           % (five.rounds, BATCH, LR))
@@ -904,7 +913,7 @@ def print_reversal(five):
     print("用注意力      %d     %.4f      %.4f" % (n_attn, whole_attn, token_attn))
     print("多出来的 %d 个参数全在输出层：Wo 从 %d×%d 变成 %d×%d。"
           % (n_attn - n_plain, HIDDEN, VOCAB, 2 * HIDDEN, VOCAB))
-    plain, attn = five.plain, five.attn
+    plain, attn = five.no_attn, five.attn
     size = lambda params, *names: sum(params[name].size for name in names)
     print("参数怎么数：编码器 %d（Wx %d×%d、Wh %d×%d、b %d），解码器也是 %d，输出层 %d（Wo、bo），共 %d；"
           % ((size(plain, "enc_Wx", "enc_Wh", "enc_b"),) + plain["enc_Wx"].shape + plain["enc_Wh"].shape
@@ -914,7 +923,7 @@ def print_reversal(five):
 
 
 def print_untouched(five):
-    (count_plain, start_row_plain), (count_attn, start_row_attn) = untouched(five.plain, False), untouched(five.attn, True)
+    (count_plain, start_row_plain), (count_attn, start_row_attn) = untouched(five.no_attn, False), untouched(five.attn, True)
     print("训练完还和初始值一模一样的参数：不用注意力 %d 个，用注意力 %d 个；" % (count_plain, count_attn))
     print("正好都是 enc_Wx 里起始符那一行（编码器从来读不到起始符，拿不到梯度）：%s。"
           % ("是" if start_row_plain and start_row_attn else "否"))
@@ -988,7 +997,7 @@ def print_interventions(runs):
 def print_transcript(attention_runs=attention_runs):
     """按顺序打印实跑输出的九段，段与段之间空一行。每段前面的注释写着它是第几段、在讲义的哪里；
     笔记本（make notebook）把每段的这几行原样放进那一段实跑输出上面的一格。
-    参数 attention_runs 缺省就是第五节的那个函数，当场训练；程序的 main（附录「同时训练」）
+    参数 attention_runs 缺省就是第五节的那个函数，当场训练；程序的 main（〈附录：同时训练〉）
     传进来的是早早交给别的进程去训练、这里只取结果的版本。"""
     # 第 1 段：第三节，手算一遍
     print_hand_example()
@@ -1025,7 +1034,7 @@ def print_transcript(attention_runs=attention_runs):
     # 第 9 段：五位对比的细节
     print_untouched(five)
 
-# attention.md:2487 (附录：同时训练)
+# attention.md:2498 (附录：同时训练)
 def in_background(pool, function, *args):
     """让另一个进程去算 function(*args)，返回一个之后取结果的 Future。进程之间按「模块名.函数名」
     传函数，所以这个模块要能按名字导入；不能的时候（比如被别的程序按文件路径执行），就当场算。"""
@@ -1037,7 +1046,7 @@ def in_background(pool, function, *args):
 
 
 def main():
-    """程序从这里开始：先调好内存分配（下一节），再把第五节的两次训练交给另外两个进程，然后按顺序打印。"""
+    """程序从这里开始：先调好内存分配（下面的〈附录：让释放的内存留在进程里〉），再把第五节的两次训练交给另外两个进程，然后按顺序打印。"""
     keep_freed_memory()
     with ProcessPoolExecutor(max_workers=2) as pool:
         started = {setting: in_background(pool, attention_runs, *setting) for setting in (BOOK_SETTING, PICKING_SETTING)}

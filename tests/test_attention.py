@@ -285,10 +285,10 @@ def test_the_lessons_rnn_and_its_backward_give_the_formula_loops_bits(B, T):
     assert all(np.array_equal(a, b) for a, b in zip(lesson, formula))
 
 
-@pytest.mark.parametrize("S, B, T", [(5, 32, 10), (2, 3, 4)])
+@pytest.mark.parametrize("S, B, T", [(1, 32, 5), (1, 32, 10), (5, 32, 5), (5, 32, 10), (2, 3, 4)])
 def test_stacked_models_each_get_the_bits_of_their_own_formula_loop(S, B, T):
-    """S models stacked (Wh (S, H, H), rows grouped by model): each model's rows and gradients are
-    exactly what the formula loop gives that model alone."""
+    """S models stacked (Wh (S, H, H), rows grouped by model; a single model trains as a stack of one):
+    each model's rows and gradients are exactly what the formula loop gives that model alone."""
     rng = np.random.RandomState(S * B + T)
     x_rows, Wh, h0, dhs = rng.randn(S * B, T, 16), rng.randn(S, 16, 16) / 4, rng.randn(S * B, 16), rng.randn(S * B, T, 16)
     tokens = rng.randint(0, A.VOCAB, size=(S * B, T))
@@ -401,6 +401,21 @@ def test_every_gradient_matches_central_differences(attention, query, uniform):
     assert worst < 1e-6
 
 
+@pytest.mark.parametrize("query, uniform", [("after", False), ("before", False), ("after", True)])
+def test_stacked_gradients_are_each_models_own(query, uniform):
+    """loss_and_grads on two models stacked (rows grouped by model) gives, for each model, exactly the
+    gradients of that model on its own rows."""
+    rng = np.random.RandomState(21)
+    models = [A.init_params(np.random.RandomState(seed), True) for seed in (30, 31)]
+    src = rng.randint(0, 5, size=(2 * 6, 5))
+    _, stack = A.as_vector(models)
+    _, grads = A.loss_and_grads(stack, src, src[:, ::-1], query, uniform)
+    for i, params in enumerate(models):
+        rows = src[i * 6:(i + 1) * 6]
+        _, alone = A.loss_and_grads(params, rows, rows[:, ::-1], query, uniform)
+        assert all(np.array_equal(grads[name][i], alone[name]) for name in params)
+
+
 def test_query_before_update_uses_the_previous_state():
     """With query="before", step t of teacher-forced training and of greedy decoding both
     query with the state before step t's update: their weights agree on a correct prefix."""
@@ -447,7 +462,7 @@ def five_letter_results():
     """Section 四's two trainings, in two processes where fork exists (they are independent)."""
     if "fork" not in multiprocessing.get_all_start_methods():
         five = A.reversal_comparison()
-        return {False: (five.plain, five.plain_result), True: (five.attn, five.attn_result)}
+        return {False: (five.no_attn, five.no_attn_result), True: (five.attn, five.attn_result)}
     # the results (Evaluation) travel back by pickle, which finds their class as attention.Evaluation
     with mock.patch.dict(sys.modules, {"attention": A}), \
             ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("fork")) as pool:
@@ -459,7 +474,7 @@ def test_the_two_process_fixture_is_what_reversal_comparison_gives(monkeypatch):
     original = A.train
     monkeypatch.setattr(A, "train", lambda length, attention, rounds, test: original(length, attention, 30, test))
     five = A.reversal_comparison()
-    expected = {False: (five.plain, five.plain_result), True: (five.attn, five.attn_result)}
+    expected = {False: (five.no_attn, five.no_attn_result), True: (five.attn, five.attn_result)}
     for attention in (False, True):
         (mine, mine_result), (theirs, theirs_result) = five_letter_run(attention), expected[attention]
         assert mine_result[:2] == theirs_result[:2] and np.array_equal(mine_result.by_position, theirs_result.by_position)
