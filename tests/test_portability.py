@@ -256,3 +256,11 @@ def test_old_numpy_spelling_when_its_venv_is_cached(tmp_path, capsys):
     assert status == 0
     assert "numpy 1.26.4; AVX2-level off (AVX and up): verified" in rows[variants[0].name]
     assert "numpy 1.26.4; SSE4.2-level off (SSSE3 and up): verified" in rows[variants[1].name]
+
+
+def test_a_variant_runs_with_the_options_and_environment_check_runs_programs_with(tmp_path, monkeypatch):
+    monkeypatch.setenv("PYTHONOPTIMIZE", "1")  # a caller's PYTHON* variable does not reach the program
+    path = program(tmp_path, "import os, sys\nprint(sys.flags.dont_write_bytecode, sys.flags.no_user_site,"
+                             " sys.flags.optimize, os.environ['PYTHONHASHSEED'], os.path.isdir(sys.pycache_prefix))\n")
+    run = runs.run_variant(by_name("PYTHONHASHSEED=1")[0], path, progress=lambda message: None)
+    assert (run.returncode, run.stdout) == (0, b"1 1 0 1 True\n")
