@@ -12,8 +12,6 @@ import types
 import numpy as np
 
 COUNT_ROUNDS = 20                    # rounds of each training run under the counters
-
-
 CALL_KINDS = ("ufunc", "function", "method")   # operators and reductions are ufuncs
 
 

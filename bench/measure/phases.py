@@ -10,7 +10,6 @@ from .floor import element_seconds, small_call_seconds
 from .subjects import model_name
 
 
-
 def load_lesson():
     """Import generated/attention.py as a module (its main() is not run); (module, Timing)."""
     spec = importlib.util.spec_from_file_location("attention_under_bench", subjects.PROGRAM)

@@ -71,8 +71,6 @@ def last_line(data: bytes | str) -> str:
     return lines[-1] if lines else ""
 
 
-
-
 def report(rows: list[tuple[str, Outcome]], out=None) -> int:
     out = out or sys.stdout
     width = max(len(name) for name, _ in rows)
