@@ -1,5 +1,5 @@
-"""Running a generated program: the one environment every run gets (RUN_ENV), process groups, bounded
-output, leftovers stopped, tracebacks mapped back to MD:LINE."""
+"""Running a generated program: the one environment every run gets (run_env, with RUN_ENV and RUN_FLAGS),
+process groups, bounded output, leftovers stopped, tracebacks mapped back to MD:LINE."""
 
 from __future__ import annotations
 
