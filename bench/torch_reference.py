@@ -22,14 +22,13 @@ import math
 import resource
 import time
 
+from measure.subjects import MODELS  # the four trainings of generated/attention.py (bench/ is sys.path[0])
+
 _started = time.perf_counter()
 import torch  # noqa: E402  (timed: the import is part of what a torch program pays)
 
 IMPORT_SECONDS = time.perf_counter() - _started
 
-# (length, attention, rounds, query, learning rate): the four trainings of generated/attention.py
-MODELS = [(5, False, 2000, "after", 0.003), (5, True, 2000, "after", 0.003),
-          (10, True, 3000, "after", 0.003), (10, True, 3000, "before", 0.02)]
 LETTERS, START, VOCAB, HIDDEN, BATCH, TEST_SIZE = 5, 5, 6, 16, 32, 100
 BETAS, EPS, CLIP = (0.9, 0.999), 1e-8, 1.0
 SEED = 2

@@ -1,5 +1,5 @@
-"""Running a generated program: the one environment every run gets (RUN_ENV), process groups, bounded
-output, leftovers stopped, tracebacks mapped back to MD:LINE."""
+"""Running a generated program: the one environment every run gets (run_env, with RUN_ENV and RUN_FLAGS),
+process groups, bounded output, leftovers stopped, tracebacks mapped back to MD:LINE."""
 
 from __future__ import annotations
 
@@ -29,11 +29,12 @@ RUN_ENV = {
     "PYTHONIOENCODING": "utf-8",
     "PYTHONUTF8": "1",
     "PYTHONHASHSEED": "0",
-    "PYTHONDONTWRITEBYTECODE": "1",  # never a __pycache__ left in the project (see run_program for reading)
+    "PYTHONDONTWRITEBYTECODE": "1",  # never a __pycache__ left in the project (see run_env for reading)
     "OPENBLAS_NUM_THREADS": "1",
     "OMP_NUM_THREADS": "1",
     "MKL_NUM_THREADS": "1",
 }  # no MALLOC_*: the lesson's program sets glibc's allocator thresholds itself (its appendix)
+RUN_FLAGS = ("-B", "-s")  # the interpreter's options for every run: see run_env
 FRAME = re.compile(r'^(\s*)File "([^"]+)", line (\d+)(.*)$')
 CAUSE = "The above exception was the direct cause of the following exception:"
 CONTEXT = "During handling of the above exception, another exception occurred:"
@@ -47,10 +48,11 @@ class Run:
     why: str = ""  # "timeout", "held" (it exited, something it started kept the output open) or "output"
 
 
-def run_program(doc: Document, target: str, timeout: float, copies: int = 1, progress: bool = False) -> list[Run]:
-    """Run a generated program (several copies side by side) in a controlled environment, each copy in
-    its own process group, so that the timeout, Ctrl-C or any error ends it and all it started.
-    progress: also copy the first copy's stderr lines to ours as they come (up to a traceback)."""
+def run_env(pycache_prefix: str | None) -> dict[str, str]:
+    """The environment every run of a program gets, with RUN_FLAGS on its command line: tangle.py check and
+    update, tools/portability.py and bench/bench.py all build it here. The caller's environment less every
+    PYTHON* variable, plus RUN_ENV; bytecode looked up only under pycache_prefix, a fresh, empty folder that
+    the caller removes afterwards (None: where Python keeps it, for a run that is timed)."""
     # -s and no PYTHON* variable of the caller's (PYTHONSAFEPATH, PYTHONOPTIMIZE, PYTHONPATH, ...): what -I
     # does, except that -I would also ignore the PYTHON* variables the run needs (RUN_ENV) and drop the
     # program's folder from sys.path, from which generated/experiments.py imports generated/attention.py.
@@ -60,11 +62,20 @@ def run_program(doc: Document, target: str, timeout: float, copies: int = 1, pro
     # attention.py), and the transcript would be checked against the program as it was.
     env = {name: value for name, value in os.environ.items() if not name.upper().startswith("PYTHON")}
     env.update(RUN_ENV)
-    command = [sys.executable, "-B", "-s", os.path.realpath(doc.folder / target)]
+    if pycache_prefix is not None:
+        env["PYTHONPYCACHEPREFIX"] = pycache_prefix
+    return env
+
+
+def run_program(doc: Document, target: str, timeout: float, copies: int = 1, progress: bool = False) -> list[Run]:
+    """Run a generated program (several copies side by side) in a controlled environment, each copy in
+    its own process group, so that the timeout, Ctrl-C or any error ends it and all it started.
+    progress: also copy the first copy's stderr lines to ours as they come (up to a traceback)."""
+    command = [sys.executable, *RUN_FLAGS, os.path.realpath(doc.folder / target)]
     processes: list[subprocess.Popen] = []
     ours = children() if become_subreaper() else None  # our children before the run: not the run's to stop
     cache = tempfile.TemporaryDirectory(prefix="tangle-no-bytecode-")
-    env["PYTHONPYCACHEPREFIX"] = cache.name
+    env = run_env(cache.name)
     try:
         for _ in range(copies):
             processes.append(subprocess.Popen(command, cwd=doc.folder, env=env, stdin=subprocess.DEVNULL,

@@ -8,7 +8,7 @@ author would. Every test is named after the verdict it rules out:
   test_wrong_*       the run is controlled and names are compared as the reader sees them;
   test_message_*     a message names the path and the next step.
 
-Times on 1 MiB inputs are measured by tests/bench_pathological.py, a benchmark, not a test."""
+Times on 1 MiB inputs are measured by bench/pathological.py, a benchmark, not a test."""
 
 import os
 import re
@@ -661,7 +661,7 @@ def test_hang_stitch_diffs_a_chunk_of_identical_lines_in_linear_work(tmp_path, m
 @given(st.text(alphabet="`~{} \t-1.x>", max_size=16))
 def test_hang_the_fence_attribute_pattern_reads_as_it_did(line):
     """FENCE_WITH_ATTRIBUTES finds the first { without backtracking (a line of many { was quadratic; the
-    4n/n ratio is in tests/bench_pathological.py): it still matches exactly the lines it matched before."""
+    4n/n ratio is in bench/pathological.py): it still matches exactly the lines it matched before."""
     import literate.markdown
     before = re.compile(r"^[ \t>]*(?:(?:[-+*]|[0-9]{1,9}[.)])[ \t]+)*(?:`{3,}[^`]*|~{3,}.*)\{.*\}[ \t]*$")
     assert bool(literate.markdown.FENCE_WITH_ATTRIBUTES.match(line)) == bool(before.match(line))

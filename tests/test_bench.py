@@ -1,5 +1,6 @@
-"""Fast tests of bench/bench.py: the counters, the skip path of the torch reference and a
-smoke run of the report with a few rounds. Timings are printed, never asserted."""
+"""Fast tests of bench/bench.py and its measure/ package: the counters, the skip path of the
+torch reference, the run environment and a smoke run of the report with a few rounds. Timings
+are printed, never asserted."""
 
 import importlib.util
 import json
@@ -16,12 +17,13 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 _spec = importlib.util.spec_from_file_location("bench", ROOT / "bench" / "bench.py")
 bench = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(bench)
+_spec.loader.exec_module(bench)  # puts bench/ on sys.path: its measure/ package is importable
+from measure import clock, floor, phases, pytorch, report, subjects, whole  # noqa: E402
 
 
 @pytest.fixture(scope="module")
 def lesson():
-    return bench.load_lesson()[0]
+    return phases.load_lesson()[0]
 
 
 def tiny_module():
@@ -47,11 +49,11 @@ def tiny_module():
 
 def test_counts_each_entry_into_numpy_once():
     module = tiny_module()
-    bench.COUNTER.__init__()
-    with bench.instrumented(module):
+    floor.COUNTER.__init__()
+    with floor.instrumented(module):
         picked, transposed, total, both, size = module.f()
     # .sum() runs add.reduce inside it: one call, not two. np.float64 is a type: not counted.
-    assert bench.COUNTER.calls == {"ufunc": 4, "function": 2, "method": 4}
+    assert floor.COUNTER.calls == {"ufunc": 4, "function": 2, "method": 4}
     expected_y = np.exp(np.linspace(0.0, 1.0, 5)) + np.linspace(0.0, 1.0, 5) * 2
     assert np.array_equal(transposed, expected_y) and total == expected_y.sum()
     assert size == 5.0 and len(both) == 10 and picked.shape == (5,)
@@ -59,74 +61,77 @@ def test_counts_each_entry_into_numpy_once():
 
 
 def test_product_elements_are_batch_times_m_k_n():
-    assert bench.product_elements(np.ones((2, 3, 4)), np.ones((4, 5))) == 2 * 3 * 4 * 5
-    assert bench.product_elements(np.ones((2, 1, 3, 4)), np.ones((5, 4, 6))) == 10 * 3 * 4 * 6
+    assert floor.product_elements(np.ones((2, 3, 4)), np.ones((4, 5))) == 2 * 3 * 4 * 5
+    assert floor.product_elements(np.ones((2, 1, 3, 4)), np.ones((5, 4, 6))) == 10 * 3 * 4 * 6
 
 
 def test_both_product_functions_count_their_elements():
     module = tiny_module()
-    bench.COUNTER.__init__()
-    with bench.instrumented(module):
+    floor.COUNTER.__init__()
+    with floor.instrumented(module):
         module.mm(np.ones((3, 4)), np.ones((4, 5)))
         times_W = module.right_multiplier(np.ones((4, 5)), 7)
         times_W(np.ones((4, 7)))
         times_W(np.ones((4, 7)))
-    assert bench.COUNTER.product_elements == 3 * 4 * 5 + 2 * (4 * 5 * 7)
+    assert floor.COUNTER.product_elements == 3 * 4 * 5 + 2 * (4 * 5 * 7)
 
 
 def test_instrumented_training_gives_the_same_bits(lesson):
     test = lesson.make_test_set(5)
     (plain,) = lesson.train(5, True, 3, test)
-    with bench.instrumented(lesson):
+    with floor.instrumented(lesson):
         (counted,) = lesson.train(5, True, 3, test)
     assert all(np.array_equal(plain[name], counted[name]) for name in plain)
     assert lesson.np is np
 
 
 def test_counts_per_round(lesson):
-    one = bench.count_per_round(lesson, 5, True, rounds=1)
-    two = bench.count_per_round(lesson, 5, True, rounds=2)
+    one = floor.count_per_round(lesson, 5, True, rounds=1)
+    two = floor.count_per_round(lesson, 5, True, rounds=2)
     assert one["elements"] == two["elements"] > 0      # the shapes do not depend on the data
-    assert all(one[kind] > 0 for kind in bench.CALL_KINDS)
+    assert all(one[kind] > 0 for kind in floor.CALL_KINDS)
 
 
 def test_a_cuda_build_is_refused(monkeypatch):
     report = {"install": [{"metadata": {"name": "torch"}},
                           {"metadata": {"name": "nvidia-cublas-cu12"}}]}
-    monkeypatch.setattr(bench, "run_quietly", lambda command: json.dumps(report))
-    with pytest.raises(bench.TorchUnavailable, match="CUDA build"):
-        bench.refuse_cuda_build("python")
+    monkeypatch.setattr(pytorch, "run_quietly", lambda command: json.dumps(report))
+    with pytest.raises(pytorch.TorchUnavailable, match="CUDA build"):
+        pytorch.refuse_cuda_build("python")
 
 
 def test_torch_unavailable_prints_a_skip_line(monkeypatch, capsys):
     def unavailable():
-        raise bench.TorchUnavailable("no wheel for this Python")
-    monkeypatch.setattr(bench, "ensure_torch", unavailable)
-    assert bench.torch_or_skip(bench.parse_args([])) is None
+        raise pytorch.TorchUnavailable("no wheel for this Python")
+    monkeypatch.setattr(pytorch, "ensure_torch", unavailable)
+    assert pytorch.torch_or_skip(bench.parse_args([])) is None
     assert "PyTorch reference: skipped — no wheel for this Python" in capsys.readouterr().out
 
 
 def test_whole_program_runs_in_each_variant(tmp_path, monkeypatch, capsys):
     program, plain, torch = tmp_path / "program.py", tmp_path / "plain.py", tmp_path / "torch.py"
     program.write_text("import os\nprint(sorted(k for k in os.environ if k.startswith('MALLOC_')))\n")
-    plain.write_text("import os\nprint(os.environ['OPENBLAS_NUM_THREADS'])\n")
+    plain.write_text("import os, sys\nprint(os.environ['OPENBLAS_NUM_THREADS'], os.environ['PYTHONHASHSEED'],"
+                     " sys.flags.dont_write_bytecode, sys.flags.no_user_site, sys.flags.optimize,"
+                     " 'PYTHONPYCACHEPREFIX' in os.environ)\n")
     torch.write_text("import sys\nprint(sys.argv[1:])\n")
-    monkeypatch.setattr(bench, "PROGRAM", str(program))
-    monkeypatch.setattr(bench, "PLAIN_SCRIPT", str(plain))
-    monkeypatch.setattr(bench, "TORCH_SCRIPT", str(torch))
+    monkeypatch.setattr(subjects, "PROGRAM", str(program))
+    monkeypatch.setattr(subjects, "PLAIN_SCRIPT", str(plain))
+    monkeypatch.setattr(subjects, "TORCH_SCRIPT", str(torch))
     monkeypatch.setenv("MALLOC_TOP_PAD_", "1")                 # the program must not get help
-    variants = bench.whole_program_variants(sys.executable, threads=1)
-    assert list(variants) == [bench.OURS, bench.PLAIN, bench.TORCH]
-    results = bench.time_whole_program(2, variants)
+    monkeypatch.setenv("PYTHONOPTIMIZE", "1")                  # nor any PYTHON* of the caller's
+    variants = whole.whole_program_variants(sys.executable, threads=1)
+    assert list(variants) == [whole.OURS, whole.PLAIN, whole.TORCH]
+    results = whole.time_whole_program(2, variants)
     assert all(len(runs) == 2 and runs[0].timing.wall > 0 for runs in results.values())
     assert [runs[0].stdout for runs in results.values()] == \
-        ["[]\n", "1\n", "['--threads', '1']\n"]
-    bench.print_whole_program(results)
+        ["[]\n", "1 0 1 1 0 False\n", "['--threads', '1']\n"]   # check's environment and options
+    report.print_whole_program(results)
     out = capsys.readouterr().out
     assert "no MALLOC_* variable set" in out and "load at start" in out
     assert "ours / plain numpy:" in out and "target: cpu at most 2.7×" in out
     assert "PyTorch / ours:" in out and "target: cpu at least 1.3×" in out
-    assert list(bench.whole_program_variants()) == [bench.OURS, bench.PLAIN]   # no torch
+    assert list(whole.whole_program_variants()) == [whole.OURS, whole.PLAIN]   # no torch
 
 
 def test_plain_numpy_lesson_swaps_every_exact_function(monkeypatch):
@@ -148,9 +153,9 @@ def test_plain_numpy_lesson_swaps_every_exact_function(monkeypatch):
 def test_a_failing_program_is_an_error(tmp_path, monkeypatch):
     program = tmp_path / "program.py"
     program.write_text("raise SystemExit('broken')\n")
-    monkeypatch.setattr(bench, "PROGRAM", str(program))
-    with pytest.raises(bench.MeasuredProgramFailed, match="broken"):
-        bench.time_whole_program(1, bench.whole_program_variants())
+    monkeypatch.setattr(subjects, "PROGRAM", str(program))
+    with pytest.raises(clock.MeasuredProgramFailed, match="broken"):
+        whole.time_whole_program(1, whole.whole_program_variants())
 
 
 def test_report_smoke(capsys):
@@ -168,10 +173,10 @@ def test_bad_usage_exits_2(argv):
     assert exit_.value.code == 2
 
 
-@pytest.mark.skipif(not os.path.exists(bench.venv_python()),
+@pytest.mark.skipif(not os.path.exists(pytorch.venv_python()),
                     reason="no .cache/bench-venv: make bench installs torch on first use")
 def test_torch_reference_runs():
-    done = subprocess.run([bench.venv_python(), bench.TORCH_SCRIPT, "--fraction", "0.001"],
+    done = subprocess.run([pytorch.venv_python(), subjects.TORCH_SCRIPT, "--fraction", "0.001"],
                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
@@ -184,5 +189,5 @@ def test_torch_reference_runs():
 
 def test_run_timed_counts_the_cpu_of_children():
     child = "import subprocess, sys; subprocess.run([sys.executable, '-c', 'sum(range(10**7))'])"
-    done, timing = bench.run_timed([sys.executable, "-c", child], subprocess.DEVNULL)
+    done, timing = clock.run_timed([sys.executable, "-c", child], subprocess.DEVNULL)
     assert done.returncode == 0 and timing.cpu > 0.1 and timing.wall > 0

@@ -15,14 +15,15 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 _spec = importlib.util.spec_from_file_location("portability", ROOT / "tools" / "portability.py")
 portability = importlib.util.module_from_spec(_spec)
-sys.modules["portability"] = portability  # dataclasses look their module up here
-_spec.loader.exec_module(portability)
+_spec.loader.exec_module(portability)  # puts tools/ on sys.path: the harness is importable
+from harness import outcomes, probe, runs, venvs  # noqa: E402
+from harness import variants as matrix  # noqa: E402
 
-ENV_ONLY = [v for v in portability.all_variants() if v.venv is None]
+ENV_ONLY = [v for v in matrix.all_variants() if v.venv is None]
 
 
 def by_name(*names):
-    variants = {v.name: v for v in portability.all_variants()}
+    variants = {v.name: v for v in matrix.all_variants()}
     return [variants[name] for name in names]
 
 
@@ -47,19 +48,19 @@ def check(path, variants, capsys):
 @pytest.fixture(scope="module")
 def here():
     """What this interpreter runs on, as the harness's probe sees it."""
-    env = portability.controlled_env({})
-    return portability.probe(sys.executable, env, str(ROOT))
+    env = runs.controlled_env({})
+    return probe.probe(sys.executable, env, str(ROOT))
 
 
 # --- the matrix itself
 
 
 def test_the_matrix_has_every_promised_variant():
-    names = [v.name for v in portability.all_variants()]
+    names = [v.name for v in matrix.all_variants()]
     assert len(names) == len(set(names)) >= 25
     promised = ["OPENBLAS_NUM_THREADS=1", "OPENBLAS_NUM_THREADS=2", "numpy SIMD AVX2-level off",
                 "numpy SIMD SSE4.2-level off", "numpy 1.26.4", "numpy 2.0.2", "numpy 2.2.6",
-                f"numpy {portability.NEWEST_NUMPY}", "Python 3.10 (numpy 2.2.6)",
+                f"numpy {matrix.NEWEST_NUMPY}", "Python 3.10 (numpy 2.2.6)",
                 "Python 3.12 (numpy 2.4.6)", "Python 3.13 (numpy 2.4.6)", "LANG=C", "LC_ALL=C",
                 "LANG=C LC_ALL=C, PYTHONIOENCODING unset",
                 "numpy 1.26.4 + OPENBLAS_CORETYPE=Prescott", "Python 3.13 + SIMD AVX2-level off"]
@@ -99,7 +100,7 @@ def test_usage_errors_exit_2_without_a_traceback(argv, message, capsys):
 ])
 def test_simd_levels_are_spelled_for_each_numpy(numpy_names, level, expected):
     baseline, dispatch = numpy_names
-    assert portability.simd_names(level, baseline, dispatch) == expected
+    assert matrix.simd_names(level, baseline, dispatch) == expected
 
 
 @pytest.mark.parametrize("expected, got, where", [
@@ -112,8 +113,8 @@ def test_simd_levels_are_spelled_for_each_numpy(numpy_names, level, expected):
      (1, "…" + "x" * 20 + "1" + "y" * 39 + "…", "…" + "x" * 20 + "2" + "y" * 39 + "…")),
 ])
 def test_first_difference_names_the_line_and_shows_where(expected, got, where):
-    assert portability.first_difference(expected, got) == where
-    assert portability.first_difference(expected, expected) is None
+    assert outcomes.first_difference(expected, got) == where
+    assert outcomes.first_difference(expected, expected) is None
 
 
 # --- the four behaviours the harness exists for
@@ -174,7 +175,7 @@ def test_guard_non_portable_numerics_are_caught(tmp_path, capsys, here):
     assert rows["OPENBLAS_CORETYPE=Prescott"].startswith("DIFFERS at line 3: a @ a ")
     assert rows["OPENBLAS_CORETYPE=Sandybridge"].startswith("DIFFERS at line 3: a @ a ")
     assert rows["OPENBLAS_NUM_THREADS=2"].startswith("identical")
-    if "avx512f" not in portability.cpu_flags():  # the AVX-512 kernels cannot run: said, not hidden
+    if "avx512f" not in probe.cpu_flags():  # the AVX-512 kernels cannot run: said, not hidden
         assert rows["OPENBLAS_CORETYPE=SkylakeX"].startswith("skipped: ")
         assert "SIGILL" in rows["OPENBLAS_CORETYPE=SkylakeX"]
     assert "5 variants: " in out and " 0 failed" in out
@@ -235,7 +236,7 @@ def test_plain_print_of_chinese_fails_only_on_an_ascii_stdout(tmp_path, capsys):
 
 def test_a_python_that_is_not_installed_is_skipped_without_building(tmp_path, capsys):
     path = program(tmp_path, "print('hi')\n")
-    missing = portability.Variant("Python 9.9", venv=portability.Venv("2.4.6", "9.9"))
+    missing = matrix.Variant("Python 9.9", venv=matrix.Venv("2.4.6", "9.9"))
     status, rows, out = check(path, [missing], capsys)
     assert status == 0
     assert rows["Python 9.9"] == (
@@ -246,8 +247,8 @@ def test_a_python_that_is_not_installed_is_skipped_without_building(tmp_path, ca
 def test_old_numpy_spelling_when_its_venv_is_cached(tmp_path, capsys):
     """numpy 1.26 names single features (AVX2, FMA3, ...), not X86_V3. Needs the venv that
     `make portability` caches; the tests never build one."""
-    venv = portability.CACHE / "venvs" / f"{platform.python_version()}-1.26.4"
-    if portability._imports_numpy(venv / "bin" / "python") != "1.26.4":
+    venv = venvs.CACHE / "venvs" / f"{platform.python_version()}-1.26.4"
+    if venvs._imports_numpy(venv / "bin" / "python") != "1.26.4":
         pytest.skip(f"{venv} is not built (make portability builds it)")
     path = program(tmp_path, "import numpy as np\nprint(np.arange(4.0).sum())\n")
     variants = by_name("numpy 1.26.4 + SIMD AVX2-level off", "numpy 1.26.4 + SIMD SSE4.2-level off")
@@ -255,3 +256,11 @@ def test_old_numpy_spelling_when_its_venv_is_cached(tmp_path, capsys):
     assert status == 0
     assert "numpy 1.26.4; AVX2-level off (AVX and up): verified" in rows[variants[0].name]
     assert "numpy 1.26.4; SSE4.2-level off (SSSE3 and up): verified" in rows[variants[1].name]
+
+
+def test_a_variant_runs_with_the_options_and_environment_check_runs_programs_with(tmp_path, monkeypatch):
+    monkeypatch.setenv("PYTHONOPTIMIZE", "1")  # a caller's PYTHON* variable does not reach the program
+    path = program(tmp_path, "import os, sys\nprint(sys.flags.dont_write_bytecode, sys.flags.no_user_site,"
+                             " sys.flags.optimize, os.environ['PYTHONHASHSEED'], os.path.isdir(sys.pycache_prefix))\n")
+    run = runs.run_variant(by_name("PYTHONHASHSEED=1")[0], path, progress=lambda message: None)
+    assert (run.returncode, run.stdout) == (0, b"1 1 0 1 True\n")

@@ -2,7 +2,7 @@
 """Time tangle.py check, weave.py and stitch on 1 MiB lessons of the shapes that were once quadratic.
 A benchmark, not a test: it prints wall and CPU seconds and the load, and asserts nothing.
 
-usage: .venv/bin/python tests/bench_pathological.py [--ratio] [SHAPE ...]     (default: every shape)
+usage: .venv/bin/python bench/pathological.py [--ratio] [SHAPE ...]     (default: every shape)
 
 --ratio runs each shape at a quarter of the size and at the full size and prints the ratio of the CPU
 seconds: about 4 for a linear pass, about 16 for a quadratic one (a ratio, unlike a time, holds on a
