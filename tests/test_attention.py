@@ -747,7 +747,7 @@ def test_sections_show_their_own_checked_output():
 
 def test_the_main_line_ends_at_the_full_implementation_and_folds_only_numbers():
     """One level-2 heading with 「完整实现」 ends the main line. Above it: the code a learner needs
-    (at most 120 lines, the issue's budget) and nothing folded into <details> but transcript."""
+    (at most 120 lines, so that it reads in about half an hour) and nothing folded into <details> but transcript."""
     text = (ROOT / "attention.md").read_text(encoding="utf-8").split("\n")
     ends = [i + 1 for i, line in enumerate(text) if line.startswith("## ") and "完整实现" in line]
     assert len(ends) == 1
