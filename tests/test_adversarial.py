@@ -30,7 +30,10 @@ pytest.importorskip("latex2mathml", reason="weave.py needs latex2mathml: make te
 import literate.inline  # noqa: E402
 import literate.prose  # noqa: E402
 import tangle  # noqa: E402
-import weave  # noqa: E402
+from literate import formulas, model  # noqa: E402
+from literate.page import code as page_code, markup, numbers  # noqa: E402
+from literate.page import page as weaving  # noqa: E402
+from literate.page import command as weave  # noqa: E402  (weave.py's main)
 
 ROOT = Path(__file__).resolve().parent.parent
 linux = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc, uses FIFOs and signals")
@@ -71,12 +74,12 @@ class Audit(HTMLParser):
         self.close()
 
     def handle_starttag(self, name, attributes):
-        if name not in weave.TAGS:
+        if name not in markup.TAGS:
             self.found.append(f"<{name}>")
         for key, value in attributes:
-            if key not in weave.ATTRIBUTES or key.startswith("on") or key in ("style", "src", "srcset"):
+            if key not in markup.ATTRIBUTES or key.startswith("on") or key in ("style", "src", "srcset"):
                 self.found.append(f"<{name} {key}=...>")
-            if key == "href" and weave.safe_url(value or "") is None:
+            if key == "href" and markup.safe_url(value or "") is None:
                 self.found.append(f"<{name} href={value!r}>")
 
     handle_startendtag = handle_starttag
@@ -146,7 +149,7 @@ def test_injection_chunk_names_reach_no_attribute_unescaped(tmp_path, name):
     page = woven(tmp_path, lesson(name=name))
     assert_safe(page)
     ids = {element for element in IdParser(page).ids}
-    assert weave.chunk_id(name) in ids  # the anchor is still the name's, escaped, not cut short
+    assert model.chunk_anchor(name) in ids  # the anchor is still the name's, escaped, not cut short
 
 
 class IdParser(HTMLParser):
@@ -273,7 +276,7 @@ def test_injection_the_notebooks_cells_keep_the_pages_vocabulary(tmp_path, body)
                                                                                             "/summary"}, text
         assert "<!--" not in text and "![" not in text
         for target in re.findall(r"\]\(([^)]*)\)", text):
-            assert weave.safe_url(target) is not None, target
+            assert markup.safe_url(target) is not None, target
 
 
 def test_injection_the_notebook_leaves_code_as_written(tmp_path):
@@ -288,7 +291,7 @@ def test_injection_the_notebook_leaves_code_as_written(tmp_path):
 
 @pytest.mark.parametrize("url", ["\\\\evil.com\\x", "/\\evil.com/x", "\\/evil.com", "http:\\\\ok.com"])
 def test_injection_a_backslash_link_is_not_a_way_to_another_host(url):
-    assert weave.safe_url(url) is None if not url.startswith("http") else weave.safe_url(url) == url
+    assert markup.safe_url(url) is None if not url.startswith("http") else markup.safe_url(url) == url
 
 
 # ---------------------------------------------------------------- data loss
@@ -530,7 +533,7 @@ def test_hang_a_paragraph_is_read_once_however_many_children(tmp_path, monkeypat
     md = write(tmp_path, lesson("w *e*\n" * lines + "\n准确率 0.9300。\n"))
     doc = tangle.load(md, str(md))
     calls = counting(monkeypatch, literate.inline, "inline_parts")
-    weave.weave(doc)
+    weaving.weave(doc)
     inline_tokens = sum(token.type == "inline" for token in doc.tokens)
     assert len(calls) <= 4 * inline_tokens
 
@@ -544,8 +547,8 @@ def test_hang_each_sentence_and_transcript_line_is_scored_once(tmp_path, monkeyp
     md = write(tmp_path, lesson(body, code=f"for i in range({count}):\n    print(f'line {{i}} 0.9300')\n",
                                 transcript=printed))
     doc = tangle.load(md, str(md))
-    calls = counting(monkeypatch, weave, "words")
-    _, page, errors = weave.weave(doc)
+    calls = counting(monkeypatch, numbers, "words")
+    _, page, errors = weaving.weave(doc)
     assert not errors and len(page.linked) == 2 * count
     assert len(calls) <= count + 4  # each transcript line once, and the few distinct contexts
 
@@ -601,11 +604,11 @@ def test_hang_dollars_before_many_braces_are_looked_at_once(tmp_path, monkeypatc
 def test_hang_code_spans_are_paired_in_one_pass_over_their_backticks(tmp_path, monkeypatch):
     """$`a repeated (once quadratic in weave.py: a lazy regex searched for the closing `$ from every opener):
     the runs of backticks are found once per paragraph and each is paired in one step."""
-    calls = counting(monkeypatch, weave, "code_spans")
+    calls = counting(monkeypatch, formulas, "code_spans")
     page = woven(tmp_path, lesson("$`a" * 3000 + "\n\n$`x^2`$ 和 `code` 和 $`y`$\n"))
     assert len(calls) <= 4 and page.count("<math") == 2
-    assert weave.code_spans("$`a" * 5 + "`b`") == [(1, 5), (7, 11), (13, 16)]  # the last ` opens nothing
-    assert weave.code_spans("``a`b``") == [(0, 7)] and weave.code_spans("`a") == []
+    assert formulas.code_spans("$`a" * 5 + "`b`") == [(1, 5), (7, 11), (13, 16)]  # the last ` opens nothing
+    assert formulas.code_spans("``a`b``") == [(0, 7)] and formulas.code_spans("`a") == []
 
 
 @pytest.mark.parametrize("language", ["python", "c", "markdown"])
@@ -614,14 +617,14 @@ def test_hang_a_lexer_never_sees_a_run_of_blank_lines(tmp_path, monkeypatch, lan
     each run reaches the lexer as one empty line; the page still shows every line as it is written."""
     pytest.importorskip("pygments")
     seen = []
-    original = weave.get_lexer_by_name
+    original = page_code.get_lexer_by_name
 
     def lexer_by_name(*args, **kwargs):
         lexer = original(*args, **kwargs)
         get_tokens = lexer.get_tokens
         lexer.get_tokens = lambda text: (seen.append(text), get_tokens(text))[1]
         return lexer
-    monkeypatch.setattr(weave, "get_lexer_by_name", lexer_by_name)
+    monkeypatch.setattr(page_code, "get_lexer_by_name", lexer_by_name)
     code = "x = 1\n" + " \t\n" * 300 + "\n" * 300 + "y = 2\n"
     if language == "python":  # a python fence is a chunk
         page = woven(tmp_path, lesson(code=code + "print('acc 0.9300')\n"))

@@ -9,7 +9,10 @@ import pytest
 pytest.importorskip("latex2mathml", reason="weave.py needs latex2mathml: make test installs requirements-html.txt")
 
 import tangle  # noqa: E402
-import weave  # noqa: E402
+from literate import model  # noqa: E402
+from literate.page import code  # noqa: E402
+from literate.page import heatmaps as page_heatmaps  # noqa: E402
+from literate.page import command as weave  # noqa: E402  (weave.py's main)
 
 ROOT = Path(__file__).resolve().parent.parent
 VOID = {"meta", "br", "hr", "img", "input", "link", "col", "wbr", "mspace", "none", "mprescripts"}
@@ -287,7 +290,7 @@ def test_code_is_highlighted_and_plain_without_pygments(tmp_path, capsys, monkey
     md = lesson(tmp_path)
     _, _, _, out = build(capsys, md)
     assert '<span class="nb">print</span>' in out.read_text()
-    monkeypatch.setattr(weave, "get_lexer_by_name", None)
+    monkeypatch.setattr(code, "get_lexer_by_name", None)
     _, _, _, out = build(capsys, md)
     page = out.read_text()
     assert '<span class="nb">' not in page and 'print(&quot;acc' not in page and 'print("acc 0.9300' in page
@@ -443,10 +446,10 @@ def test_the_lessons_page(tmp_path, capsys):
         name = next(e for e in figure.iter() if e.tag == "a" and "name" in e.classes())
         assert name.text() == caption.title and name.attrs["href"] == f"#{caption.anchor}"
     for name, pieces in doc.chunks.items():
-        assert weave.chunk_id(name) in ids, name
-        assert len([e for e in tree.all("figure", "chunk") if e.attrs["id"].startswith(weave.chunk_id(name))]) >= len(pieces)
+        assert model.chunk_anchor(name) in ids, name
+        assert len([e for e in tree.all("figure", "chunk") if e.attrs["id"].startswith(model.chunk_anchor(name))]) >= len(pieces)
     for target in doc.roots:
-        assert weave.root_id(target) in ids
+        assert model.root_anchor(target) in ids
     assert "<a name=" not in page
     assert not [p for p in tree.all("p") if p.text().startswith("〈")]  # no caption drawn as a paragraph
     for link in tree.all("a"):
@@ -457,12 +460,12 @@ def test_the_lessons_page(tmp_path, capsys):
     for target, transcript in doc.transcripts.items():
         assert len(transcript.pieces()) > 1  # attention.md shows its output in parts
         for piece in transcript.pieces():
-            figure = ids[weave.transcript_id(target, piece.part)]
+            figure = ids[model.output_anchor(target, piece.part)]
             lines = tangle.output_lines(piece.content)
             for k, text in enumerate(lines):
                 line = ids[f"L{piece.first_line + k}"]
                 assert figure in line.ancestors() and line.text().rstrip("\n") == text == source[piece.first_line + k - 1]
-            matrices = [m for m in weave.parse_matrices(lines) if len(m[2]) == len(m[3]) == 10]
+            matrices = [m for m in page_heatmaps.parse_matrices(lines) if len(m[2]) == len(m[3]) == 10]
             drawn = [m for m in figure.iter() if m.tag == "svg" and "heatmap" in m.classes()]
             assert len(drawn) == len(matrices), (target, piece.part)
             for heatmap in drawn:
@@ -532,14 +535,14 @@ def test_default_output_is_beside_the_lesson(tmp_path, capsys):
 ])
 def test_matrix_rows_are_read_as_printed(line, label, values):
     lines = ["             1     2", line]
-    [(start, end, columns, rows)] = weave.parse_matrices(lines)
+    [(start, end, columns, rows)] = page_heatmaps.parse_matrices(lines)
     assert (start, end, columns) == (0, 2, ["1", "2"])
     assert rows == [(label, values, [f"{v:.2f}" for v in values])]
 
 
 def test_text_that_only_looks_like_a_matrix_is_left_alone():
-    assert weave.parse_matrices(["种子    不用注意力", "0       1.0000 / 1.0000"]) == []
-    assert weave.parse_matrices(["   1  2  3", "输出 1  0.1 0.2"]) == []  # one number short
+    assert page_heatmaps.parse_matrices(["种子    不用注意力", "0       1.0000 / 1.0000"]) == []
+    assert page_heatmaps.parse_matrices(["   1  2  3", "输出 1  0.1 0.2"]) == []  # one number short
 
 
 def test_headings_never_take_an_anchor_of_the_page(tmp_path, capsys):

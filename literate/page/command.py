@@ -1,0 +1,83 @@
+"""weave.py's command line: read the lesson, make the page, write it (only over a page weave.py wrote)."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import sys
+from pathlib import Path
+
+from .. import console, markdown, model, outputs
+from . import __doc__ as MANUAL  # the package's docstring: what the page holds
+from .markup import tag
+from .page import weave
+from .state import GENERATOR
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(prog="weave.py", description=MANUAL,
+                                  formatter_class=argparse.RawDescriptionHelpFormatter)
+    top.add_argument("md", nargs="?", type=Path, default=Path("attention.md"),
+                     help="the Markdown lesson (default: ./attention.md)")
+    top.add_argument("-o", "--output", type=Path, help="the page to write (default: build/<MD's name>.html beside "
+                     "MD; - writes it to stdout). An existing file is replaced only if weave.py wrote it")
+    return top
+
+
+def is_page(data: bytes) -> bool:
+    """Whether a file's bytes are a page weave.py wrote (the generator mark; pages from before it had one say
+    本页由 weave.py 生成 in their summary)."""
+    mark = str(tag("meta", {"name": "generator", "content": GENERATOR})).encode()
+    return data.startswith(b"<!DOCTYPE html>") and (mark in data[:4096] or "本页由 <code>weave.py</code>".encode() in data)
+
+
+def write_page(doc: model.Document, output: Path, data: bytes) -> bool:
+    """Write the page unless it holds these bytes already (whether it wrote): the rule every back-end keeps
+    (literate/outputs.py): never the lesson, a file it tangles, or a file that weave.py did not write."""
+    default = doc.path.parent / "build" / (doc.path.stem + ".html")
+    return outputs.write_output(doc, output, data, "weave.py", is_page, default)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Ctrl-C, a closed pipe and a console that cannot show Chinese end it with one line, never a traceback."""
+    return console.guarded("weave.py", lambda: run_command(argv), "the page was not changed")
+
+
+def run_command(argv: list[str] | None) -> int:
+    args = console.parsed(parser(), argv)
+    if isinstance(args, int):  # --help (0) or a usage error (2)
+        return args
+    output = args.output or args.md.parent / "build" / f"{args.md.stem}.html"
+    try:
+        doc = markdown.load(args.md, str(args.md))
+        page_html, page, errors = weave(doc)
+        if errors:
+            print(f"{doc.shown}: warning: {len(errors)} prose number{'s are' if len(errors) != 1 else ' is'} not "
+                  "printed by the transcript cited (shown unlinked, marked in red); make check lists them",
+                  file=sys.stderr)
+        data = page_html.encode()
+        if str(output) == "-":
+            with contextlib.suppress(OSError, ValueError):  # a reader that went away (| head) wants no more
+                sys.stdout.buffer.write(data)
+                sys.stdout.flush()
+            report, changed = sys.stderr, True
+        else:
+            report, changed = sys.stdout, write_page(doc, output, data)
+    except model.UserError as error:
+        print(*error.messages, sep="\n", file=sys.stderr)
+        return error.code
+    except RecursionError:
+        print(f"{args.md}: error: nested too deeply to draw as a page (lists or quotes inside each other)",
+              file=sys.stderr)
+        return model.BAD_INPUT
+    except MemoryError:
+        print("weave.py: error: out of memory", file=sys.stderr)
+        return model.BAD_INPUT
+    chunks = sum(len(pieces) for pieces in [*doc.chunks.values(), *doc.roots.values()])
+    print(f"{'wrote' if changed else 'unchanged:'} {output}: {chunks} code chunks, {len(page.linked)} numbers linked "
+          f"to their transcript lines, {page.heatmaps} heatmaps", file=report)
+    return model.OK
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
