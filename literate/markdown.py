@@ -15,15 +15,15 @@ from .captions import caption_problems, math_warnings
 from .files import describe, file_kind, read_regular
 from .model import (Document, HASH_COMMENT_SUFFIXES, LINE_BREAKING, LINE_WITH_END, MAX_MARKDOWN_BYTES,
                     PYTHON_LANGUAGES, confinement_problem, Piece, Transcript, UserError, output_lines)
+from .startup import missing
 from .validation import CONTROL, anchor_problems, invisible_problems, reference_problems, shown_line
 
 
 try:
     from markdown_it import MarkdownIt
 except ImportError:  # run outside the project's .venv, or a .venv that is broken
-    print("tangle.py: error: needs markdown-it-py; use make (it builds .venv), or pip install -r "
-          "requirements.txt; if .venv exists but is broken, run make clean first", file=sys.stderr)
-    raise SystemExit(2) from None
+    missing("tangle.py", "markdown-it-py", "use make (it builds .venv), or pip install -r requirements.txt; if "
+            ".venv exists but is broken, run make clean first")
 
 
 def decode_markdown(raw: bytes, shown: str) -> tuple[str, bool]:

@@ -266,7 +266,7 @@ def test_injection_the_notebooks_cells_keep_the_pages_vocabulary(tmp_path, body)
     notebook_main()
     import notebook
     md = write(tmp_path, NOTEBOOK_LESSON + "\n" + body + "\n")
-    built = notebook.build(tangle.load(md, str(md)))
+    built = notebook.build(literate.markdown.load(md, str(md)))
     for cell in built.cells:
         if cell.cell_type != "markdown":
             continue
@@ -285,7 +285,7 @@ def test_injection_the_notebook_leaves_code_as_written(tmp_path):
     import notebook
     body = "看 `<b>` 和 `<!-- x -->`。\n\n```text\n<script>x</script>\n```\n\n    <i>indented</i>\n"
     md = write(tmp_path, NOTEBOOK_LESSON + "\n" + body)
-    text = "\n".join(cell.source for cell in notebook.build(tangle.load(md, str(md))).cells)
+    text = "\n".join(cell.source for cell in notebook.build(literate.markdown.load(md, str(md))).cells)
     assert "`<b>`" in text and "`<!-- x -->`" in text and "<script>x</script>" in text and "    <i>indented</i>" in text
 
 
@@ -531,7 +531,7 @@ def test_hang_a_paragraph_is_read_once_however_many_children(tmp_path, monkeypat
     """The paragraph of `w *e*` lines (once 184 s at 48 KB): each inline token is flattened a fixed number of
     times, not once per child."""
     md = write(tmp_path, lesson("w *e*\n" * lines + "\n准确率 0.9300。\n"))
-    doc = tangle.load(md, str(md))
+    doc = literate.markdown.load(md, str(md))
     calls = counting(monkeypatch, literate.inline, "inline_parts")
     weaving.weave(doc)
     inline_tokens = sum(token.type == "inline" for token in doc.tokens)
@@ -546,7 +546,7 @@ def test_hang_each_sentence_and_transcript_line_is_scored_once(tmp_path, monkeyp
     body = " ".join(["0.9300"] * count) + "\n\n" + "段落说 0.9300。\n\n" * count
     md = write(tmp_path, lesson(body, code=f"for i in range({count}):\n    print(f'line {{i}} 0.9300')\n",
                                 transcript=printed))
-    doc = tangle.load(md, str(md))
+    doc = literate.markdown.load(md, str(md))
     calls = counting(monkeypatch, numbers, "words")
     _, page, errors = weaving.weave(doc)
     assert not errors and len(page.linked) == 2 * count
@@ -573,10 +573,10 @@ def test_hang_book_spans_are_found_in_one_pass(tmp_path, monkeypatch, count):
     """1 MiB of 原书 0.25 (once 245 s): the ends of all 原书 spans of a paragraph come from one scan of it,
     not a search from each 原书 to the end of the sentence."""
     md = write(tmp_path, lesson("原书 0.25 " * count + "\n"))
-    doc = tangle.load(md, str(md))
+    doc = literate.markdown.load(md, str(md))
     counted = Counted(literate.prose.BOOK_SPAN_END)
     monkeypatch.setattr(literate.prose, "BOOK_SPAN_END", counted)
-    errors, numbers = tangle.stale_numbers(doc)
+    errors, numbers = literate.prose.stale_numbers(doc)
     assert not errors and len(numbers) == count and all(number.book for number in numbers)
     assert "search" not in counted.calls and len(counted.calls) <= sum(t.type == "inline" for t in doc.tokens)
 
@@ -587,7 +587,7 @@ def test_hang_dollars_before_many_braces_are_looked_at_once(tmp_path, monkeypatc
     import literate.captions
     text = "$" + "{" * 5000 + " 价格 $5 和 $x^2$ $$"
     md = write(tmp_path, lesson(text + "\n"))
-    doc = tangle.load(md, str(md))
+    doc = literate.markdown.load(md, str(md))
     looked = []
     pattern = literate.captions.DOLLAR
 

@@ -27,13 +27,15 @@ import nbformat  # noqa: E402
 from nbclient import NotebookClient  # noqa: E402
 
 import notebook  # noqa: E402
+import literate.expansion  # noqa: E402
+import literate.markdown  # noqa: E402
 import tangle  # noqa: E402
 
 PROGRAM = "generated/attention.py"
 
 
 def lesson():
-    return tangle.load(ROOT / "attention.md", "attention.md")
+    return literate.markdown.load(ROOT / "attention.md", "attention.md")
 
 
 def role(cell):
@@ -82,7 +84,7 @@ def test_every_code_cell_is_the_lessons_code_in_reading_order(doc, built):
     assert {role(cell) for cell in code} == {"prelude", "chunk", "transcript", "playground"}
     prelude = code[0]
     assert role(prelude) == "prelude" and prelude.metadata.jupyter.source_hidden
-    program, _ = tangle.render(doc, PROGRAM)
+    program, _ = literate.expansion.render(doc, PROGRAM)
     assert (ROOT / PROGRAM).read_text(encoding="utf-8") == program, "generated/ is out of date: make tangle"
     tail = program.rstrip("\n").split("\n")[-3:]
     assert tail[0] == 'if __name__ == "__main__":' and tail[-1].strip() == "main()"
@@ -256,7 +258,7 @@ def test_make_notebook_writes_only_when_the_content_changes(tmp_path, capsys):
 
 
 def test_a_small_lesson_runs_top_to_bottom_although_it_calls_later_code(tmp_path):
-    nb = notebook.build(tangle.load(write_lesson(tmp_path), "lesson.md"))
+    nb = notebook.build(literate.markdown.load(write_lesson(tmp_path), "lesson.md"))
     nbformat.validate(nb)
     sources = [cell.source for cell in nb.cells]
     assert "开头，公式 $x_1$。" in sources[0] and any("$$\ny = x^2\n$$" in source for source in sources)

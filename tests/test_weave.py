@@ -8,6 +8,10 @@ import pytest
 
 pytest.importorskip("latex2mathml", reason="weave.py needs latex2mathml: make test installs requirements-html.txt")
 
+import literate.inline  # noqa: E402
+import literate.markdown  # noqa: E402
+import literate.model  # noqa: E402
+import literate.prose  # noqa: E402
 import tangle  # noqa: E402
 from literate import model  # noqa: E402
 from literate.page import code  # noqa: E402
@@ -305,7 +309,7 @@ def test_each_part_of_a_transcript_stands_under_its_code_each_line_anchored_by_i
     ids = tree.by_id()  # also: no id twice
     assert in_order(tree) == ["file-generated/p.py", "chunk-打印_结果", "output-generated/p.py-1", "chunk-打印_矩阵",
                               "chunk-打印_结果-2", "output-generated/p.py-2"]
-    doc = tangle.load(md, str(md))
+    doc = literate.markdown.load(md, str(md))
     transcript = doc.transcripts["generated/p.py"]
     assert len(transcript.pieces()) == 2
     source = md.read_text().split("\n")
@@ -313,11 +317,11 @@ def test_each_part_of_a_transcript_stands_under_its_code_each_line_anchored_by_i
         figure = ids[f"output-generated/p.py-{piece.part}"]
         spans = [e for e in figure.iter() if e.tag == "span" and "l" in e.classes()]
         assert [e.attrs["id"] for e in spans] == [f"L{piece.first_line + k}" for k in range(len(spans))]
-        assert [e.text().rstrip("\n") for e in spans] == tangle.output_lines(piece.content)
+        assert [e.text().rstrip("\n") for e in spans] == literate.model.output_lines(piece.content)
         assert all(source[int(e.attrs["id"][1:]) - 1] == e.text().rstrip("\n") for e in spans)
     # the whole output, once
     lines = [e for e in tree.all("span", "l") if any("transcript" in a.classes() for a in e.ancestors())]
-    assert len(lines) == len(tangle.output_lines(transcript.content))
+    assert len(lines) == len(literate.model.output_lines(transcript.content))
 
 
 def test_links_to_captions_keep_their_anchor_as_written(small):
@@ -363,7 +367,7 @@ def test_the_top_of_the_page_counts_the_numbers(small):
     assert "4 个核对过" in summary and "4 个对上了 generated/p.py 的实跑输出" in summary
     assert "2 个标成原书的" in summary and "1 个没有对上" in summary
     # the same counts as the check itself
-    _, sources = tangle.prose_number_sources(tangle.load(md, str(md)))
+    _, sources = literate.prose.prose_number_sources(literate.markdown.load(md, str(md)))
     assert len(sources) == 7 and sum(number.book for number, _ in sources) == 2
     link = next(e for e in tree.by_id()["verified"].iter() if e.tag == "a")
     assert link.attrs["href"] == "#output-generated/p.py-1"  # the transcript's first part
@@ -436,7 +440,7 @@ def test_the_lessons_page(tmp_path, capsys):
     page = out.read_text()
     tree = Tree(page)
     ids = tree.by_id()  # no id twice
-    doc = tangle.load(ROOT / "attention.md", "attention.md")
+    doc = literate.markdown.load(ROOT / "attention.md", "attention.md")
     source = (ROOT / "attention.md").read_text().split("\n")
     # every fence that tangle reads is a figure under the caption written above it, and that caption only
     assert doc.captions, "attention.md has captions"
@@ -461,7 +465,7 @@ def test_the_lessons_page(tmp_path, capsys):
         assert len(transcript.pieces()) > 1  # attention.md shows its output in parts
         for piece in transcript.pieces():
             figure = ids[model.output_anchor(target, piece.part)]
-            lines = tangle.output_lines(piece.content)
+            lines = literate.model.output_lines(piece.content)
             for k, text in enumerate(lines):
                 line = ids[f"L{piece.first_line + k}"]
                 assert figure in line.ancestors() and line.text().rstrip("\n") == text == source[piece.first_line + k - 1]
@@ -473,8 +477,8 @@ def test_the_lessons_page(tmp_path, capsys):
             heatmaps += len(drawn)
     assert heatmaps >= 8 and f"{heatmaps} heatmaps" in stdout
     # each number links to a line of the transcript it cites that prints it
-    _, sources = tangle.prose_number_sources(doc)
-    printing = tangle.transcript_lines_printing(doc)
+    _, sources = literate.prose.prose_number_sources(doc)
+    printing = literate.prose.transcript_lines_printing(doc)
     links = tree.all("a", "num")
     for link in links:
         target = ids[link.attrs["href"][1:]]
@@ -557,12 +561,12 @@ def test_headings_never_take_an_anchor_of_the_page(tmp_path, capsys):
 
 def test_tangle_tells_where_each_number_stands_and_which_lines_print_it(tmp_path):
     md = lesson(tmp_path)
-    doc = tangle.load(md, str(md))
-    errors, sources = tangle.prose_number_sources(doc)
+    doc = literate.markdown.load(md, str(md))
+    errors, sources = literate.prose.prose_number_sources(doc)
     assert len(errors) == 1 and "0.9301 is not printed" in errors[0]
     first = doc.transcripts["generated/p.py"].first_line
     for number, lines in sources:
-        text, _ = tangle.flatten_inline(number.token)
+        text, _ = literate.inline.flatten_inline(number.token)
         assert text[number.offset : number.offset + len(number.text)] == number.text
         if number.text in ("0.9300", "1.2345"):
             assert lines == [first] == [md_line(md, "acc 0.9300 x 1.2345")]  # the transcript's first line

@@ -40,44 +40,29 @@ def write_page(doc: model.Document, output: Path, data: bytes) -> bool:
 
 def main(argv: list[str] | None = None) -> int:
     """Ctrl-C, a closed pipe and a console that cannot show Chinese end it with one line, never a traceback."""
-    return console.guarded("weave.py", lambda: run_command(argv), "the page was not changed")
+    return console.run_command("weave.py", parser(), make_page, argv, "the page was not changed",
+                               "nested too deeply to draw as a page (lists or quotes inside each other)")
 
 
-def run_command(argv: list[str] | None) -> int:
-    args = console.parsed(parser(), argv)
-    if isinstance(args, int):  # --help (0) or a usage error (2)
-        return args
+def make_page(args: argparse.Namespace) -> int:
+    """Read the lesson, make its page, write it (or send it to stdout with -o -)."""
     output = args.output or args.md.parent / "build" / f"{args.md.stem}.html"
-    try:
-        doc = markdown.load(args.md, str(args.md))
-        page_html, page, errors = weave(doc)
-        if errors:
-            print(f"{doc.shown}: warning: {len(errors)} prose number{'s are' if len(errors) != 1 else ' is'} not "
-                  "printed by the transcript cited (shown unlinked, marked in red); make check lists them",
-                  file=sys.stderr)
-        data = page_html.encode()
-        if str(output) == "-":
-            with contextlib.suppress(OSError, ValueError):  # a reader that went away (| head) wants no more
-                sys.stdout.buffer.write(data)
-                sys.stdout.flush()
-            report, changed = sys.stderr, True
-        else:
-            report, changed = sys.stdout, write_page(doc, output, data)
-    except model.UserError as error:
-        print(*error.messages, sep="\n", file=sys.stderr)
-        return error.code
-    except RecursionError:
-        print(f"{args.md}: error: nested too deeply to draw as a page (lists or quotes inside each other)",
+    doc = markdown.load(args.md, str(args.md))
+    page_html, page, errors = weave(doc)
+    if errors:
+        print(f"{doc.shown}: warning: {len(errors)} prose number{'s are' if len(errors) != 1 else ' is'} not "
+              "printed by the transcript cited (shown unlinked, marked in red); make check lists them",
               file=sys.stderr)
-        return model.BAD_INPUT
-    except MemoryError:
-        print("weave.py: error: out of memory", file=sys.stderr)
-        return model.BAD_INPUT
+    data = page_html.encode()
+    if str(output) == "-":
+        with contextlib.suppress(OSError, ValueError):  # a reader that went away (| head) wants no more
+            sys.stdout.buffer.write(data)
+            sys.stdout.flush()
+        report, changed = sys.stderr, True
+    else:
+        report, changed = sys.stdout, write_page(doc, output, data)
     chunks = sum(len(pieces) for pieces in [*doc.chunks.values(), *doc.roots.values()])
     print(f"{'wrote' if changed else 'unchanged:'} {output}: {chunks} code chunks, {len(page.linked)} numbers linked "
           f"to their transcript lines, {page.heatmaps} heatmaps", file=report)
     return model.OK
 
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -3,17 +3,16 @@
 from __future__ import annotations
 
 import re
-import sys
 
+from ..startup import missing
 from .markup import MATH_HTML, Markup, escape, sanitized, tag
 from .state import Page
 
 try:
     from latex2mathml.converter import convert as latex_to_mathml
 except ImportError:  # run outside the project's .venv
-    print("weave.py: error: needs latex2mathml; use make html (it installs requirements-html.txt into .venv), "
-          "or pip install -r requirements-html.txt", file=sys.stderr)
-    raise SystemExit(2) from None
+    missing("weave.py", "latex2mathml", "use make html (it installs requirements-html.txt into .venv), or pip "
+            "install -r requirements-html.txt")
 
 
 def mathml(page: Page, latex: str, display: bool, line: int) -> Markup:
