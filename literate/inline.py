@@ -7,7 +7,7 @@ import bisect
 import html
 import re
 import unicodedata
-from urllib.parse import unquote
+from urllib.parse import unquote, urlsplit
 
 from .model import CAPTION_ANCHOR, OWN_LINK
 
@@ -139,3 +139,27 @@ def broken_numbers(text: str, html: list[tuple[int, str]], marks: list[int]) -> 
             found.append((match.start(), f"{match[0]} is split by emphasis, strikethrough or a link, which the "
                           "page would show as two numbers; put the markup around the whole number"))
     return sorted(found)
+
+
+URL_SCHEMES = {"", "http", "https", "mailto"}  # where the page and the notebook let a link go
+
+
+def safe_url(url: str) -> str | None:
+    """The link as written if it goes to a #fragment, a relative path, http(s) or mailto; else None. Blanks
+    and controls are taken out first, and backslashes read as slashes, as browsers do (java\tscript: is
+    javascript:, \\\\host\\share is //host/share)."""
+    compact = re.sub(r"[\x00-\x20\x7f]", "", url).replace("\\", "/")  # a browser reads \\host as //host
+    try:
+        scheme = urlsplit(compact).scheme.lower()
+    except ValueError:
+        return None
+    return url if scheme in URL_SCHEMES and not compact.startswith("//") else None
+
+
+def without_comments(text: str) -> str:
+    """The text without its <!-- ... --> comments, which the sanitizer drops (one pass: each --> looked for once)."""
+    pieces, position = [], 0
+    while (start := text.find("<!--", position)) >= 0 and (end := text.find("-->", start + 4)) >= 0:
+        pieces.append(text[position:start])
+        position = end + 3
+    return "".join(pieces) + text[position:]

@@ -88,8 +88,8 @@ def parse_document(path: Path, shown: str, text: str) -> Document:
         tokens = markdown_parser().parse(text)
     except RecursionError:
         raise UserError(f"{shown}: error: nested too deeply for the Markdown parser") from None
-    doc = Document(path=path, shown=shown, tokens=tokens)
     lines = text.split("\n")
+    doc = Document(path=path, shown=shown, tokens=tokens, lines=lines)
     problems = control_problems(lines)
     problems += hidden_code_problems(doc, lines)
     loose_transcripts: list[tuple[str | None, Transcript]] = []

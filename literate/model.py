@@ -113,6 +113,7 @@ class Document:
     captions: dict[int, Caption] = field(default_factory=dict)  # fence line -> the caption just above it
     tokens: list = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    lines: list[str] = field(default_factory=list)  # the text as parsed, line by line (line ends \n)
     raw: bytes = b""  # the file as load() read it: update writes only if it still is
     bom: bool = False
 

@@ -264,7 +264,7 @@ def test_injection_the_notebooks_cells_keep_the_pages_vocabulary(tmp_path, body)
     """The notebook's Markdown cells are built like the page: no tag outside <a>, <details>, <summary> (the
     rest shown as text), no HTML comment, no image loaded, links only to #, relative, http(s) and mailto."""
     notebook_main()
-    import notebook
+    from literate.notebook import command as notebook
     md = write(tmp_path, NOTEBOOK_LESSON + "\n" + body + "\n")
     built = notebook.build(literate.markdown.load(md, str(md)))
     for cell in built.cells:
@@ -282,7 +282,7 @@ def test_injection_the_notebooks_cells_keep_the_pages_vocabulary(tmp_path, body)
 def test_injection_the_notebook_leaves_code_as_written(tmp_path):
     """Code spans, fences and indented code keep their < and comments: they are shown, not parsed as HTML."""
     notebook_main()
-    import notebook
+    from literate.notebook import command as notebook
     body = "看 `<b>` 和 `<!-- x -->`。\n\n```text\n<script>x</script>\n```\n\n    <i>indented</i>\n"
     md = write(tmp_path, NOTEBOOK_LESSON + "\n" + body)
     text = "\n".join(cell.source for cell in notebook.build(literate.markdown.load(md, str(md))).cells)
@@ -378,7 +378,7 @@ NOTEBOOK_LESSON = ("# 课\n\n## 一\n\n```python {file=generated/p.py}\n<<主程
 
 def notebook_main():
     pytest.importorskip("nbformat", reason="notebook.py needs nbformat: make test installs requirements-notebook.txt")
-    import notebook
+    from literate.notebook import command as notebook
     return notebook.main
 
 

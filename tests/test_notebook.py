@@ -26,7 +26,8 @@ if MISSING:
 import nbformat  # noqa: E402
 from nbclient import NotebookClient  # noqa: E402
 
-import notebook  # noqa: E402
+import literate.notebook.lesson  # noqa: E402
+from literate.notebook import command as notebook  # noqa: E402  (notebook.py's main, and build)
 import literate.expansion  # noqa: E402
 import literate.markdown  # noqa: E402
 import tangle  # noqa: E402
@@ -98,7 +99,7 @@ def test_every_code_cell_is_the_lessons_code_in_reading_order(doc, built):
              for cell in code if role(cell) == "chunk"]
     assert cells == pieces
 
-    name, _ = notebook.part_blocks(doc, len(doc.transcripts[PROGRAM].pieces()))
+    name, _ = literate.notebook.lesson.part_blocks(doc, len(doc.transcripts[PROGRAM].pieces()))
     printing = "\n".join(doc.chunks[name][0].lines)
     main = next(node for node in ast.parse(printing).body if getattr(node, "name", "") == "main")
     main_lines = textwrap.dedent("\n".join(printing.split("\n")[main.body[1].lineno - 2 : main.end_lineno]))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import html
 import re
 from html.parser import HTMLParser
-from urllib.parse import urlsplit
+from ..inline import safe_url, without_comments
 
 
 # Every byte of the page comes from the functions of this section. A Markup is HTML already; any other
@@ -36,7 +36,6 @@ MATH_ATTRIBUTES = {"display", "mathvariant", "stretchy", "fence", "form", "separ
 ATTRIBUTES = {"id", "class", "href", "title", "name", "lang", "charset", "content", "start", "open", "role",
               "viewBox", "width", "height", "x", "y", "text-anchor", "fill", "xmlns", "data-rows",
               "data-columns", "data-multiple", "aria-label"} | MATH_ATTRIBUTES
-URL_SCHEMES = {"", "http", "https", "mailto"}
 # The author's raw HTML that the page keeps (the lesson's own anchors and folds); comments are dropped,
 # everything else is shown as the text it is written as.
 PROSE_HTML = {"a": {"name", "href", "title"}, "details": {"open"}, "summary": set(), "br": set()}
@@ -56,18 +55,6 @@ def escape(value) -> Markup:
 
 def join(parts, separator="") -> Markup:
     return Markup(escape(separator).join(escape(part) for part in parts))
-
-
-def safe_url(url: str) -> str | None:
-    """The link as written if it goes to a #fragment, a relative path, http(s) or mailto; else None. Blanks
-    and controls are taken out first, and backslashes read as slashes, as browsers do (java\tscript: is
-    javascript:, \\\\host\\share is //host/share)."""
-    compact = re.sub(r"[\x00-\x20\x7f]", "", url).replace("\\", "/")  # a browser reads \\host as //host
-    try:
-        scheme = urlsplit(compact).scheme.lower()
-    except ValueError:
-        return None
-    return url if scheme in URL_SCHEMES and not compact.startswith("//") else None
 
 
 def start_tag(name: str, attributes: dict | None = None) -> Markup:
@@ -175,15 +162,6 @@ def sanitized(text: str, allowed: dict[str, set[str]], unmatched: frozenset[int]
 
 
 DETAILS_TAG = re.compile(r"<(/?)details(?=[\s/>])", re.I)
-
-
-def without_comments(text: str) -> str:
-    """The text without its <!-- ... --> comments, which the sanitizer drops (one pass: each --> looked for once)."""
-    pieces, position = [], 0
-    while (start := text.find("<!--", position)) >= 0 and (end := text.find("-->", start + 4)) >= 0:
-        pieces.append(text[position:start])
-        position = end + 3
-    return "".join(pieces) + text[position:]
 
 
 def mark_unmatched_details(tokens) -> None:
