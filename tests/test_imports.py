@@ -14,7 +14,7 @@ ALLOWED = {
     "model": set(),
     "files": {"model"},
     "inline": {"model"},
-    "captions": {"model", "inline"},
+    "captions": {"model", "inline", "formulas"},
     "validation": {"model", "captions"},
     "markdown": {"model", "files", "validation", "captions", "startup"},
     "expansion": {"model", "files"},

@@ -1035,14 +1035,29 @@ def test_math_fences_and_backtick_math_are_neither_code_nor_prose_numbers(tmp_pa
 
 
 def test_dollar_math_that_github_would_mangle_is_warned_about(tmp_path, capsys):
-    md = write(tmp_path, PROGRAM + "\n$$\\alpha = \\frac{1}{2}$$\n\n编码器 $h_t = \\tanh(x)$，价格 $5 和 $6 不是公式。\n")
+    md = write(tmp_path, PROGRAM + "\n$$\\alpha = \\frac{1}{2}$$\n\n编码器 $h_t = \\tanh(x)$，价格 $5 和 $6 不是公式。\n\n"
+               "求和 $a_i + b_i$ 也是公式：页面排它，这里就警告它。\n")
     code, _, err = run(capsys, "tangle", md)
     assert code == 0
+    dollars = ("a formula in $...$: Markdown escapes mangle it on GitHub; write it as $`...`$ (a code span "
+               "between the dollars)")
     assert err.splitlines() == [
         f"{md}:15: warning: a formula in $$...$$: Markdown escapes mangle it on GitHub; write it as a "
         "```math fence",
-        f"{md}:17: warning: a formula in $...$: Markdown escapes mangle it on GitHub; write it as $`...`$ "
-        "(a code span between the dollars)"]
+        f"{md}:17: warning: {dollars}", f"{md}:19: warning: {dollars}"]
+
+
+def test_the_check_warns_about_exactly_the_formulas_the_page_typesets(tmp_path):
+    """One rule (literate/formulas.py): what the page turns into MathML from dollars is what the check warns about."""
+    pytest.importorskip("latex2mathml")
+    from literate.page.page import weave
+    lines = ["$a_i + b_i$", "价格 $5 和 $6", "$x^2$ 和 `$y$`", "$`z`$ 是 GitHub 的写法", "$$\\sum x$$ 在行里", "$ a$ 和 $b $"]
+    md = write(tmp_path, PROGRAM + "\n" + "\n\n".join(lines) + "\n")
+    doc = literate.markdown.load(md, str(md))
+    page, _, _ = weave(doc)
+    warned = [int(warning.split(": warning")[0].rsplit(":", 1)[1]) for warning in doc.warnings]
+    assert warned == [15, 19, 23]  # lines[0], [2] and [4]: the dollars the page typesets, and no others
+    assert page.count("<math") == 4  # the three above and GitHub's $`z`$, which reaches GitHub's renderer untouched
 
 
 # ---------------------------------------------------------------- transcripts in parts
