@@ -6,9 +6,9 @@ import difflib
 import html
 from urllib.parse import unquote
 
-from .formulas import dollar_formulas
 from .inline import caption_of
-from .model import Caption, Document, MAX_SUGGESTIONS, OWN_LINK, chunk_anchor, output_anchor, references, root_anchor
+from .model import (Caption, Document, MAX_SUGGESTIONS, OWN_LINK, chunk_anchor, chunk_name, output_anchor, references,
+                    root_anchor)
 
 
 def find_captions(doc: Document) -> list[Caption]:
@@ -94,7 +94,7 @@ def caption_problems(doc: Document) -> list[tuple[int, str]]:
         if caption is None:
             problems.append((line, f"{label} has no caption (the other fences of {doc.path.name} have one); put "
                              f"this line just above the fence: {wanted}"))
-        elif (caption.anchor, caption.title) != (anchor, " ".join(title.split())):
+        elif (caption.anchor, caption.title) != (anchor, chunk_name(title)):
             said = (f'<a name="{caption.anchor}"> and **{caption.title}**' if caption.title else
                     f'<a name="{caption.anchor}"> and no **bold** name (a ** right after 〉 ends the bold only '
                     "before a blank or punctuation: write **〈…〉** alone, or follow it with ，)")
@@ -124,7 +124,7 @@ def math_warnings(doc: Document) -> list[str]:
     for token in doc.tokens:
         if token.type != "inline" or not token.map:
             continue
-        for offset, _, display in dollar_formulas(token.content):
+        for offset, _, display in doc.formulas.get(id(token), []):
             line = token.map[0] + 1 + token.content.count("\n", 0, offset)
             what, fix = (("$$...$$", "a ```math fence") if display
                          else ("$...$", "$`...`$ (a code span between the dollars)"))

@@ -53,8 +53,3 @@ def dollar_formulas(raw: str) -> list[tuple[int, str, bool]]:
     """(offset, LaTeX, display) of each $...$ and $$...$$ formula of an inline token's source, in order."""
     return [(match.start(), match["display"] or match["inline"], match["display"] is not None)
             for match in INLINE_MATH.finditer(without_code(raw))]
-
-
-def raw_formulas(raw: str) -> list[tuple[str, bool]]:
-    """(LaTeX, display) of each $...$ and $$...$$ formula of an inline token's source, in order."""
-    return [(latex, display) for _, latex, display in dollar_formulas(raw)]

@@ -9,7 +9,7 @@ import re
 import unicodedata
 from urllib.parse import unquote, urlsplit
 
-from .model import CAPTION_ANCHOR, OWN_LINK
+from .model import CAPTION_ANCHOR, OWN_LINK, chunk_name
 
 
 NUMBER = re.compile(r"(?<![A-Za-z0-9_.])(?<![0-9][eE][+-])[0-9]+(?:\.[0-9]+)?(?![A-Za-z0-9_]|\.[0-9])")
@@ -47,7 +47,7 @@ def caption_of(token) -> tuple[str, str, tuple[str, ...]] | None:
             target = OWN_LINK.fullmatch(unquote(child.attrs.get("href", "")))
             if target:
                 links.append(target[1])
-    return html.unescape(match[1]), " ".join("".join(title).split()), tuple(links)
+    return html.unescape(match[1]), chunk_name("".join(title)), tuple(links)
 
 
 class Spans:

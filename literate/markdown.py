@@ -14,7 +14,8 @@ from pathlib import Path
 from .captions import caption_problems, math_warnings
 from .files import describe, file_kind, read_regular
 from .model import (Document, HASH_COMMENT_SUFFIXES, LINE_BREAKING, LINE_WITH_END, MAX_MARKDOWN_BYTES,
-                    PYTHON_LANGUAGES, confinement_problem, Piece, Transcript, UserError, output_lines)
+                    PYTHON_LANGUAGES, chunk_name, confinement_problem, Piece, Transcript, UserError, output_lines)
+from .formulas import dollar_formulas
 from .startup import missing
 from .validation import CONTROL, anchor_problems, invisible_problems, reference_problems, shown_line
 
@@ -127,6 +128,8 @@ def parse_document(path: Path, shown: str, text: str) -> Document:
     problems += reference_problems(doc)
     problems += anchor_problems(doc)
     problems += caption_problems(doc)
+    doc.formulas = {id(token): found for token in tokens if token.type == "inline"
+                    for found in [dollar_formulas(token.content)] if found}
     doc.warnings += math_warnings(doc)
     if problems:
         raise UserError(*(f"{doc.where(line)}: error: {what}" for line, what in sorted(problems)))
@@ -237,7 +240,7 @@ def fence_attributes(info: str) -> tuple[str, str | None, str | None, str | None
         raise ValueError(f"attributes {info[brace:]!r} do not end with }}")
     inner = info[brace + 1 : -1].strip()
     if inner.startswith("#"):
-        name = " ".join(inner[1:].split())
+        name = chunk_name(inner[1:])
         if not name:
             raise ValueError("empty chunk name after #")
         if re.search(r"(?:^|\s)(?:file|transcript)=", name):

@@ -11,7 +11,7 @@ import sys
 
 from .files import rewrite_lesson
 from .markdown import decode_markdown, fence_runs, normalize_newlines, parse_document
-from .model import Conflict, Document, LINE_WITH_END, MAX_MARKDOWN_BYTES, Transcript, UserError, output_lines
+from .model import Document, LINE_WITH_END, MAX_MARKDOWN_BYTES, Transcript, UserError, output_lines
 from .runner import OUTPUT_CONTROL, report_failed_run, run_program
 from .validation import shown_line
 

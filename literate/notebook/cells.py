@@ -187,7 +187,7 @@ def build(doc: model.Document) -> nbformat.NotebookNode:
         cursor = end
         if line in chunk_fences:
             name, piece = chunk_fences[line]
-            if any(model.REFERENCE.match(code) for code in piece.lines):  # includes other chunks: not Python
+            if any(model.reference(code) for code in piece.lines):  # includes other chunks: not Python
                 notebook.markdown([ROOT_NOTE["program"], *lines[start:end]])
             else:
                 notebook.code("\n".join(piece.lines), "chunk", chunk=name, line=line)

@@ -53,7 +53,7 @@ def code_html(page: Page, piece: model.Piece, language: str) -> Markup:
         line = piece.first_line + offset
         match = model.REFERENCE.match(code)
         if match:
-            name = " ".join(match[2].split())
+            name = model.chunk_name(match[2])
             where = page.doc.chunks[name][0].fence_line
             text = join([match[1], tag("a", {"class": "ref", "href": f"#{model.chunk_anchor(name)}",
                                               "title": f"定义在 {page.doc.path.name}:{where}"}, f"<<{match[2]}>>")])
@@ -103,19 +103,14 @@ def chunk_html(page: Page, token, kind: str, label: str, index: int) -> Markup:
 def parts_list(page: Page, pieces: list[model.Piece]) -> Markup:
     """The chunks a root includes, in the order they are tangled, nested; each chunk listed once, depth first
     without recursion (chunks nest up to model.MAX_DEPTH deep)."""
-    out, stack, seen = [], [iter(model.references(pieces))], set()
-    while stack:
-        line, name = next(stack[-1], (None, None))
-        if name is None:
-            stack.pop()
-            out.append(Markup("</ol></li>") if stack else Markup(""))
-            continue
-        if name in seen or name not in page.doc.chunks:
-            continue
-        seen.add(name)
-        out.append(Markup(start_tag("li") + tag("a", {"href": f"#{model.chunk_anchor(name)}"}, f"<<{name}>>") + " "
-                          + tag("a", {"class": "def", "href": f"#L{line}"}, f"（第 {line} 行）") + start_tag("ol")))
-        stack.append(iter(model.references(page.doc.chunks[name])))
+    out = []
+    for event, line, name, _ in model.walk(page.doc.chunks, pieces, set()):
+        if event == "enter":
+            out.append(Markup(start_tag("li") + tag("a", {"href": f"#{model.chunk_anchor(name)}"}, f"<<{name}>>")
+                              + " " + tag("a", {"class": "def", "href": f"#L{line}"}, f"（第 {line} 行）")
+                              + start_tag("ol")))
+        elif event == "leave":
+            out.append(Markup("</ol></li>"))
     return tag("ol", None, join(out))
 
 

@@ -9,21 +9,21 @@ from types import SimpleNamespace
 from urllib.parse import unquote
 
 from .. import inline, model
-from ..formulas import INLINE_MATH, raw_formulas
+from ..formulas import INLINE_MATH
 from .markup import HTML_TAGS, PROSE_HTML, Markup, end_tag, escape, join, sanitized, start_tag, tag
 from .maths import mathml
 from .numbers import Flat, number_html
 from .state import Page
 
 
-def render_inline(page: Page, token, name_link: str | None = None) -> Markup:
+def render_inline(page: Page, token, name_link: str | None = None, source=None) -> Markup:
     """A paragraph's or cell's text: numbers linked, formulas as MathML, the rest rebuilt from markdown-it's
     tokens. name_link: make the first **bold** a link to this anchor (a caption's name)."""
     children = token.children or []
     line = token.map[0] + 1 if token.map else 0
     flat = Flat(token)  # where each child starts in the text the prose check reads, to place its numbers
     numbers = page.numbers.get(id(token), [])
-    formulas = raw_formulas(token.content)
+    formulas = [(latex, display) for _, latex, display in page.doc.formulas.get(id(source or token), [])]
     # $`...`$ (GitHub): a code span between a text ending in $ and one starting with $
     github = {i for i, child in enumerate(children)
               if child.type == "code_inline" and 0 < i < len(children) - 1
@@ -149,5 +149,5 @@ def caption_html(page: Page, line: int, anchor: str) -> Markup | None:
         children = [child for i, child in enumerate(children) if i not in (anchor_tag, closing)]
     while children and children[0].type == "text" and not children[0].content.strip():
         children.pop(0)
-    return render_inline(page, SimpleNamespace(children=children, content=token.content, map=token.map),
+    return render_inline(page, SimpleNamespace(children=children, content=token.content, map=token.map), source=token,
                          name_link=anchor)
