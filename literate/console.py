@@ -11,6 +11,7 @@ import os
 import signal
 import sys
 import threading
+from pathlib import Path
 from typing import Callable
 
 from .files import INTERRUPTS, describe
@@ -41,6 +42,15 @@ def run_command(tool: str, parser: argparse.ArgumentParser, body: Callable[[argp
             print(f"{tool}: error: out of memory", file=sys.stderr)
         return BAD_INPUT
     return guarded(tool, run, stopped, script)
+
+
+def back_end_parser(prog: str, manual: str, output: str) -> argparse.ArgumentParser:
+    """The arguments of a back end (weave.py, notebook.py): the lesson, and -o for what it writes."""
+    top = argparse.ArgumentParser(prog=prog, description=manual, formatter_class=argparse.RawDescriptionHelpFormatter)
+    top.add_argument("md", nargs="?", type=Path, default=Path("attention.md"),
+                     help="the Markdown lesson (default: ./attention.md)")
+    top.add_argument("-o", "--output", type=Path, help=output)
+    return top
 
 
 def parsed(parser: argparse.ArgumentParser, argv: list[str] | None) -> argparse.Namespace | int:

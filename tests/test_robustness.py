@@ -26,6 +26,7 @@ import literate.expansion  # noqa: E402
 import literate.files  # noqa: E402
 import literate.markdown  # noqa: E402
 import tangle
+from conftest import run, write
 
 fcntl = pytest.importorskip("fcntl")  # POSIX only, like most of what is tested here
 ROOT = Path(__file__).resolve().parent.parent
@@ -39,17 +40,6 @@ def lesson(code: str, transcript: str = "old\n") -> str:
     return f"# 课\n\n```python {{file=generated/attention.py}}\n{code}```\n\n```text {{transcript}}\n{transcript}```\n"
 
 
-def write(folder: Path, text: str, name: str = "attention.md") -> Path:
-    path = folder / name
-    path.write_bytes(text.encode())
-    return path
-
-
-def run(capsys, *argv) -> tuple[int, str, str]:
-    code = tangle.main([str(arg) for arg in argv])
-    out, err = capsys.readouterr()
-    assert 'tangle.py", line' not in out + err  # no traceback of tangle.py's own (a program's may be shown)
-    return code, out, err
 
 
 def gone(pid: int) -> bool:

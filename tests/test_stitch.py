@@ -4,14 +4,14 @@ whatever cannot be placed without a guess is refused, and then nothing is writte
 import re
 from pathlib import Path
 
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import literate.commands  # noqa: E402
 import literate.markdown  # noqa: E402
 import tangle
-from test_tangle import run, write
+from conftest import run
+from test_tangle import write
 
 LESSON = """\
 # 注意力

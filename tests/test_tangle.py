@@ -13,7 +13,9 @@ import literate.commands  # noqa: E402
 import literate.markdown  # noqa: E402
 import literate.prose  # noqa: E402
 import literate.transcripts  # noqa: E402
+import conftest
 import tangle
+from conftest import run
 
 PROGRAM = """\
 # 注意力
@@ -33,15 +35,8 @@ acc 0.9300
 
 
 def write(folder: Path, text: str, name: str = "attention.md") -> Path:
-    path = folder / name
-    path.write_bytes(textwrap.dedent(text).encode())
-    return path
-
-
-def run(capsys, *argv) -> tuple[int, str, str]:
-    code = tangle.main([str(arg) for arg in argv])
-    out, err = capsys.readouterr()
-    return code, out, err
+    """The lesson, dedented (the tests here write it indented), as a file in folder."""
+    return conftest.write(folder, textwrap.dedent(text), name)
 
 
 def book(folder: Path, *figures: str) -> None:

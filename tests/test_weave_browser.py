@@ -9,7 +9,6 @@ they fail instead, so that CI never passes without having run them.
 import json
 import os
 import re
-import shutil
 import struct
 import subprocess
 import zlib
@@ -19,18 +18,12 @@ import pytest
 
 pytest.importorskip("latex2mathml", reason="weave.py needs latex2mathml: make test installs requirements-html.txt")
 
+from conftest import chromium  # noqa: E402
 from literate.page import command as weave  # noqa: E402  (weave.py's main)
 
 ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMIUM = chromium()
 WIDTH = 1280  # CSS pixels
-
-if CHROMIUM is None:
-    if os.environ.get("CI"):
-        pytest.fail("chromium is not installed, and CI must run the browser tests: .ci/run installs it "
-                    "(apt-get install chromium fonts-noto-cjk)", pytrace=False)
-    pytest.skip("chromium is not installed: apt-get install chromium fonts-noto-cjk to run the browser tests",
-                allow_module_level=True)
 
 # Runs once the page has loaded; its results go into <pre id="weave-result"> for --dump-dom.
 PROBE = r"""

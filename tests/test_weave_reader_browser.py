@@ -12,7 +12,6 @@ import http.server
 import json
 import os
 import re
-import shutil
 import subprocess
 import threading
 from pathlib import Path
@@ -21,14 +20,11 @@ import pytest
 
 pytest.importorskip("latex2mathml", reason="weave.py needs latex2mathml: make test installs requirements-html.txt")
 
+from conftest import chromium  # noqa: E402
 from literate.page import command as weave  # noqa: E402  (weave.py's main)
 
 ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-if CHROMIUM is None:
-    if os.environ.get("CI"):
-        pytest.fail("chromium is not installed, and CI must run the browser tests", pytrace=False)
-    pytest.skip("chromium is not installed: apt-get install chromium fonts-noto-cjk", allow_module_level=True)
+CHROMIUM = chromium()
 
 MONO_CJK = ["Noto Sans Mono CJK SC", "Noto Sans Mono CJK TC", "Noto Sans Mono CJK JP", "Noto Sans Mono CJK KR",
             "Noto Sans Mono CJK HK", "Sarasa Mono SC", "Sarasa Mono TC", "Sarasa Mono J", "Sarasa Mono K"]

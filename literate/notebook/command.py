@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import json
-from pathlib import Path
 
 from .. import console, markdown, model, outputs
 from . import __doc__ as MANUAL  # the package's docstring: what the notebook holds
@@ -12,13 +11,8 @@ from .cells import GENERATOR, build, nbformat
 
 
 def parser() -> argparse.ArgumentParser:
-    top = argparse.ArgumentParser(prog="notebook.py", description=MANUAL,
-                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    top.add_argument("md", nargs="?", type=Path, default=Path("attention.md"),
-                     help="the Markdown lesson (default: ./attention.md)")
-    top.add_argument("-o", "--output", type=Path, help="the notebook to write (default: build/<MD's name>.ipynb "
-                     "beside MD). An existing file is replaced only if notebook.py wrote it")
-    return top
+    return console.back_end_parser("notebook.py", MANUAL, "the notebook to write (default: build/<MD's name>.ipynb "
+                                   "beside MD). An existing file is replaced only if notebook.py wrote it")
 
 
 def is_notebook(data: bytes) -> bool:

@@ -15,13 +15,8 @@ from .state import GENERATOR
 
 
 def parser() -> argparse.ArgumentParser:
-    top = argparse.ArgumentParser(prog="weave.py", description=MANUAL,
-                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    top.add_argument("md", nargs="?", type=Path, default=Path("attention.md"),
-                     help="the Markdown lesson (default: ./attention.md)")
-    top.add_argument("-o", "--output", type=Path, help="the page to write (default: build/<MD's name>.html beside "
-                     "MD; - writes it to stdout). An existing file is replaced only if weave.py wrote it")
-    return top
+    return console.back_end_parser("weave.py", MANUAL, "the page to write (default: build/<MD's name>.html beside "
+                                   "MD; - writes it to stdout). An existing file is replaced only if weave.py wrote it")
 
 
 def is_page(data: bytes) -> bool:
