@@ -117,6 +117,15 @@ window.addEventListener("load", () => {
       r.numberWrong.push(a.textContent + " " + a.getAttribute("href") + " " + colour);
   }
   location.hash = "";
+  // 7. a display formula never overflows its box up or down (which showed a scrollbar under one that fits);
+  //    one wider than the text scrolls sideways, and only then
+  r.mathScroll = [];
+  r.mathWide = 0;
+  for (const el of document.querySelectorAll(".math")) {
+    if (el.scrollHeight > el.clientHeight)
+      r.mathScroll.push(`${el.textContent.slice(0, 20)}: ${el.scrollWidth}x${el.scrollHeight} in ${el.clientWidth}x${el.clientHeight}`);
+    r.mathWide += el.scrollWidth > el.clientWidth;
+  }
   const contents = document.getElementById("contents");
   r.contents = getComputedStyle(contents).position;
   r.height = document.documentElement.scrollHeight;
@@ -265,3 +274,11 @@ def test_the_page_has_dark_and_print_styles_and_no_script(woven):
     assert "@media (prefers-color-scheme: dark)" in page and "@media print" in page
     assert "<script" not in page and "view-timeline-name" in page
     assert 'math { font-family: "STIX Two Math"' in page
+
+
+def test_a_display_formula_that_fits_shows_no_scrollbar(reader):
+    width, _, r = reader
+    assert r["mathScroll"] == []
+    if width >= 1280:
+        assert r["mathWide"] == 0  # (on a phone, a long one scrolls sideways)
+

@@ -12,7 +12,7 @@ examples:
 The page (like noweave beside notangle: weave.py reads the document as tangle.py
 parses it and knows no Markdown syntax of its own, beyond the formulas):
   - a contents list of the # and ## sections, ### nested under them; on a wide screen
-    beside the text, the sections in view marked (CSS view timelines, no script);
+    beside the text, the section being read marked (CSS view timelines, no script);
   - formulas converted to MathML when the page is built (latex2mathml; no script):
     $$...$$ or a ```math fence on its own (display), $...$ or $`...`$ (inline);
   - each code chunk, and each transcript (each of its parts, where it stands), under

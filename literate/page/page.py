@@ -177,8 +177,9 @@ def stylesheet(page: Page) -> str:
 
 
 def scroll_marks(page: Page) -> str:
-    """CSS only, no script: each ## section is a view timeline, and its entry in the contents is marked while
-    any of it is on the screen (Chromium 116 and later; elsewhere the contents simply stay unmarked)."""
+    """CSS only, no script: each ## section is a view timeline, and its entry in the contents is marked while it
+    is the one being read (style.css: under a line near the top of the window; Chromium 116 and later; elsewhere
+    the contents simply stay unmarked)."""
     count = sum(level == 2 for level, _, _ in page.headings)
     if not count:
         return ""
