@@ -6,11 +6,15 @@ done by the package literate/ beside it (its modules are listed in docs/tangle.m
 The manual: docs/tangle.md; the short version: python tangle.py --help.
 """
 
-if __name__ == "__main__":
-    from literate.startup import starting
-    starting("tangle.py", "nothing was run or written")
-
-from literate.cli import main  # noqa: E402  (the tests call tangle.main([...]) as the command line would)
+import os  # os and sys are loaded with the interpreter: nothing to interrupt here
+import sys
 
 if __name__ == "__main__":
-    raise SystemExit(main(script=True))
+    try:  # the start-up guard (literate/startup.py); a Ctrl-C while it loads says the same one line
+        from literate.startup import command
+    except KeyboardInterrupt:
+        os._exit(print("tangle.py: interrupted (SIGINT) while starting; nothing was run or written",
+                       file=sys.stderr) or 130)
+    command("tangle.py", "nothing was run or written", "literate.cli", script=True)
+
+from literate.cli import main  # noqa: E402, F401  (the tests call tangle.main([...]) as the command line would)

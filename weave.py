@@ -2,8 +2,13 @@
 """Weave a literate Markdown lesson into one self-contained HTML page (the command; the page is made by the
 package literate/page/, whose docstring says what the page holds). python weave.py --help says how to run it."""
 
+import os  # os and sys are loaded with the interpreter: nothing to interrupt here
+import sys
+
 if __name__ == "__main__":
-    from literate.startup import starting
-    starting("weave.py", "the page was not changed")
-    from literate.page.command import main
-    raise SystemExit(main())
+    try:  # the start-up guard (literate/startup.py); a Ctrl-C while it loads says the same one line
+        from literate.startup import command
+    except KeyboardInterrupt:
+        os._exit(print("weave.py: interrupted (SIGINT) while starting; the page was not changed",
+                       file=sys.stderr) or 130)
+    command("weave.py", "the page was not changed", "literate.page.command")

@@ -8,6 +8,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .declarations import Declarations
+
 
 OK, DIFFERENT, BAD_INPUT = 0, 1, 2
 # Bounds on what tangle.py reads, writes and nests: a lesson is a few hundred KB, its programs a few
@@ -54,6 +56,7 @@ class Piece:
     fence_line: int  # 1-based line of the opening fence
     label: str  # chunk name, or the root's path
     lines: list[str]
+    language: str = ""  # the fence's language word (python), which the page highlights
 
     @property
     def first_line(self) -> int:
@@ -91,6 +94,17 @@ class Transcript:
         return self.pieces()[-1].closing_line
 
 
+@dataclass
+class Playground:
+    """A fence the lesson offers the reader to change and run ({playground=PROGRAM}): not tangled, not checked;
+    it uses the names that PROGRAM defines, and the tests run it (in the notebook)."""
+
+    fence_line: int
+    program: str
+    lines: list[str]
+    language: str = ""
+
+
 @dataclass(frozen=True)
 class Caption:
     """The paragraph just above a fence that names it: <a name="ANCHOR"></a>**〈TITLE〉**, then, for code that
@@ -115,6 +129,8 @@ class Document:
     formulas: dict[int, list[tuple[int, str, bool]]] = field(default_factory=dict)
     tokens: list = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    playgrounds: dict[int, Playground] = field(default_factory=dict)  # fence line -> the playground there
+    declared: Declarations = field(default_factory=Declarations)  # what the lesson declares for the tools
     lines: list[str] = field(default_factory=list)  # the text as parsed, line by line (line ends \n)
     raw: bytes = b""  # the file as load() read it: update writes only if it still is
     bom: bool = False

@@ -25,6 +25,13 @@ def starting(tool, unchanged):
         raise SystemExit(2)
 
 
+def command(tool, unchanged, module, **options):
+    """Run TOOL: the start guarded (starting), then the main() of MODULE, whose status is the exit status."""
+    starting(tool, unchanged)
+    import importlib
+    raise SystemExit(importlib.import_module(module).main(**options))
+
+
 def missing(tool, package, fix):
     """A package the command needs is not installed: one line saying how to install it, exit 2."""
     print("{}: error: needs {}; {}".format(tool, package, fix), file=sys.stderr)

@@ -771,7 +771,7 @@ def test_traceback_notebook_on_code_nested_too_deeply(tmp_path, capsys):
 
 def test_traceback_weave_on_a_weight_with_hundreds_of_digits(tmp_path, capsys):
     row = "输出 1  1" + "0" * 400 + ".0  0.10"
-    md = write(tmp_path, lesson(code=f"print('   1    2')\nprint('{row}')\n", transcript=f"   1    2\n{row}\n"))
+    md = write(tmp_path, lesson("<!-- literate\nheatmap: 输出 输入 图例\n-->\n", code=f"print('   1    2')\nprint('{row}')\n", transcript=f"   1    2\n{row}\n"))
     assert weave.main([str(md), "-o", str(tmp_path / "p.html")]) == 0
     assert "Traceback" not in capsys.readouterr().err and "<svg" in (tmp_path / "p.html").read_text()
 

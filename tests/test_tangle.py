@@ -1287,3 +1287,46 @@ def test_progress_stops_where_a_traceback_begins(tmp_path, capsys):
     assert code == 1
     assert err.count("Traceback (most recent call last)") == 1
     assert err.startswith(f"{tmp_path}/generated/attention.py: 开始训练\nTraceback")
+
+
+# ---------------------------------------------------------------- what the lesson declares for the tools
+
+def declared(declarations: str) -> str:
+    """The small lesson with a block of declarations for the tools."""
+    return PROGRAM + f"\n<!-- literate\n{declarations}\n-->\n"
+
+
+@pytest.mark.parametrize("declarations, message", [
+    ("colour: red", "cannot read the declaration 'colour: red': write key: value, the key one of parts, update"),
+    ("parts: main", "cannot read parts: 'main' (once, as FUNCTION MARK)"),
+    ("heatmap: 输出 输入", "cannot read heatmap: '输出 输入' (once, as ROWS COLUMNS LEGEND)"),
+    ("notebook-try: 改〈没有这块〉", "〈没有这块〉 in the notebook's notebook-try names no chunk"),
+])
+def test_a_declaration_the_tools_cannot_read_is_an_input_error(tmp_path, capsys, declarations, message):
+    md = write(tmp_path, declared(declarations))
+    code, _, err = run(capsys, "tangle", md)
+    assert code == 2 and message in err and err.startswith(f"{md}:"), err
+
+
+def test_the_declarations_are_read_once_and_for_every_tool(tmp_path, capsys):
+    md = write(tmp_path, declared("parts: main # 第 N 段\nupdate: generated/attention.py make it\n# a comment\n"
+                                    "heatmap: 行 列 图例"))
+    found = literate.markdown.load(md, str(md)).declared
+    assert (found.parts.function, found.parts.numbered(3)) == ("main", "# 第 3 段")
+    assert found.parts.mark.match("    # 第 12 段：说明")[1] == "12"
+    assert found.update == {"generated/attention.py": "make it"}
+    assert (found.heatmap.rows, found.heatmap.columns, found.heatmap.legend) == ("行", "列", "图例")
+    write(tmp_path, declared("heatmap: 行 列 图例") + "\n<!-- literate\n-->\n")
+    code, _, err = run(capsys, "tangle", md)
+    assert code == 2 and "a second <!-- literate block" in err
+
+
+def test_a_playground_is_shown_not_tangled_and_names_its_program(tmp_path, capsys):
+    md = write(tmp_path, PROGRAM + "\n```python {playground=generated/attention.py}\nprint(2)\n```\n")
+    assert run(capsys, "tangle", md)[0] == 0
+    assert "print(2)" not in (tmp_path / "generated" / "attention.py").read_text()
+    [found] = literate.markdown.load(md, str(md)).playgrounds.values()
+    assert (found.program, found.lines, found.language) == ("generated/attention.py", ["print(2)"], "python")
+    write(tmp_path, PROGRAM + "\n```python {playground=generated/other.py}\nprint(2)\n```\n")
+    code, _, err = run(capsys, "tangle", md)
+    assert code == 2 and "{playground=generated/other.py} names no program" in err

@@ -15,7 +15,10 @@ import literate.prose  # noqa: E402
 import tangle  # noqa: E402
 from literate import model  # noqa: E402
 from literate.page import code  # noqa: E402
+from literate.declarations import Heatmap  # noqa: E402
 from literate.page import heatmaps as page_heatmaps  # noqa: E402
+
+HEATMAP = Heatmap("输出", "输入", "图例")  # as attention.md declares it
 from literate.page import command as weave  # noqa: E402  (weave.py's main)
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -105,6 +108,10 @@ def glyphs(size: int) -> str:
 
 # As attention.md is written: a caption above each fence, the transcript in parts under the code that prints them.
 LESSON = """\
+<!-- literate
+heatmap: 输出 输入 图例
+-->
+
 # 小讲义
 
 ## 一、数字
@@ -469,7 +476,7 @@ def test_the_lessons_page(tmp_path, capsys):
             for k, text in enumerate(lines):
                 line = ids[f"L{piece.first_line + k}"]
                 assert figure in line.ancestors() and line.text().rstrip("\n") == text == source[piece.first_line + k - 1]
-            matrices = [m for m in page_heatmaps.parse_matrices(lines) if len(m[2]) == len(m[3]) == 10]
+            matrices = [m for m in page_heatmaps.parse_matrices(lines, doc.declared.heatmap) if len(m[2]) == len(m[3]) == 10]
             drawn = [m for m in figure.iter() if m.tag == "svg" and "heatmap" in m.classes()]
             assert len(drawn) == len(matrices), (target, piece.part)
             for heatmap in drawn:
@@ -539,14 +546,29 @@ def test_default_output_is_beside_the_lesson(tmp_path, capsys):
 ])
 def test_matrix_rows_are_read_as_printed(line, label, values):
     lines = ["             1     2", line]
-    [(start, end, columns, rows)] = page_heatmaps.parse_matrices(lines)
+    [(start, end, columns, rows)] = page_heatmaps.parse_matrices(lines, HEATMAP)
     assert (start, end, columns) == (0, 2, ["1", "2"])
     assert rows == [(label, values, [f"{v:.2f}" for v in values])]
 
 
 def test_text_that_only_looks_like_a_matrix_is_left_alone():
-    assert page_heatmaps.parse_matrices(["种子    不用注意力", "0       1.0000 / 1.0000"]) == []
-    assert page_heatmaps.parse_matrices(["   1  2  3", "输出 1  0.1 0.2"]) == []  # one number short
+    assert page_heatmaps.parse_matrices(["种子    不用注意力", "0       1.0000 / 1.0000"], HEATMAP) == []
+    assert page_heatmaps.parse_matrices(["   1  2  3", "输出 1  0.1 0.2"], HEATMAP) == []  # one number short
+    assert page_heatmaps.parse_matrices(["   1  2", "行 1  0.1 0.2"], HEATMAP) == []  # rows not labelled as declared
+
+
+def test_a_lesson_that_declares_no_heatmap_gets_none(tmp_path, capsys):
+    md = lesson(tmp_path)
+    md.write_text(md.read_text().replace("heatmap: 输出 输入 图例\n", ""))
+    assert weave.main([str(md), "-o", str(tmp_path / "page.html")]) == 0
+    assert "0 heatmaps" in capsys.readouterr().out and "<svg" not in (tmp_path / "page.html").read_text()
+
+
+def test_the_declared_labels_name_the_heatmaps_axes():
+    lines = ["      1     2", "行 1  0.90  0.10", "行 2  0.20  0.80"]
+    [(_, _, columns, rows)] = page_heatmaps.parse_matrices(lines, Heatmap("行", "列", "图例"))
+    svg = page_heatmaps.heatmap_svg(columns, rows, "矩阵", 2.0, Heatmap("行", "列", "图例"))
+    assert "列 →" in svg and "行 →" in svg and "行 1，列 2：0.10" in svg
 
 
 def test_headings_never_take_an_anchor_of_the_page(tmp_path, capsys):

@@ -5,13 +5,9 @@ part of the transcript."""
 from __future__ import annotations
 
 import ast
-import re
 import textwrap
 
 from .. import model
-
-PART_MARK = re.compile(r"^\s*# 第 (\d+) 段")  # in main(): the lines from here print part N
-
 
 def first_program(doc: model.Document) -> str:
     """The program the notebook runs: the root whose transcript (or its first part) comes first."""
@@ -41,8 +37,12 @@ def without_main_block(text: str, shown: str) -> str:
 
 
 def part_blocks(doc: model.Document, parts: int) -> tuple[str, dict[int, list[str]]]:
-    """The chunk whose main() marks the parts (`# 第 N 段`), and N -> the lines that print part N
-    (dedented, its comment first)."""
+    """The chunk whose function marks the parts as the lesson declares (parts: main # 第 N 段), and N -> the
+    lines that print part N (dedented, its comment first); ("", {}) when the lesson declares no parts."""
+    declared = doc.declared.parts
+    if declared is None:
+        return "", {}
+    function, shown = declared.function, declared.shown
     found, too_deep = [], []
     for name, pieces in doc.chunks.items():
         for piece in pieces:
@@ -54,34 +54,34 @@ def part_blocks(doc: model.Document, parts: int) -> tuple[str, dict[int, list[st
                 too_deep.append(f"〈{name}〉 ({doc.where(piece.fence_line)})")
                 continue
             for node in tree.body:
-                if isinstance(node, ast.FunctionDef) and node.name == "main":
+                if isinstance(node, ast.FunctionDef) and node.name == function:
                     body = piece.lines[node.lineno : node.end_lineno]  # below the def line
-                    marks = [i for i, line in enumerate(body) if PART_MARK.match(line)]
+                    marks = [i for i, line in enumerate(body) if declared.mark.match(line)]
                     if marks:
                         found.append((name, piece, node, body, marks))
     if len(found) != 1:
         where = ", ".join(f"〈{name}〉 ({doc.where(piece.fence_line)})" for name, piece, *_ in found)
-        raise model.UserError(f"{doc.shown}: error: the notebook needs one main() whose lines are marked "
-                               f"`# 第 N 段` before the lines that print part N; found {len(found)}"
+        raise model.UserError(f"{doc.shown}: error: the notebook needs one {function}() whose lines are marked "
+                               f"`{shown}` before the lines that print part N; found {len(found)}"
                                + (f": {where}" if where else "")
                                + (f"; Python's parser cannot read {', '.join(too_deep)}: nested too deeply"
                                   if too_deep else ""))
     name, piece, node, body, marks = found[0]
     first_code = min(statement.lineno for statement in node.body if not is_docstring(statement)) - node.lineno - 1
     if first_code < marks[0]:
-        raise model.UserError(f"{doc.where(piece.first_line + node.lineno + first_code)}: error: main() runs "
-                               "code before its first `# 第 1 段`; the notebook would leave it out")
+        raise model.UserError(f"{doc.where(piece.first_line + node.lineno + first_code)}: error: {function}() "
+                               f"runs code before its first `{declared.numbered(1)}`; the notebook would leave it out")
     blocks = {}
     for number, (start, end) in enumerate(zip(marks, marks[1:] + [len(body)]), 1):
         line = piece.first_line + node.lineno + start
-        part = int(PART_MARK.match(body[start])[1])
+        part = int(declared.mark.match(body[start])[1])
         if part != number:
-            raise model.UserError(f"{doc.where(line)}: error: expected `# 第 {number} 段` here (the parts of "
-                                   f"main() in order), found part {part}")
+            raise model.UserError(f"{doc.where(line)}: error: expected `{declared.numbered(number)}` here (the "
+                                   f"parts of {function}() in order), found part {part}")
         blocks[part] = textwrap.dedent("\n".join(body[start:end]).rstrip()).split("\n")
     if len(blocks) != parts:
-        raise model.UserError(f"{doc.where(piece.fence_line)}: error: main() in 〈{name}〉 marks {len(blocks)} "
-                               f"parts (`# 第 N 段`), but its transcript has {parts}")
+        raise model.UserError(f"{doc.where(piece.fence_line)}: error: {function}() in 〈{name}〉 marks "
+                               f"{len(blocks)} parts (`{shown}`), but its transcript has {parts}")
     return name, blocks
 
 

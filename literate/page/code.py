@@ -73,13 +73,12 @@ def sequence_links(count: int, index: int, anchor_of) -> list[Markup]:
     return links
 
 
-def chunk_html(page: Page, token, kind: str, label: str, index: int) -> Markup:
+def chunk_html(page: Page, kind: str, label: str, index: int) -> Markup:
     doc = page.doc
     pieces = (doc.chunks if kind == "chunk" else doc.roots)[label]
     piece = pieces[index]
     anchor = piece_id(kind, label, index)
     page.ids.add(anchor)
-    language = (token.info.split("{")[0].split() or [""])[0]
     written = caption_html(page, piece.fence_line, anchor)
     if written is None:
         name = f"<<{label}>>" if kind == "chunk" else label
@@ -97,7 +96,7 @@ def chunk_html(page: Page, token, kind: str, label: str, index: int) -> Markup:
         foot = tag("div", {"class": "parts"}, f"依次拼成 {label}：", parts_list(page, pieces))
     return Markup(tag("figure", {"class": f"chunk {kind}", "id": anchor}, tag("figcaption", {"title": where},
                                                                             join(caption, " ")),
-                      code_html(page, piece, language), foot) + "\n")
+                      code_html(page, piece, piece.language), foot) + "\n")
 
 
 def parts_list(page: Page, pieces: list[model.Piece]) -> Markup:
@@ -122,3 +121,14 @@ def pygments_css() -> str:
     dark_code = HtmlFormatter(style="monokai").get_style_defs("pre.code")
     css += f"@media (prefers-color-scheme: dark) {{\n{dark_code}\npre.code {{ background-color: var(--code-bg); }}\n}}\n"
     return css + "pre.code .sd, pre.code .c1, pre.code .ch, pre.code .cm, pre.code .cs { font-style: normal; }\n"
+
+
+def playground_html(page: Page, playground: model.Playground) -> Markup:
+    """A fence the lesson offers the reader to change and run: its code, under a caption that says so."""
+    shown = highlighted_lines(playground.lines, playground.language, page.widths)
+    caption = [tag("span", {"class": "name"}, "试一试"),
+               f"读者的试验场：用的是 {playground.program} 定义的名字，改了再运行（笔记本里这一格可以直接运行）；"
+               "它的输出不核对"]
+    code = tag("pre", {"class": "code"}, tag("code", None, *(join([line, "\n"]) for line in shown)))
+    return Markup(tag("figure", {"class": "playground"}, tag("figcaption", None, join(caption, " ")), code)
+                  + "\n")

@@ -1,5 +1,7 @@
 """Heatmaps: each attention matrix printed in a transcript also drawn as an SVG, from the printed numbers (the
-programs are never run); one colour scale for the whole page, by a weight's multiple of uniform."""
+programs are never run); one colour scale for the whole page, by a weight's multiple of uniform. What a matrix
+looks like in a transcript, and what its rows and columns are called, the lesson declares (heatmap: ROWS COLUMNS
+LEGEND, see declarations.py); a lesson that declares none gets no heatmaps."""
 
 from __future__ import annotations
 
@@ -7,17 +9,19 @@ import math
 import re
 
 from .. import model
+from ..declarations import Heatmap
 from .markup import Markup, tag
 
 TRANSCRIPT_MATRIX_ROW = re.compile(r"^(\S{1,64}?) ?(\d{1,9})((?:\s+-?\d+\.\d+)+)\s*$")  # 输出 1    0.10  0.10 ...
 COLUMN_HEADER = re.compile(r"^\s+\d+(?:\s+\d+)+\s*$")  # the column numbers above a matrix
-LEGEND = "图例"
 
 
-def parse_matrices(lines: list[str]) -> list[tuple[int, int, list[str], list[tuple[str, list[float], list[str]]]]]:
+def parse_matrices(lines: list[str], declared: Heatmap | None) -> list[tuple[int, int, list[str], list]]:
     """Attention matrices printed in a transcript: (first line index, end index, column labels, rows of
     (row label, weights, weights as printed)). A matrix is a header of column numbers followed by rows
-    with one printed number per column."""
+    labelled as declared (输出 1) with one printed number per column."""
+    if declared is None:
+        return []
     found = []
     index = 0
     while index < len(lines):
@@ -28,38 +32,38 @@ def parse_matrices(lines: list[str]) -> list[tuple[int, int, list[str], list[tup
         rows, end = [], index + 1
         while end < len(lines):
             match = TRANSCRIPT_MATRIX_ROW.match(lines[end])
-            if not match or len(match[3].split()) != len(columns):
+            if not match or match[1] != declared.rows or len(match[3].split()) != len(columns):
                 break
             printed = match[3].split()
             rows.append((f"{match[1]} {match[2]}", [float(value) for value in printed], printed))
             end += 1
         if rows:
-            end = unicode_block_end(lines, end)
+            end = unicode_block_end(lines, end, declared)
             found.append((index, end, columns, rows))
         index = max(end, index + 1)
     return found
 
 
-def unicode_block_end(lines: list[str], end: int) -> int:
+def unicode_block_end(lines: list[str], end: int, declared: Heatmap) -> int:
     """A matrix drawn in characters often follows the numbers (up to its legend, which is long and
     comes after the group): keep them together."""
     for last in range(end, min(end + 16, len(lines))):
         text = lines[last]
-        if text.startswith(LEGEND):
+        if text.startswith(declared.legend):
             return last
-        if (text and not text.startswith((" ", "输出", "输入"))) or TRANSCRIPT_MATRIX_ROW.match(text):
+        if (text and not text.startswith((" ", declared.rows, declared.columns))) or TRANSCRIPT_MATRIX_ROW.match(text):
             break  # not a matrix drawn in characters, or the numbers of another matrix
     return end
 
 
-def heatmap_svg(columns: list[str], rows, caption: str, scale: float) -> Markup:
+def heatmap_svg(columns: list[str], rows, caption: str, scale: float, declared: Heatmap) -> Markup:
     cell, left, top = 20, 44, 40
     width, height = left + cell * len(columns) + 8, top + cell * len(rows) + 8
     parts = [tag("title", None, caption),
              tag("text", {"class": "axis", "x": left + cell * len(columns) / 2, "y": 12, "text-anchor": "middle"},
-                 "输入 →"),
+                 f"{declared.columns} →"),
              tag("text", {"class": "axis vertical", "x": 12, "y": top + cell * len(rows) / 2, "text-anchor": "middle"},
-                 "输出 →")]
+                 f"{declared.rows} →")]
     for j, label in enumerate(columns):
         parts.append(tag("text", {"x": left + cell * j + cell / 2, "y": top - 6, "text-anchor": "middle"}, label))
     for i, (label, weights, printed) in enumerate(rows):
@@ -69,7 +73,7 @@ def heatmap_svg(columns: list[str], rows, caption: str, scale: float) -> Markup:
             times = weight * len(columns)  # a weight's multiple of uniform (1/T)
             parts.append(tag("rect", {"class": "cell", "x": left + cell * j, "y": y, "width": cell, "height": cell,
                                       "fill": colour(times, scale), "data-multiple": f"{times:.4g}"},
-                             tag("title", None, f"{label}，输入 {columns[j]}：{shown}（均匀的 {times:.2g} 倍）")))
+                             tag("title", None, f"{label}，{declared.columns} {columns[j]}：{shown}（均匀的 {times:.2g} 倍）")))
     return tag("svg", {"class": "heatmap", "xmlns": "http://www.w3.org/2000/svg", "viewBox": f"0 0 {width} {height}",
                        "width": width, "height": height, "role": "img", "data-rows": len(rows),
                        "data-columns": len(columns)}, *parts)
@@ -111,7 +115,7 @@ def largest_multiple(doc: model.Document) -> float:
     largest = 2.0
     for transcript in doc.transcripts.values():
         for piece in transcript.pieces():
-            for _, _, names, rows in parse_matrices(model.output_lines(piece.content)):
+            for _, _, names, rows in parse_matrices(model.output_lines(piece.content), doc.declared.heatmap):
                 largest = max([largest] + [weight * len(names) for _, weights, _ in rows for weight in weights
                                            if math.isfinite(weight * len(names))])
     return min(largest, MAX_MULTIPLE)

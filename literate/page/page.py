@@ -8,7 +8,7 @@ from importlib import resources
 
 from .. import model, prose
 from ..formulas import DISPLAY_MATH
-from .code import chunk_html, highlighted_lines, pygments_css
+from .code import chunk_html, highlighted_lines, playground_html, pygments_css
 from .columns import column_rules
 from .heatmaps import largest_multiple
 from .markup import Markup, join, mark_unmatched_details, start_tag, tag
@@ -79,7 +79,9 @@ def fence_html(page: Page, token) -> Markup:
     if role and role[0] == "transcript":
         return transcript_html(page, role[1], role[2])
     if role:
-        return chunk_html(page, token, *role)
+        return chunk_html(page, *role)
+    if line in page.doc.playgrounds:
+        return playground_html(page, page.doc.playgrounds[line])
     language = (token.info.split() or [""])[0]
     if language == "math":
         return Markup(tag("div", {"class": "math"}, mathml(page, token.content, True, line)) + "\n")

@@ -27,16 +27,17 @@ def transcript_html(page: Page, target: str, index: int) -> Markup:
         return tag("pre", {"class": "output"}, *spans) if spans else Markup("")
 
     out, position = [], 0
-    for start, end, columns, rows in parse_matrices(lines):
+    declared = page.doc.declared.heatmap
+    for start, end, columns, rows in parse_matrices(lines, declared):
         out.append(pre(position, start))
         caption = (f"{target} 的实跑输出里的矩阵（{page.doc.where(piece.first_line + start)} 起），"
                    f"{len(rows)}×{len(columns)}，颜色是权重为均匀的几倍")
         page.heatmaps += 1
         out.append(tag("div", {"class": "matrix"}, pre(start, end), tag(
-            "figure", {"class": "heatmap"}, heatmap_svg(columns, rows, caption, page.scale),
-            tag("figcaption", None, "用这里印出来的数字画的热图：行是输出第几位，列是输入第几位。颜色是权重为均匀（1/T）"
-                                    "的几倍：1 倍灰，高于均匀越红，低于均匀越蓝，全页的热图用同一把尺子；"
-                                    "指着一格看它的数值。", legend_svg(page.scale)))))
+            "figure", {"class": "heatmap"}, heatmap_svg(columns, rows, caption, page.scale, declared),
+            tag("figcaption", None, f"用这里印出来的数字画的热图：行是{declared.rows}第几位，列是{declared.columns}"
+                                    "第几位。颜色是权重为均匀（1/T）的几倍：1 倍灰，高于均匀越红，低于均匀越蓝，"
+                                    "全页的热图用同一把尺子；指着一格看它的数值。", legend_svg(page.scale)))))
         position = end
     out.append(pre(position, len(lines)))
     written = caption_html(page, piece.fence_line, anchor)
