@@ -72,11 +72,10 @@ def expected_captions(doc: Document) -> dict[int, tuple[str, str, str, list[str]
     return expected
 
 
-def caption_problems(doc: Document) -> list[tuple[int, str]]:
-    """Captions that do not name the fence below them. A document that has no caption needs none; one that
-    has any needs one above every chunk, root and transcript fence, and its links must lead somewhere."""
-    captions = find_captions(doc)
-    doc.captions = {caption.fence_line: caption for caption in captions if caption.fence_line is not None}
+def caption_problems(doc: Document, captions: list[Caption]) -> list[tuple[int, str]]:
+    """Captions (find_captions; the reader has put them in doc.captions) that do not name the fence below them.
+    A document that has no caption needs none; one that has any needs one above every chunk, root and
+    transcript fence, and its links must lead somewhere."""
     if not captions:
         return []
     problems = []

@@ -163,3 +163,29 @@ def without_comments(text: str) -> str:
         pieces.append(text[position:start])
         position = end + 3
     return "".join(pieces) + text[position:]
+
+
+DETAILS_TAG = re.compile(r"<(/?)details(?=[\s/>])", re.I)
+
+
+def unmatched_details(tokens) -> dict[int, frozenset[int]]:
+    """Pair the author's <details> and </details> over the whole lesson (a fold may open in one block and close
+    in a later one): id(HTML token) -> which of its tags (0, 1, ... in the order they stand) pair with nothing.
+    The page shows those as text, so that an unclosed <details> cannot fold away the rest of the page."""
+    stack, found = [], []
+    for token in tokens:
+        for html in [token, *(token.children or [])]:
+            if html.type not in ("html_block", "html_inline"):
+                continue
+            for index, match in enumerate(DETAILS_TAG.finditer(without_comments(html.content))):
+                found.append((html, index))
+                if not match[1]:
+                    stack.append(len(found) - 1)
+                elif stack:
+                    found[stack.pop()] = found[-1] = None
+    unmatched: dict[int, frozenset[int]] = {}
+    for entry in found:
+        if entry is not None:
+            html, index = entry
+            unmatched[id(html)] = unmatched.get(id(html), frozenset()) | {index}
+    return unmatched

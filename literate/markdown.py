@@ -11,8 +11,9 @@ import stat
 import sys
 from pathlib import Path
 
-from .captions import caption_problems, math_warnings
+from .captions import caption_problems, find_captions, math_warnings
 from .files import describe, file_kind, read_regular
+from .inline import unmatched_details
 from .model import (Document, HASH_COMMENT_SUFFIXES, LINE_BREAKING, LINE_WITH_END, MAX_MARKDOWN_BYTES,
                     PYTHON_LANGUAGES, chunk_name, confinement_problem, Piece, Playground, Transcript, UserError,
                     output_lines)
@@ -141,10 +142,13 @@ def parse_document(path: Path, shown: str, text: str) -> Document:
     problems += invisible_problems(doc)
     problems += reference_problems(doc)
     problems += anchor_problems(doc)
-    problems += caption_problems(doc)
+    captions = find_captions(doc)
+    doc.captions = {caption.fence_line: caption for caption in captions if caption.fence_line is not None}
+    problems += caption_problems(doc, captions)
     doc.formulas = {id(token): found for token in tokens if token.type == "inline"
                     for found in [dollar_formulas(token.content)] if found}
     doc.warnings += math_warnings(doc)
+    doc.unmatched_details = unmatched_details(tokens)
     if problems:
         raise UserError(*(f"{doc.where(line)}: error: {what}" for line, what in sorted(problems)))
     if not doc.roots:

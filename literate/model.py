@@ -127,6 +127,8 @@ class Document:
     captions: dict[int, Caption] = field(default_factory=dict)  # fence line -> the caption just above it
     # id(inline token) -> its $...$ and $$...$$ formulas, (offset in its source, LaTeX, display) (formulas.py)
     formulas: dict[int, list[tuple[int, str, bool]]] = field(default_factory=dict)
+    # id(HTML token) -> which of its <details> and </details> pair with nothing (inline.unmatched_details)
+    unmatched_details: dict[int, frozenset[int]] = field(default_factory=dict)
     tokens: list = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     playgrounds: dict[int, Playground] = field(default_factory=dict)  # fence line -> the playground there

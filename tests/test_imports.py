@@ -17,7 +17,7 @@ ALLOWED = {
     "inline": {"model"},
     "captions": {"model", "inline"},
     "validation": {"model", "captions"},
-    "markdown": {"model", "files", "validation", "captions", "startup", "formulas", "declarations"},
+    "markdown": {"model", "files", "inline", "validation", "captions", "startup", "formulas", "declarations"},
     "expansion": {"model", "files"},
     "runner": {"model", "files", "expansion"},
     "prose": {"model", "files", "inline", "markdown"},

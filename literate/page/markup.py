@@ -7,9 +7,8 @@ and latex2mathml's output are parsed and rebuilt through an allow-list (Sanitize
 from __future__ import annotations
 
 import html
-import re
 from html.parser import HTMLParser
-from ..inline import safe_url, without_comments
+from ..inline import safe_url
 
 
 # Every byte of the page comes from the functions of this section. A Markup is HTML already; any other
@@ -159,28 +158,3 @@ def sanitized(text: str, allowed: dict[str, set[str]], unmatched: frozenset[int]
     parser.feed(text)
     parser.close()
     return join(parser.closed())
-
-
-DETAILS_TAG = re.compile(r"<(/?)details(?=[\s/>])", re.I)
-
-
-def mark_unmatched_details(tokens) -> None:
-    """Pair the author's <details> and </details> over the whole lesson (a fold may open in one block and close
-    in a later one), and note in each HTML token's meta which of its tags pair with nothing: the page shows
-    those as text, so that an unclosed <details> cannot fold away the rest of the page."""
-    stack, found = [], []
-    for token in tokens:
-        for html in [token, *(token.children or [])]:
-            if html.type not in ("html_block", "html_inline"):
-                continue
-            for index, match in enumerate(DETAILS_TAG.finditer(without_comments(html.content))):
-                found.append((html, index))
-                if not match[1]:
-                    stack.append(len(found) - 1)
-                elif stack:
-                    found[stack.pop()] = found[-1] = None
-    for entry in found:
-        if entry is not None:
-            html, index = entry
-            html.meta = {**(html.meta or {}), "unmatched_details": (html.meta or {}).get("unmatched_details",
-                                                                                         frozenset()) | {index}}

@@ -11,7 +11,7 @@ from ..formulas import DISPLAY_MATH
 from .code import chunk_html, highlighted_lines, playground_html, pygments_css
 from .columns import column_rules
 from .heatmaps import largest_multiple
-from .markup import Markup, join, mark_unmatched_details, start_tag, tag
+from .markup import Markup, join, start_tag, tag
 from .maths import mathml
 from .numbers import block_contexts, link_targets, numbers_by_token
 from .state import GENERATOR, Page, caption_paragraphs, fence_roles, uses
@@ -61,13 +61,13 @@ def body_html(page: Page) -> Markup:
                 in_section = True
             out.append(start_tag(token.tag, {"id": anchor}))
         elif token.type == "heading_close" and token.tag == "h2":
-            out.append(Markup(token_html(token) + tag("a", {"class": "back", "href": "#contents"}, "↑ 目录") + "\n"))
+            out.append(Markup(token_html(page, token) + tag("a", {"class": "back", "href": "#contents"}, "↑ 目录") + "\n"))
         elif token.type == "inline":
             out.append(render_inline(page, token))
         elif token.type == "fence":
             out.append(fence_html(page, token))
         else:
-            out.append(token_html(token))
+            out.append(token_html(page, token))
     if in_section:
         out.append(Markup("</section>\n"))
     return join(out)
@@ -142,7 +142,6 @@ def weave(doc: model.Document) -> tuple[str, Page, list[str]]:
             for offset, text in enumerate(model.output_lines(piece.content)):
                 transcript_text[piece.first_line + offset] = text
     captions = caption_paragraphs(doc)
-    mark_unmatched_details(doc.tokens)
     page = Page(doc=doc, numbers=numbers_by_token(sources), transcript_text=transcript_text,
                 fences=fence_roles(doc), blocks=block_contexts(doc.tokens), used_in=uses(doc), captions=captions,
                 caption_tokens={line: doc.tokens[index + 1] for index, line in captions.items()},

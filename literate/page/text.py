@@ -48,7 +48,7 @@ def render_inline(page: Page, token, name_link: str | None = None, source=None) 
             bold = False
             out.append(Markup(end_tag("strong") + end_tag("a")))
         else:
-            out.append(token_html(child))
+            out.append(token_html(page, child))
     if used != len(formulas):
         page.problems.append(f"{page.doc.where(line)}: error: cannot find the formulas of this paragraph in its "
                              "text (emphasis or a link inside $...$?); write them as $`...`$")
@@ -58,12 +58,12 @@ def render_inline(page: Page, token, name_link: str | None = None, source=None) 
     return text
 
 
-def token_html(token) -> Markup:
+def token_html(page: Page, token) -> Markup:
     """A markdown-it token other than a fence or the text of a paragraph, rebuilt from the page's vocabulary:
     its tag with the attributes that Markdown gives it (a link's href, a list's start, a cell's alignment)."""
     kind = token.type
     if kind in ("html_block", "html_inline"):
-        return sanitized(token.content, PROSE_HTML, (token.meta or {}).get("unmatched_details", frozenset()))
+        return sanitized(token.content, PROSE_HTML, page.doc.unmatched_details.get(id(token), frozenset()))
     if kind in ("text", "code_inline"):
         return tag("code", None, token.content) if kind == "code_inline" else escape(token.content)
     if kind == "code_block":
