@@ -6,15 +6,13 @@ done by the package literate/ beside it (its modules are listed in docs/tangle.m
 The manual: docs/tangle.md; the short version: python tangle.py --help.
 """
 
-import os  # os and sys are loaded with the interpreter: nothing to interrupt here
-import sys
+import os  # loaded with the interpreter: nothing to interrupt here
 
 if __name__ == "__main__":
     try:  # the start-up guard (literate/startup.py); a Ctrl-C while it loads says the same one line
         from literate.startup import command
     except KeyboardInterrupt:
-        os._exit(print("tangle.py: interrupted (SIGINT) while starting; nothing was run or written",
-                       file=sys.stderr) or 130)
+        os._exit(os.write(2, b"tangle.py: interrupted (SIGINT) while starting; nothing was run or written\n") and 130)
     command("tangle.py", "nothing was run or written", "literate.cli", script=True)
 
 from literate.cli import main  # noqa: E402, F401  (the tests call tangle.main([...]) as the command line would)
