@@ -21,12 +21,14 @@ weave.py, it takes the document as tangle.py parses it (chunks, roots, transcrip
     file) and its `if __name__ == "__main__":` block.
     It defines every name, so the main line runs although it calls code the lesson shows later; the
     cells below run each chunk again where the lesson shows it, so an edited cell counts from then on;
-  - where a part of that transcript stands, a code cell that prints exactly that part: the lines of
-    the program's main() from its comment `# 第 N 段` to the next one, as they are, with the part as
-    the stored output (tests/test_notebook.py runs the notebook in a fresh kernel and compares).
-    Other programs' transcripts (the experiments, minutes long) stay as text and are not rerun;
-  - at the end of the section of each experiment (a chunk named 实验一, 实验二, ...), a playground
-    cell marked as the reader's: a small run of seconds, its knobs as variables at the top.
+  - where a part of that transcript stands, a code cell that prints exactly that part: the lines the
+    lesson declares for it (parts: main # 第 N 段: those of main() from the comment `# 第 N 段` to the
+    next), as they are, with the part as the stored output (tests/test_notebook.py runs the notebook in
+    a fresh kernel and compares). Other programs' transcripts (the experiments, minutes long) stay as
+    text and are not rerun; so do all transcripts of a lesson that declares no parts;
+  - each of the lesson's {playground=...} fences as a code cell where it stands, tagged as the reader's;
+  - the note's words about this lesson (what running it takes, which cells to change) are the lesson's
+    own: its notebook-runs, notebook-names and notebook-try declarations (see literate/declarations.py).
 
 Writes OUT only when its content changes, atomically, and only over a notebook it wrote itself: the lesson, a
 file the lesson tangles, any other file, a directory or a pipe is refused, saying why (weave.py's rule, the

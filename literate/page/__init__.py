@@ -26,6 +26,7 @@ parses it and knows no Markdown syntax of its own, beyond the formulas):
     link to each <<NAME>> that includes it; each <<NAME>> inside code a link to the
     chunk (where it is defined: in its tooltip);
     code is highlighted with Pygments when it is installed, plain otherwise;
+  - each {playground=...} fence as the reader's 试一试: its code under a caption saying so;
   - every transcript line has the anchor #L<its line of MD> (a transcript in parts:
     each part's lines at their own lines); every prose number that make check
     verifies is a link to the number itself (#L<line>-<number>) on one transcript
@@ -33,8 +34,9 @@ parses it and knows no Markdown syntax of its own, beyond the formulas):
     sentence), highlighted when you arrive; the book's
     figures are marked as the book's; the top of the page says how many numbers were
     verified, against which program's transcript;
-  - each attention matrix printed in a transcript (a header of column numbers, then
-    rows like `输出 1    0.10  0.10 ...`) also drawn as an SVG heatmap beside it, from
+  - each attention matrix printed in a transcript (a header of column numbers, then rows
+    labelled as the lesson declares, heatmap: 输出 输入 图例, like `输出 1    0.10  0.10 ...`;
+    a lesson that declares none gets no heatmaps) also drawn as an SVG heatmap beside it, from
     the printed numbers (the programs are never run), grouped with the same matrix
     drawn in characters below it (`输出 1  |    ██|`) up to its legend; one colour
     scale for the whole page, by a weight's multiple of uniform (log, 1x grey, red
