@@ -1,5 +1,5 @@
 # Generated from attention.md by tangle.py — edit attention.md and run make tangle, or edit here and run make stitch.
-# sha256 of the lines below: 30aaabdeda1f6bb33aca280442489ce326ce17071f75be2046e8e5f3a7072785
+# sha256 of the lines below: d9f194bd042229ca7925c31e48adbe27204c6137c98626fa71bb9ef69eb87420
 # attention.md:534 (generated/attention.py)
 """注意力：每次解码时自己回头挑重点。
 
@@ -15,7 +15,7 @@ from decimal import Decimal, localcontext
 
 import numpy as np
 
-# attention.md:2432 (附录：让释放的内存留在进程里)
+# attention.md:2508 (附录：让释放的内存留在进程里)
 def keep_freed_memory():
     """让 glibc 把释放的内存留着重用，不还给系统。只在 glibc 上做：别的 C 库没有 mallopt，或者编号不同。"""
     try:
@@ -31,7 +31,7 @@ def keep_freed_memory():
 
 keep_freed_memory()
 
-# attention.md:2654 (精确的矩阵乘法、exp 与 tanh)
+# attention.md:2730 (精确的矩阵乘法、exp 与 tanh)
 def mm(a, b):
     """a @ b，形状规则同 np.matmul；但每个结果都按 k = 0, 1, 2, … 的顺序一项项加出来。"""
     if a.ndim == 1:                                   # 左边是一个向量：当成一行来乘
@@ -404,7 +404,7 @@ def loss_and_grads(params, src, tgt, query="after", uniform=False, readout_only=
     grads["enc_Wx"], grads["enc_b"] = input_grads(dz, src)
     return loss, {name: grads[name] for name in params}
 
-# attention.md:2366 (附录：快一些的 rnn、rnn_backward 和 input_grads)
+# attention.md:2442 (附录：快一些的 rnn、rnn_backward 和 input_grads)
 plain_rnn, plain_rnn_backward, plain_input_grads = rnn, rnn_backward, input_grads   # 完整实现里照公式写的那三个，留作对照
 
 
@@ -965,7 +965,7 @@ def main(attention_run=attention_run):
     # 第 9 段：五位对比的细节
     print_untouched(five)
 
-# attention.md:2409 (附录：同时训练)
+# attention.md:2485 (附录：同时训练)
 def in_background(pool, function, *args):
     """让另一个进程去算 function(*args)，返回一个之后取结果的 Future。进程之间按「模块名.函数名」
     传函数，所以这个模块要能按名字导入；不能的时候（比如被别的程序按文件路径执行），就当场算。"""
