@@ -1,6 +1,7 @@
 # Literate lesson: attention.md is the source; generated/ is tangled from it.
 PYTHON ?= python3
 TOOL := tangle.py $(wildcard literate/*.py)
+PAGE := weave.py $(wildcard literate/page/*.py) literate/page/style.css
 VENV_PY := .venv/bin/python
 
 .PHONY: help tangle stitch check html notebook test update experiments update-experiments portability bench clean
@@ -39,7 +40,7 @@ check: | .venv/stamp ## verify generated/ is in sync, the lesson's transcript an
 
 html: build/attention.html ## write build/attention.html: the lesson as one page, each number linked to its transcript line
 
-build/attention.html: attention.md $(TOOL) weave.py book_figures.txt | .venv/html-stamp
+build/attention.html: attention.md $(TOOL) $(PAGE) book_figures.txt | .venv/html-stamp
 	$(VENV_PY) weave.py attention.md -o $@
 
 notebook: build/attention.ipynb ## write build/attention.ipynb: the lesson as a Jupyter notebook that prints its transcript

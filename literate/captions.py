@@ -4,33 +4,11 @@ from __future__ import annotations
 
 import difflib
 import html
-import re
 from urllib.parse import unquote
 
-from .inline import caption_of, flatten_inline
-from .model import Caption, Document, MAX_SUGGESTIONS, OWN_LINK, chunk_anchor, output_anchor, references, root_anchor
-
-
-# at a $: $$, or the text up to the next $ of the line (a formula if it holds \ ^ { or } and ends in no blank)
-DOLLAR = re.compile(r"\$(?=(\$)|(?![\s\ufffc$])([^$\ufffc\n]*)\$)")  # each match takes one $ and looks on
-FORMULA_SIGN = re.compile(r"[\\^{}]")
-
-
-def dollar_math(text: str) -> list[tuple[int, str]]:
-    """(offset, "$$" or "$") of each $$ and each $...$ that looks like a formula, left to right. One pass:
-    each $ looks ahead only to the next $ (a regex that searched for the sign between two dollars lazily
-    took time quadratic in a line of $ and many {)."""
-    found, position = [], 0
-    for match in DOLLAR.finditer(text):
-        if match.start() < position:
-            continue
-        if match[1]:
-            found.append((match.start(), "$$"))
-            position = match.start() + 2
-        elif match[2] and not match[2][-1].isspace() and FORMULA_SIGN.search(match[2]):
-            found.append((match.start(), "$"))
-            position = match.end() + len(match[2]) + 1
-    return found
+from .inline import caption_of
+from .model import (Caption, Document, MAX_SUGGESTIONS, OWN_LINK, chunk_anchor, chunk_name, output_anchor, references,
+                    root_anchor)
 
 
 def find_captions(doc: Document) -> list[Caption]:
@@ -94,11 +72,10 @@ def expected_captions(doc: Document) -> dict[int, tuple[str, str, str, list[str]
     return expected
 
 
-def caption_problems(doc: Document) -> list[tuple[int, str]]:
-    """Captions that do not name the fence below them. A document that has no caption needs none; one that
-    has any needs one above every chunk, root and transcript fence, and its links must lead somewhere."""
-    captions = find_captions(doc)
-    doc.captions = {caption.fence_line: caption for caption in captions if caption.fence_line is not None}
+def caption_problems(doc: Document, captions: list[Caption]) -> list[tuple[int, str]]:
+    """Captions (find_captions; the reader has put them in doc.captions) that do not name the fence below them.
+    A document that has no caption needs none; one that has any needs one above every chunk, root and
+    transcript fence, and its links must lead somewhere."""
     if not captions:
         return []
     problems = []
@@ -116,7 +93,7 @@ def caption_problems(doc: Document) -> list[tuple[int, str]]:
         if caption is None:
             problems.append((line, f"{label} has no caption (the other fences of {doc.path.name} have one); put "
                              f"this line just above the fence: {wanted}"))
-        elif (caption.anchor, caption.title) != (anchor, " ".join(title.split())):
+        elif (caption.anchor, caption.title) != (anchor, chunk_name(title)):
             said = (f'<a name="{caption.anchor}"> and **{caption.title}**' if caption.title else
                     f'<a name="{caption.anchor}"> and no **bold** name (a ** right after 〉 ends the bold only '
                     "before a blank or punctuation: write **〈…〉** alone, or follow it with ，)")
@@ -140,16 +117,15 @@ def caption_problems(doc: Document) -> list[tuple[int, str]]:
 
 def math_warnings(doc: Document) -> list[str]:
     """Formulas that GitHub would mangle: $$...$$ and $...$ in text go through Markdown, which eats \\, and \\!
-    and reads _ as emphasis. A ```math fence and $`...`$ reach the formula renderer untouched."""
+    and reads _ as emphasis. A ```math fence and $`...`$ reach the formula renderer untouched. What counts as a
+    formula is the page's rule (formulas.py): every formula the page typesets from dollars is warned about."""
     warnings: dict[str, None] = {}  # one a line and kind
     for token in doc.tokens:
         if token.type != "inline" or not token.map:
             continue
-        text, _ = flatten_inline(token)
-        line, counted = token.map[0] + 1, 0
-        for start, kind in dollar_math(text):
-            line, counted = line + text.count("\n", counted, start), start  # each line end counted once
-            what, fix = (("$$...$$", "a ```math fence") if kind == "$$"
+        for offset, _, display in doc.formulas.get(id(token), []):
+            line = token.map[0] + 1 + token.content.count("\n", 0, offset)
+            what, fix = (("$$...$$", "a ```math fence") if display
                          else ("$...$", "$`...`$ (a code span between the dollars)"))
             warnings[f"{doc.where(line)}: warning: a formula in {what}: Markdown escapes mangle it on GitHub; "
                      f"write it as {fix}"] = None

@@ -15,13 +15,11 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import sys
 from pathlib import Path
 
 from .commands import command_check, command_tangle, command_update
-from .console import guarded, parsed
-from .files import describe, document_lock
-from .model import BAD_INPUT, UserError
+from .console import run_command
+from .files import document_lock
 from .stitch import command_stitch
 
 
@@ -63,25 +61,12 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None, script: bool = False) -> int:
     """Run one command; script=True when run as tangle.py itself (see console.interrupts_raised)."""
-    return guarded("tangle.py", lambda: run_command(argv), "stopped the programs it ran, and wrote nothing more",
-                   script)
+    return run_command("tangle.py", parser(), command, argv, "stopped the programs it ran, and wrote nothing more",
+                       script=script)
 
 
-def run_command(argv: list[str] | None) -> int:
-    args = parsed(parser(), argv)
-    if isinstance(args, int):
-        return args
-    try:
-        writes_md = args.command in ("update", "stitch")
-        with document_lock(args.md, str(args.md), args.command) if writes_md else contextlib.nullcontext():
-            return args.function(args)
-    except UserError as error:
-        print(*error.messages, sep="\n", file=sys.stderr)
-        return error.code
-    except OSError as error:  # the environment, not tangle.py: a full disk, a vanished folder, ...
-        name = f" {error.filename}" if error.filename else ""
-        print(f"tangle.py: error:{name} {describe(error)}", file=sys.stderr)
-        return BAD_INPUT
-    except MemoryError:
-        print("tangle.py: error: out of memory", file=sys.stderr)
-        return BAD_INPUT
+def command(args: argparse.Namespace) -> int:
+    """update and stitch hold the document's lock while they run: two of them never write the lesson at once."""
+    writes_md = args.command in ("update", "stitch")
+    with document_lock(args.md, str(args.md), args.command) if writes_md else contextlib.nullcontext():
+        return args.function(args)

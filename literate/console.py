@@ -1,5 +1,7 @@
-"""The console side of a command (tangle.py, weave.py, notebook.py): arguments parsed without argparse's
-SystemExit, interrupts raised where the program is, and output streams that tolerate a closed pipe."""
+"""The one front end of the commands (tangle.py, weave.py, notebook.py): arguments parsed without argparse's
+SystemExit, one error policy (`MD:LINE: error: ...` or `TOOL: error: ...` on stderr, exit 0 ok, 1 a check
+found a difference, 2 bad input or usage, never a traceback), interrupts raised where the program is, and
+output streams that tolerate a closed pipe."""
 
 from __future__ import annotations
 
@@ -9,10 +11,46 @@ import os
 import signal
 import sys
 import threading
+from pathlib import Path
 from typing import Callable
 
-from .files import INTERRUPTS
-from .model import BAD_INPUT, Interrupted
+from .files import INTERRUPTS, describe
+from .model import BAD_INPUT, Interrupted, UserError
+
+
+def run_command(tool: str, parser: argparse.ArgumentParser, body: Callable[[argparse.Namespace], int],
+                argv: list[str] | None, stopped: str, nested: str = "nested too deeply to read", script: bool = False) -> int:
+    """Parse argv, run body(args) under guarded(), and report what goes wrong as one line each: a mistake in the
+    input (UserError: its messages, its exit code), the environment (OSError: a full disk, a vanished folder),
+    input nested too deeply (RecursionError: `MD: error: NESTED`), or no memory left; exit 2 for the last three."""
+
+    def run() -> int:
+        args = parsed(parser, argv)
+        if isinstance(args, int):  # --help (0) or a usage error (2)
+            return args
+        try:
+            return body(args)
+        except UserError as error:
+            print(*error.messages, sep="\n", file=sys.stderr)
+            return error.code
+        except OSError as error:  # the environment, not the tool
+            name = f" {error.filename}" if error.filename else ""
+            print(f"{tool}: error:{name} {describe(error)}", file=sys.stderr)
+        except RecursionError:
+            print(f"{args.md}: error: {nested}", file=sys.stderr)
+        except MemoryError:
+            print(f"{tool}: error: out of memory", file=sys.stderr)
+        return BAD_INPUT
+    return guarded(tool, run, stopped, script)
+
+
+def back_end_parser(prog: str, manual: str, output: str) -> argparse.ArgumentParser:
+    """The arguments of a back end (weave.py, notebook.py): the lesson, and -o for what it writes."""
+    top = argparse.ArgumentParser(prog=prog, description=manual, formatter_class=argparse.RawDescriptionHelpFormatter)
+    top.add_argument("md", nargs="?", type=Path, default=Path("attention.md"),
+                     help="the Markdown lesson (default: ./attention.md)")
+    top.add_argument("-o", "--output", type=Path, help=output)
+    return top
 
 
 def parsed(parser: argparse.ArgumentParser, argv: list[str] | None) -> argparse.Namespace | int:

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .files import read_regular
-from .model import Document, LINE_BREAKING, MAX_GENERATED_BYTES, Piece, REFERENCE, blank, confinement_problem
+from .model import (Document, MAX_GENERATED_BYTES, Piece, blank, comment_safe, confinement_problem, location_comment,
+                    reference)
 
 
 BANNER = "# Generated from {source} by tangle.py — edit {source} and run make tangle, or edit here and run make stitch."
@@ -62,21 +63,16 @@ def expand(doc: Document, pieces: list[Piece], indent: str, body: list[str], ori
     """Append the pieces' lines, references expanded (reference_problems bounds the depth)."""
     for piece in pieces:
         copy = len(body)
-        body.append(f"{indent}# {comment_safe(doc.path.name)}:{piece.first_line} ({comment_safe(piece.label)})")
+        head, tail = location_comment(doc.path.name, piece.label)
+        body.append(f"{indent}{head}{piece.first_line}{tail}")
         origin.append(Origin(piece, -1, indent, copy))
         for offset, code in enumerate(piece.lines):
-            match = REFERENCE.match(code)
-            if match:
-                name = " ".join(match[2].split())
-                expand(doc, doc.chunks[name], indent + match[1], body, origin)
+            found = reference(code)
+            if found:
+                expand(doc, doc.chunks[found[1]], indent + found[0], body, origin)
                 continue
             body.append("" if blank(code) else indent + code)
             origin.append(Origin(piece, offset, indent, copy))
-
-
-def comment_safe(name: str) -> str:
-    """A name as it may stand in a # comment: no character that some reader takes for a line break."""
-    return LINE_BREAKING.sub(lambda match: match[0].encode("unicode_escape").decode(), name)
 
 
 def tangles_own(text: str) -> bool:
@@ -109,9 +105,12 @@ def comment_forms(doc: Document, target: str) -> dict[int, tuple[str, str]]:
     and after its line number. Only these lines, in exactly this form, are location comments: a comment
     of the lesson's own code that looks like one (# 见 README:12 (速度)) is code like any other."""
     body, origin = trace(doc, target)
-    md = comment_safe(doc.path.name)
-    return {index: (f"{o.indent}# {md}:", f" ({comment_safe(o.piece.label)})")
-            for index, o in enumerate(origin) if o is not None and o.offset < 0}
+    forms = {}
+    for index, o in enumerate(origin):
+        if o is not None and o.offset < 0:
+            head, tail = location_comment(doc.path.name, o.piece.label)
+            forms[index] = (o.indent + head, tail)
+    return forms
 
 
 def renumbered(lines: list[str], rendered: list[str], forms: dict[int, tuple[str, str]]) -> bool:

@@ -7,9 +7,9 @@ import bisect
 import html
 import re
 import unicodedata
-from urllib.parse import unquote
+from urllib.parse import unquote, urlsplit
 
-from .model import CAPTION_ANCHOR, OWN_LINK
+from .model import CAPTION_ANCHOR, OWN_LINK, chunk_name
 
 
 NUMBER = re.compile(r"(?<![A-Za-z0-9_.])(?<![0-9][eE][+-])[0-9]+(?:\.[0-9]+)?(?![A-Za-z0-9_]|\.[0-9])")
@@ -47,7 +47,7 @@ def caption_of(token) -> tuple[str, str, tuple[str, ...]] | None:
             target = OWN_LINK.fullmatch(unquote(child.attrs.get("href", "")))
             if target:
                 links.append(target[1])
-    return html.unescape(match[1]), " ".join("".join(title).split()), tuple(links)
+    return html.unescape(match[1]), chunk_name("".join(title)), tuple(links)
 
 
 class Spans:
@@ -139,3 +139,53 @@ def broken_numbers(text: str, html: list[tuple[int, str]], marks: list[int]) -> 
             found.append((match.start(), f"{match[0]} is split by emphasis, strikethrough or a link, which the "
                           "page would show as two numbers; put the markup around the whole number"))
     return sorted(found)
+
+
+URL_SCHEMES = {"", "http", "https", "mailto"}  # where the page and the notebook let a link go
+
+
+def safe_url(url: str) -> str | None:
+    """The link as written if it goes to a #fragment, a relative path, http(s) or mailto; else None. Blanks
+    and controls are taken out first, and backslashes read as slashes, as browsers do (java\tscript: is
+    javascript:, \\\\host\\share is //host/share)."""
+    compact = re.sub(r"[\x00-\x20\x7f]", "", url).replace("\\", "/")  # a browser reads \\host as //host
+    try:
+        scheme = urlsplit(compact).scheme.lower()
+    except ValueError:
+        return None
+    return url if scheme in URL_SCHEMES and not compact.startswith("//") else None
+
+
+def without_comments(text: str) -> str:
+    """The text without its <!-- ... --> comments, which the sanitizer drops (one pass: each --> looked for once)."""
+    pieces, position = [], 0
+    while (start := text.find("<!--", position)) >= 0 and (end := text.find("-->", start + 4)) >= 0:
+        pieces.append(text[position:start])
+        position = end + 3
+    return "".join(pieces) + text[position:]
+
+
+DETAILS_TAG = re.compile(r"<(/?)details(?=[\s/>])", re.I)
+
+
+def unmatched_details(tokens) -> dict[int, frozenset[int]]:
+    """Pair the author's <details> and </details> over the whole lesson (a fold may open in one block and close
+    in a later one): id(HTML token) -> which of its tags (0, 1, ... in the order they stand) pair with nothing.
+    The page shows those as text, so that an unclosed <details> cannot fold away the rest of the page."""
+    stack, found = [], []
+    for token in tokens:
+        for html in [token, *(token.children or [])]:
+            if html.type not in ("html_block", "html_inline"):
+                continue
+            for index, match in enumerate(DETAILS_TAG.finditer(without_comments(html.content))):
+                found.append((html, index))
+                if not match[1]:
+                    stack.append(len(found) - 1)
+                elif stack:
+                    found[stack.pop()] = found[-1] = None
+    unmatched: dict[int, frozenset[int]] = {}
+    for entry in found:
+        if entry is not None:
+            html, index = entry
+            unmatched[id(html)] = unmatched.get(id(html), frozenset()) | {index}
+    return unmatched

@@ -11,19 +11,23 @@ import stat
 import sys
 from pathlib import Path
 
-from .captions import caption_problems, math_warnings
+from .captions import caption_problems, find_captions, math_warnings
 from .files import describe, file_kind, read_regular
+from .inline import unmatched_details
 from .model import (Document, HASH_COMMENT_SUFFIXES, LINE_BREAKING, LINE_WITH_END, MAX_MARKDOWN_BYTES,
-                    PYTHON_LANGUAGES, confinement_problem, Piece, Transcript, UserError, output_lines)
+                    PYTHON_LANGUAGES, chunk_name, confinement_problem, Piece, Playground, Transcript, UserError,
+                    output_lines)
+from .declarations import is_declaration, read_declarations
+from .formulas import dollar_formulas
+from .startup import missing
 from .validation import CONTROL, anchor_problems, invisible_problems, reference_problems, shown_line
 
 
 try:
     from markdown_it import MarkdownIt
 except ImportError:  # run outside the project's .venv, or a .venv that is broken
-    print("tangle.py: error: needs markdown-it-py; use make (it builds .venv), or pip install -r "
-          "requirements.txt; if .venv exists but is broken, run make clean first", file=sys.stderr)
-    raise SystemExit(2) from None
+    missing("tangle.py", "markdown-it-py", "use make (it builds .venv), or pip install -r requirements.txt; if "
+            ".venv exists but is broken, run make clean first")
 
 
 def decode_markdown(raw: bytes, shown: str) -> tuple[str, bool]:
@@ -88,8 +92,8 @@ def parse_document(path: Path, shown: str, text: str) -> Document:
         tokens = markdown_parser().parse(text)
     except RecursionError:
         raise UserError(f"{shown}: error: nested too deeply for the Markdown parser") from None
-    doc = Document(path=path, shown=shown, tokens=tokens)
     lines = text.split("\n")
+    doc = Document(path=path, shown=shown, tokens=tokens, lines=lines)
     problems = control_problems(lines)
     problems += hidden_code_problems(doc, lines)
     loose_transcripts: list[tuple[str | None, Transcript]] = []
@@ -102,32 +106,49 @@ def parse_document(path: Path, shown: str, text: str) -> Document:
             problems.append((line, f"unterminated code fence: no closing {token.markup} before the end of {where}"))
             continue
         try:
-            lang, name, target, transcript, part = fence_attributes(token.info)
+            lang, name, target, transcript, part, playground = fence_attributes(token.info)
         except ValueError as error:
             problems.append((line, str(error)))
             continue
         code = token.content.split("\n")[:-1]
         if name is not None:
-            doc.chunks.setdefault(name, []).append(Piece(line, name, code))
+            doc.chunks.setdefault(name, []).append(Piece(line, name, code, lang))
         elif target is not None:
             problem = target_problem(doc, target)
             if problem:
                 problems.append((line, problem))
             else:
                 target = posixpath.normpath(target)
-                doc.roots.setdefault(target, []).append(Piece(line, target, code))
+                doc.roots.setdefault(target, []).append(Piece(line, target, code, lang))
+        elif playground is not None:
+            doc.playgrounds[line] = Playground(line, posixpath.normpath(playground), code, lang)
         elif transcript is not None:
             loose_transcripts.append((transcript, Transcript(line, token.map[1], token.content, token.markup, part)))
         elif lang in PYTHON_LANGUAGES:
             problems.append((line, f"{lang} fence with neither {{#name}} nor {{file=...}}: the reader would "
                              + "see code that never runs; name it, or use ```text for an illustration"))
+    doc.declared, declaration_problems = read_declarations(
+        [(token.map[0] + 1, token.content) for token in tokens if token.type == "html_block" and token.map
+         and is_declaration(token.content)])
+    problems += declaration_problems
+    problems += [(line, f"〈{name}〉 in the notebook's {key} names no chunk: rename it to the chunk's name")
+                 for key, text, line in doc.declared.texts() for name in re.findall(r"〈([^〈〉]+)〉", text)
+                 if chunk_name(name) not in doc.chunks and name not in doc.roots]
+    problems += [(line, f"{{playground={found.program}}} names no program: a playground uses the names of one "
+                        "{file=....py} root") for line, found in doc.playgrounds.items()
+                 if found.program not in doc.roots or not found.program.endswith(".py")]
     problems += nested_root_problems(doc)
     problems += assign_transcripts(doc, loose_transcripts)
     problems += invisible_problems(doc)
     problems += reference_problems(doc)
     problems += anchor_problems(doc)
-    problems += caption_problems(doc)
+    captions = find_captions(doc)
+    doc.captions = {caption.fence_line: caption for caption in captions if caption.fence_line is not None}
+    problems += caption_problems(doc, captions)
+    doc.formulas = {id(token): found for token in tokens if token.type == "inline"
+                    for found in [dollar_formulas(token.content)] if found}
     doc.warnings += math_warnings(doc)
+    doc.unmatched_details = unmatched_details(tokens)
     if problems:
         raise UserError(*(f"{doc.where(line)}: error: {what}" for line, what in sorted(problems)))
     if not doc.roots:
@@ -225,43 +246,46 @@ def fence_runs(marker: str, text: str) -> list[str]:
     return re.findall(rf"(?m)^ {{0,3}}({re.escape(marker)}+)[ \t]*$", text)
 
 
-def fence_attributes(info: str) -> tuple[str, str | None, str | None, str | None, int | None]:
-    """`python {#name}` / `python {file=PATH}` / `text {transcript[=PATH]} [part=N]` ->
-    (language, name, file, transcript, N); transcript is "" for a bare {transcript}, N None without part=."""
+def fence_attributes(info: str) -> tuple[str, str | None, str | None, str | None, int | None, str | None]:
+    """`python {#name}` / `python {file=PATH}` / `text {transcript[=PATH]} [part=N]` / `python {playground=PATH}`
+    -> (language, name, file, transcript, N, playground); transcript is "" for a bare {transcript}, N None
+    without part=."""
     info = info.strip()
     if "{" not in info:
-        return (info.split() or [""])[0], None, None, None, None
+        return (info.split() or [""])[0], None, None, None, None, None
     brace = info.index("{")
     lang = (info[:brace].split() or [""])[0]
     if not info.endswith("}"):
         raise ValueError(f"attributes {info[brace:]!r} do not end with }}")
     inner = info[brace + 1 : -1].strip()
     if inner.startswith("#"):
-        name = " ".join(inner[1:].split())
+        name = chunk_name(inner[1:])
         if not name:
             raise ValueError("empty chunk name after #")
         if re.search(r"(?:^|\s)(?:file|transcript)=", name):
             raise ValueError("a fence is either a named chunk {#name} or a root {file=...}, not both")
-        return lang, name, None, None, None
-    target = transcript = part = None
+        return lang, name, None, None, None, None
+    target = transcript = part = playground = None
     for word in filter(None, re.split(r"[ \t]+", inner)):  # ASCII blanks: a U+2028 in a path is reported as such
         key, equals, value = word.partition("=")
         if key == "file" and equals and target is None:
             target = value.strip('"')
         elif key == "transcript" and transcript is None:
             transcript = value.strip('"')
+        elif key == "playground" and equals and value and playground is None:
+            playground = value.strip('"')
         elif key == "part" and equals and part is None:
             if not re.fullmatch(r"[1-9][0-9]{0,3}", value):
                 raise ValueError(f"cannot read {word!r}: a part is numbered 1, 2, 3, ... (part=1 on the first)")
             part = int(value)
         else:
-            raise ValueError(f"cannot read attribute {word!r}: expected {{#name}}, "
-                             "{file=PATH} or {transcript} (with part=N), once each (#name must come first)")
-    if target is not None and transcript is not None:
-        raise ValueError("a fence is either a root {file=...} or a {transcript}, not both")
+            raise ValueError(f"cannot read attribute {word!r}: expected {{#name}}, {{file=PATH}}, "
+                             "{transcript} (with part=N) or {playground=PATH}, once each (#name must come first)")
+    if sum(value is not None for value in (target, transcript, playground)) > 1:
+        raise ValueError("a fence is one of a root {file=...}, a {transcript} and a {playground=...}, not two")
     if part is not None and transcript is None:
         raise ValueError("part=N numbers the fences of one {transcript}; this fence is no transcript")
-    return lang, None, target, transcript, part
+    return lang, None, target, transcript, part, playground
 
 
 def target_problem(doc: Document, target: str) -> str | None:

@@ -8,6 +8,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .declarations import Declarations
+
 
 OK, DIFFERENT, BAD_INPUT = 0, 1, 2
 # Bounds on what tangle.py reads, writes and nests: a lesson is a few hundred KB, its programs a few
@@ -54,6 +56,7 @@ class Piece:
     fence_line: int  # 1-based line of the opening fence
     label: str  # chunk name, or the root's path
     lines: list[str]
+    language: str = ""  # the fence's language word (python), which the page highlights
 
     @property
     def first_line(self) -> int:
@@ -91,6 +94,17 @@ class Transcript:
         return self.pieces()[-1].closing_line
 
 
+@dataclass
+class Playground:
+    """A fence the lesson offers the reader to change and run ({playground=PROGRAM}): not tangled, not checked;
+    it uses the names that PROGRAM defines, and the tests run it (in the notebook)."""
+
+    fence_line: int
+    program: str
+    lines: list[str]
+    language: str = ""
+
+
 @dataclass(frozen=True)
 class Caption:
     """The paragraph just above a fence that names it: <a name="ANCHOR"></a>**〈TITLE〉**, then, for code that
@@ -111,8 +125,15 @@ class Document:
     chunks: dict[str, list[Piece]] = field(default_factory=dict)
     transcripts: dict[str, Transcript] = field(default_factory=dict)
     captions: dict[int, Caption] = field(default_factory=dict)  # fence line -> the caption just above it
+    # id(inline token) -> its $...$ and $$...$$ formulas, (offset in its source, LaTeX, display) (formulas.py)
+    formulas: dict[int, list[tuple[int, str, bool]]] = field(default_factory=dict)
+    # id(HTML token) -> which of its <details> and </details> pair with nothing (inline.unmatched_details)
+    unmatched_details: dict[int, frozenset[int]] = field(default_factory=dict)
     tokens: list = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    playgrounds: dict[int, Playground] = field(default_factory=dict)  # fence line -> the playground there
+    declared: Declarations = field(default_factory=Declarations)  # what the lesson declares for the tools
+    lines: list[str] = field(default_factory=list)  # the text as parsed, line by line (line ends \n)
     raw: bytes = b""  # the file as load() read it: update writes only if it still is
     bom: bool = False
 
@@ -154,13 +175,60 @@ class ProseNumber:
     offset: int = field(default=-1, compare=False)
 
 
+def chunk_name(text: str) -> str:
+    """A chunk's name as the lesson means it, in {#name} and in <<name>> alike: runs of blanks one space."""
+    return " ".join(text.split())
+
+
+def reference(code: str) -> tuple[str, str] | None:
+    """(indentation, chunk name) of a line that holds only a <<reference>>; None for any other line."""
+    match = REFERENCE.match(code)
+    return (match[1], chunk_name(match[2])) if match else None
+
+
 def references(pieces: list[Piece]):
     """(md line, chunk name) of every <<reference>> line in these pieces."""
     for piece in pieces:
         for offset, code in enumerate(piece.lines):
-            match = REFERENCE.match(code)
-            if match:
-                yield piece.first_line + offset, " ".join(match[2].split())
+            found = reference(code)
+            if found:
+                yield piece.first_line + offset, found[1]
+
+
+def walk(chunks: dict[str, list[Piece]], pieces: list[Piece], seen: set[str]):
+    """Depth first over the chunks that these pieces include, in the order tangle expands them, without recursion
+    (any depth is safe), each chunk once over all the walks that share seen: ("enter", line, name, path) at a
+    <<reference>> to a chunk not seen yet, ("leave", line, name, path) when its own references are done, and
+    ("again", line, name, path) at a reference to a chunk seen already; path: the chunks the walk is inside,
+    outermost first. A reference to no chunk is passed over."""
+    stack, path = [references(pieces)], []
+    while stack:
+        line, name = next(stack[-1], (None, None))
+        if name is None:
+            stack.pop()
+            if path:
+                name, line = path.pop()
+                yield "leave", line, name, [name for name, _ in path]
+        elif name not in chunks:
+            continue
+        elif name in seen:
+            yield "again", line, name, [name for name, _ in path]
+        else:
+            seen.add(name)
+            yield "enter", line, name, [name for name, _ in path]
+            path.append((name, line))
+            stack.append(references(chunks[name]))
+
+
+def comment_safe(name: str) -> str:
+    """A name as it may stand in a # comment: no character that some reader takes for a line break."""
+    return LINE_BREAKING.sub(lambda match: match[0].encode("unicode_escape").decode(), name)
+
+
+def location_comment(source: str, label: str) -> tuple[str, str]:
+    """The `# MD:LINE (chunk)` comment above each piece in a generated file, as the text before its line number
+    and the text after it: the one form that tangle writes, stitch reads and the size bound counts."""
+    return f"# {comment_safe(source)}:", f" ({comment_safe(label)})"
 
 
 CAPTION_ANCHOR = re.compile(r'<a\s+name="((?:chunk|file|output)-[^"]*)"\s*>', re.I)

@@ -19,11 +19,11 @@ import sys
 from dataclasses import dataclass
 
 from .commands import planned_roots, write_planned
-from .expansion import (BANNER, FIRST_BANNER, HASH_LINE, comment_forms, comment_safe, generated_state, is_banner,
+from .expansion import (BANNER, FIRST_BANNER, HASH_LINE, comment_forms, generated_state, is_banner,
                         read_generated, render, renumbered, trace)
 from .files import rewrite_lesson
 from .markdown import decode_markdown, load, normalize_newlines, parse_document
-from .model import OK, Conflict, Document, LINE_WITH_END, Piece, UserError, blank
+from .model import OK, Conflict, Document, LINE_WITH_END, Piece, UserError, blank, comment_safe
 
 
 

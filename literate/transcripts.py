@@ -11,7 +11,7 @@ import sys
 
 from .files import rewrite_lesson
 from .markdown import decode_markdown, fence_runs, normalize_newlines, parse_document
-from .model import Conflict, Document, LINE_WITH_END, MAX_MARKDOWN_BYTES, Transcript, UserError, output_lines
+from .model import Document, LINE_WITH_END, MAX_MARKDOWN_BYTES, Transcript, UserError, output_lines
 from .runner import OUTPUT_CONTROL, report_failed_run, run_program
 from .validation import shown_line
 
@@ -182,12 +182,11 @@ def deterministic_output(doc: Document, target: str, timeout: float, progress: b
 
 
 def update_command(doc: Document, target: str) -> str:
-    """The command that records a new transcript: the make target where there is one."""
-    if (doc.path.name == "attention.md" and (doc.folder / "Makefile").is_file()
-            and os.path.realpath(doc.folder) == os.path.realpath(".")):
-        make = {"generated/attention.py": "make update", "generated/experiments.py": "make update-experiments"}
-        if target in make:
-            return make[target]
+    """The command that records a new transcript: the one the lesson declares for it (update: PROGRAM COMMAND),
+    when it runs where the lesson is; else tangle.py's own."""
+    declared = (doc.declared.update or {}).get(target)
+    if declared and os.path.realpath(doc.folder) == os.path.realpath("."):
+        return declared
     return f"python tangle.py update {doc.shown} --only {target}"
 
 

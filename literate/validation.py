@@ -7,7 +7,8 @@ import re
 import unicodedata
 
 from .captions import expected_captions
-from .model import Document, MAX_DEPTH, MAX_GENERATED_BYTES, MAX_SUGGESTIONS, Piece, REFERENCE, references
+from .model import (Document, MAX_DEPTH, MAX_GENERATED_BYTES, MAX_SUGGESTIONS, Piece, location_comment, reference,
+                    references, walk)
 
 
 # Invisible characters that Markdown, Python and editors read differently (markdown-it turns NUL
@@ -90,25 +91,11 @@ def reference_problems(doc: Document) -> list[tuple[int, str]]:
                 problems.append((line, undefined(doc, name, by_look, len(problems) < MAX_SUGGESTIONS)))
     used: set[str] = set()
     for pieces in doc.roots.values():
-        # depth first without recursion, so any depth is safe: the references left to visit at each
-        # level, and the chunks we are in (path[i] is the chunk whose references stack[i + 1] holds)
-        stack, path, on_path = [references(pieces)], [], set()
-        while stack:
-            line, name = next(stack[-1], (None, None))
-            if name is None:
-                stack.pop()
-                on_path.discard(path.pop() if path else None)
-            elif name not in doc.chunks:
-                continue
-            elif name in on_path:
+        for event, line, name, path in walk(doc.chunks, pieces, used):
+            if event == "again" and name in path:
                 cycle = " → ".join([*path[path.index(name):], name])
                 what = "includes itself" if path[-1] == name else f"is cyclic: {cycle}"
                 problems.append((line, f"<<{name}>> {what}"))
-            elif name not in used:
-                used.add(name)
-                path.append(name)
-                on_path.add(name)
-                stack.append(references(doc.chunks[name]))
     for name, pieces in doc.chunks.items():
         if name not in used:
             problems.append((pieces[0].fence_line, f"chunk {{#{name}}} is never used: no root includes <<{name}>>"))
@@ -136,14 +123,15 @@ def expansion_problems(doc: Document) -> list[tuple[int, str]]:
         """(bytes, lines, deepest chunk included, how often each chunk is included) of these pieces."""
         size, lines, depth, uses = 0, 0, 0, {}
         for piece in pieces:
-            size += len(f"# {doc.path.name}:{piece.first_line} ({piece.label})\n".encode())
+            head, tail = location_comment(doc.path.name, piece.label)
+            size += len(f"{head}{piece.first_line}{tail}\n".encode())
             lines += 1
             for code in piece.lines:
-                match = REFERENCE.match(code)
-                if match:
-                    name = " ".join(match[2].split())
+                found = reference(code)
+                if found:
+                    indent, name = found
                     child_size, child_lines, child_depth = sizes[name]
-                    size += child_size + child_lines * len(match[1])  # every line re-indented, at most
+                    size += child_size + child_lines * len(indent)  # every line re-indented, at most
                     lines += child_lines
                     depth = max(depth, child_depth)
                     uses[name] = uses.get(name, 0) + 1
@@ -152,17 +140,15 @@ def expansion_problems(doc: Document) -> list[tuple[int, str]]:
                     lines += 1
         return size, lines, depth, uses
 
+    measured: set[str] = set()  # the chunks whose size is known, or on the way (the walk measures each once)
     for start in doc.chunks:
-        stack = [] if start in sizes else [(start, references(doc.chunks[start]))]
-        while stack:
-            name, pending = stack[-1]
-            _, child = next(pending, (None, None))
-            if child is None:
-                stack.pop()
+        if start in measured:
+            continue
+        measured.add(start)
+        for event, _, name, _ in [*walk(doc.chunks, doc.chunks[start], measured), ("leave", None, start, None)]:
+            if event == "leave":
                 size, lines, depth, _ = measure(doc.chunks[name])
                 sizes[name] = (size, lines, depth + 1)
-            elif child not in sizes:
-                stack.append((child, references(doc.chunks[child])))
     problems, total = [], 0
     for target, pieces in doc.roots.items():
         size, _, depth, _ = measure(pieces)

@@ -1,6 +1,41 @@
-"""Put the repository root on sys.path so the tests can `import tangle`."""
+"""What the tests share: the repository root on sys.path (so that they import the package and the commands),
+a lesson written into a folder, tangle.py's main run as the command line would, and the browser."""
 
+import os
+import shutil
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+
+def write(folder: Path, text: str, name: str = "attention.md") -> Path:
+    """The lesson's text as a file in folder, byte for byte (CRLF, BOM and all)."""
+    path = folder / name
+    path.write_bytes(text.encode())
+    return path
+
+
+def run(capsys, *argv) -> tuple[int, str, str]:
+    """tangle.py's main on these arguments: (exit status, stdout, stderr), never a traceback of tangle.py's own
+    (a traceback of the program it runs may be shown)."""
+    import tangle
+    code = tangle.main([str(arg) for arg in argv])
+    out, err = capsys.readouterr()
+    assert 'tangle.py", line' not in out + err
+    return code, out, err
+
+
+def chromium() -> str:
+    """The headless browser the page's tests use; without one, those tests are skipped (and fail under CI)."""
+    found = shutil.which("chromium") or shutil.which("chromium-browser")
+    if found is None:
+        if os.environ.get("CI"):
+            pytest.fail("chromium is not installed, and CI must run the browser tests: .ci/run installs it "
+                        "(apt-get install chromium fonts-noto-cjk)", pytrace=False)
+        pytest.skip("chromium is not installed: apt-get install chromium fonts-noto-cjk to run the browser tests",
+                    allow_module_level=True)
+    return found

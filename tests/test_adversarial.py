@@ -30,7 +30,10 @@ pytest.importorskip("latex2mathml", reason="weave.py needs latex2mathml: make te
 import literate.inline  # noqa: E402
 import literate.prose  # noqa: E402
 import tangle  # noqa: E402
-import weave  # noqa: E402
+from literate import formulas, model  # noqa: E402
+from literate.page import code as page_code, markup, numbers  # noqa: E402
+from literate.page import page as weaving  # noqa: E402
+from literate.page import command as weave  # noqa: E402  (weave.py's main)
 
 ROOT = Path(__file__).resolve().parent.parent
 linux = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc, uses FIFOs and signals")
@@ -71,12 +74,12 @@ class Audit(HTMLParser):
         self.close()
 
     def handle_starttag(self, name, attributes):
-        if name not in weave.TAGS:
+        if name not in markup.TAGS:
             self.found.append(f"<{name}>")
         for key, value in attributes:
-            if key not in weave.ATTRIBUTES or key.startswith("on") or key in ("style", "src", "srcset"):
+            if key not in markup.ATTRIBUTES or key.startswith("on") or key in ("style", "src", "srcset"):
                 self.found.append(f"<{name} {key}=...>")
-            if key == "href" and weave.safe_url(value or "") is None:
+            if key == "href" and markup.safe_url(value or "") is None:
                 self.found.append(f"<{name} href={value!r}>")
 
     handle_startendtag = handle_starttag
@@ -146,7 +149,7 @@ def test_injection_chunk_names_reach_no_attribute_unescaped(tmp_path, name):
     page = woven(tmp_path, lesson(name=name))
     assert_safe(page)
     ids = {element for element in IdParser(page).ids}
-    assert weave.chunk_id(name) in ids  # the anchor is still the name's, escaped, not cut short
+    assert model.chunk_anchor(name) in ids  # the anchor is still the name's, escaped, not cut short
 
 
 class IdParser(HTMLParser):
@@ -261,9 +264,9 @@ def test_injection_the_notebooks_cells_keep_the_pages_vocabulary(tmp_path, body)
     """The notebook's Markdown cells are built like the page: no tag outside <a>, <details>, <summary> (the
     rest shown as text), no HTML comment, no image loaded, links only to #, relative, http(s) and mailto."""
     notebook_main()
-    import notebook
+    from literate.notebook import command as notebook
     md = write(tmp_path, NOTEBOOK_LESSON + "\n" + body + "\n")
-    built = notebook.build(tangle.load(md, str(md)))
+    built = notebook.build(literate.markdown.load(md, str(md)))
     for cell in built.cells:
         if cell.cell_type != "markdown":
             continue
@@ -273,22 +276,22 @@ def test_injection_the_notebooks_cells_keep_the_pages_vocabulary(tmp_path, body)
                                                                                             "/summary"}, text
         assert "<!--" not in text and "![" not in text
         for target in re.findall(r"\]\(([^)]*)\)", text):
-            assert weave.safe_url(target) is not None, target
+            assert markup.safe_url(target) is not None, target
 
 
 def test_injection_the_notebook_leaves_code_as_written(tmp_path):
     """Code spans, fences and indented code keep their < and comments: they are shown, not parsed as HTML."""
     notebook_main()
-    import notebook
+    from literate.notebook import command as notebook
     body = "看 `<b>` 和 `<!-- x -->`。\n\n```text\n<script>x</script>\n```\n\n    <i>indented</i>\n"
     md = write(tmp_path, NOTEBOOK_LESSON + "\n" + body)
-    text = "\n".join(cell.source for cell in notebook.build(tangle.load(md, str(md))).cells)
+    text = "\n".join(cell.source for cell in notebook.build(literate.markdown.load(md, str(md))).cells)
     assert "`<b>`" in text and "`<!-- x -->`" in text and "<script>x</script>" in text and "    <i>indented</i>" in text
 
 
 @pytest.mark.parametrize("url", ["\\\\evil.com\\x", "/\\evil.com/x", "\\/evil.com", "http:\\\\ok.com"])
 def test_injection_a_backslash_link_is_not_a_way_to_another_host(url):
-    assert weave.safe_url(url) is None if not url.startswith("http") else weave.safe_url(url) == url
+    assert markup.safe_url(url) is None if not url.startswith("http") else markup.safe_url(url) == url
 
 
 # ---------------------------------------------------------------- data loss
@@ -375,7 +378,7 @@ NOTEBOOK_LESSON = ("# 课\n\n## 一\n\n```python {file=generated/p.py}\n<<主程
 
 def notebook_main():
     pytest.importorskip("nbformat", reason="notebook.py needs nbformat: make test installs requirements-notebook.txt")
-    import notebook
+    from literate.notebook import command as notebook
     return notebook.main
 
 
@@ -528,9 +531,9 @@ def test_hang_a_paragraph_is_read_once_however_many_children(tmp_path, monkeypat
     """The paragraph of `w *e*` lines (once 184 s at 48 KB): each inline token is flattened a fixed number of
     times, not once per child."""
     md = write(tmp_path, lesson("w *e*\n" * lines + "\n准确率 0.9300。\n"))
-    doc = tangle.load(md, str(md))
+    doc = literate.markdown.load(md, str(md))
     calls = counting(monkeypatch, literate.inline, "inline_parts")
-    weave.weave(doc)
+    weaving.weave(doc)
     inline_tokens = sum(token.type == "inline" for token in doc.tokens)
     assert len(calls) <= 4 * inline_tokens
 
@@ -543,9 +546,9 @@ def test_hang_each_sentence_and_transcript_line_is_scored_once(tmp_path, monkeyp
     body = " ".join(["0.9300"] * count) + "\n\n" + "段落说 0.9300。\n\n" * count
     md = write(tmp_path, lesson(body, code=f"for i in range({count}):\n    print(f'line {{i}} 0.9300')\n",
                                 transcript=printed))
-    doc = tangle.load(md, str(md))
-    calls = counting(monkeypatch, weave, "words")
-    _, page, errors = weave.weave(doc)
+    doc = literate.markdown.load(md, str(md))
+    calls = counting(monkeypatch, numbers, "words")
+    _, page, errors = weaving.weave(doc)
     assert not errors and len(page.linked) == 2 * count
     assert len(calls) <= count + 4  # each transcript line once, and the few distinct contexts
 
@@ -570,10 +573,10 @@ def test_hang_book_spans_are_found_in_one_pass(tmp_path, monkeypatch, count):
     """1 MiB of 原书 0.25 (once 245 s): the ends of all 原书 spans of a paragraph come from one scan of it,
     not a search from each 原书 to the end of the sentence."""
     md = write(tmp_path, lesson("原书 0.25 " * count + "\n"))
-    doc = tangle.load(md, str(md))
+    doc = literate.markdown.load(md, str(md))
     counted = Counted(literate.prose.BOOK_SPAN_END)
     monkeypatch.setattr(literate.prose, "BOOK_SPAN_END", counted)
-    errors, numbers = tangle.stale_numbers(doc)
+    errors, numbers = literate.prose.stale_numbers(doc)
     assert not errors and len(numbers) == count and all(number.book for number in numbers)
     assert "search" not in counted.calls and len(counted.calls) <= sum(t.type == "inline" for t in doc.tokens)
 
@@ -581,31 +584,29 @@ def test_hang_book_spans_are_found_in_one_pass(tmp_path, monkeypatch, count):
 def test_hang_dollars_before_many_braces_are_looked_at_once(tmp_path, monkeypatch):
     """$ and then 5,000 { (once quadratic in every command: a lazy search for the formula's sign between two
     dollars): each $ looks ahead to the next $ of its line, and no further, so the text is read about once."""
-    import literate.captions
     text = "$" + "{" * 5000 + " 价格 $5 和 $x^2$ $$"
     md = write(tmp_path, lesson(text + "\n"))
-    doc = tangle.load(md, str(md))
     looked = []
-    pattern = literate.captions.DOLLAR
+    pattern = formulas.INLINE_MATH
 
     class Looking:
         def finditer(self, text):
-            for match in pattern.finditer(text):
-                looked.append(1 + len(match[2] or ""))
-                yield match
-    monkeypatch.setattr(literate.captions, "DOLLAR", Looking())
-    warnings = literate.captions.math_warnings(doc)
-    assert sum(looked) <= 2 * len(text) and len(warnings) == 2  # the $x^2$ and the $$
+            looked.append(len(text))
+            return pattern.finditer(text)
+    monkeypatch.setattr(formulas, "INLINE_MATH", Looking())
+    doc = literate.markdown.load(md, str(md))
+    assert looked and sum(looked) <= 2 * len(text) + 1000  # each paragraph's source read once, at load
+    assert len(doc.warnings) == 1 and "$...$" in doc.warnings[0]  # the $x^2$; a lone $$ is text on the page too
 
 
 def test_hang_code_spans_are_paired_in_one_pass_over_their_backticks(tmp_path, monkeypatch):
     """$`a repeated (once quadratic in weave.py: a lazy regex searched for the closing `$ from every opener):
     the runs of backticks are found once per paragraph and each is paired in one step."""
-    calls = counting(monkeypatch, weave, "code_spans")
+    calls = counting(monkeypatch, formulas, "code_spans")
     page = woven(tmp_path, lesson("$`a" * 3000 + "\n\n$`x^2`$ 和 `code` 和 $`y`$\n"))
     assert len(calls) <= 4 and page.count("<math") == 2
-    assert weave.code_spans("$`a" * 5 + "`b`") == [(1, 5), (7, 11), (13, 16)]  # the last ` opens nothing
-    assert weave.code_spans("``a`b``") == [(0, 7)] and weave.code_spans("`a") == []
+    assert formulas.code_spans("$`a" * 5 + "`b`") == [(1, 5), (7, 11), (13, 16)]  # the last ` opens nothing
+    assert formulas.code_spans("``a`b``") == [(0, 7)] and formulas.code_spans("`a") == []
 
 
 @pytest.mark.parametrize("language", ["python", "c", "markdown"])
@@ -614,14 +615,14 @@ def test_hang_a_lexer_never_sees_a_run_of_blank_lines(tmp_path, monkeypatch, lan
     each run reaches the lexer as one empty line; the page still shows every line as it is written."""
     pytest.importorskip("pygments")
     seen = []
-    original = weave.get_lexer_by_name
+    original = page_code.get_lexer_by_name
 
     def lexer_by_name(*args, **kwargs):
         lexer = original(*args, **kwargs)
         get_tokens = lexer.get_tokens
         lexer.get_tokens = lambda text: (seen.append(text), get_tokens(text))[1]
         return lexer
-    monkeypatch.setattr(weave, "get_lexer_by_name", lexer_by_name)
+    monkeypatch.setattr(page_code, "get_lexer_by_name", lexer_by_name)
     code = "x = 1\n" + " \t\n" * 300 + "\n" * 300 + "y = 2\n"
     if language == "python":  # a python fence is a chunk
         page = woven(tmp_path, lesson(code=code + "print('acc 0.9300')\n"))
@@ -770,7 +771,7 @@ def test_traceback_notebook_on_code_nested_too_deeply(tmp_path, capsys):
 
 def test_traceback_weave_on_a_weight_with_hundreds_of_digits(tmp_path, capsys):
     row = "输出 1  1" + "0" * 400 + ".0  0.10"
-    md = write(tmp_path, lesson(code=f"print('   1    2')\nprint('{row}')\n", transcript=f"   1    2\n{row}\n"))
+    md = write(tmp_path, lesson("<!-- literate\nheatmap: 输出 输入 图例\n-->\n", code=f"print('   1    2')\nprint('{row}')\n", transcript=f"   1    2\n{row}\n"))
     assert weave.main([str(md), "-o", str(tmp_path / "p.html")]) == 0
     assert "Traceback" not in capsys.readouterr().err and "<svg" in (tmp_path / "p.html").read_text()
 

@@ -3,6 +3,7 @@
 Each test compares against an independent reference: a plain Python loop, NumPy's own
 functions, exact integer arithmetic, central finite differences, or the transcript.
 """
+import literate.markdown  # noqa: E402
 import importlib.util
 import multiprocessing
 import sys
@@ -30,7 +31,7 @@ def lesson():
     """attention.md as tangle.py reads it (transcripts joined from their parts)."""
     import tangle
     text = (ROOT / "attention.md").read_text(encoding="utf-8")
-    return tangle.parse_document(ROOT / "attention.md", "attention.md", text)
+    return literate.markdown.parse_document(ROOT / "attention.md", "attention.md", text)
 
 
 def transcript_lines(program="generated/attention.py"):

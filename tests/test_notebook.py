@@ -26,14 +26,17 @@ if MISSING:
 import nbformat  # noqa: E402
 from nbclient import NotebookClient  # noqa: E402
 
-import notebook  # noqa: E402
+import literate.notebook.lesson  # noqa: E402
+from literate.notebook import command as notebook  # noqa: E402  (notebook.py's main, and build)
+import literate.expansion  # noqa: E402
+import literate.markdown  # noqa: E402
 import tangle  # noqa: E402
 
 PROGRAM = "generated/attention.py"
 
 
 def lesson():
-    return tangle.load(ROOT / "attention.md", "attention.md")
+    return literate.markdown.load(ROOT / "attention.md", "attention.md")
 
 
 def role(cell):
@@ -77,12 +80,12 @@ def test_the_notebook_is_valid_nbformat_4(built):
 def test_every_code_cell_is_the_lessons_code_in_reading_order(doc, built):
     """Nothing retyped: a chunk's cell holds exactly its fence's lines, every fence once, in the order of
     the lesson; the collapsed first code cell is the tangled program without its __main__ block; a cell
-    that prints a part holds print_transcript()'s lines for it as they stand in the lesson. Besides: playgrounds."""
+    that prints a part holds main()'s lines for it as they stand in the lesson. Besides: playgrounds."""
     code = [cell for cell in built.cells if cell.cell_type == "code"]
     assert {role(cell) for cell in code} == {"prelude", "chunk", "transcript", "playground"}
     prelude = code[0]
     assert role(prelude) == "prelude" and prelude.metadata.jupyter.source_hidden
-    program, _ = tangle.render(doc, PROGRAM)
+    program, _ = literate.expansion.render(doc, PROGRAM)
     assert (ROOT / PROGRAM).read_text(encoding="utf-8") == program, "generated/ is out of date: make tangle"
     tail = program.rstrip("\n").split("\n")[-3:]
     assert tail[0] == 'if __name__ == "__main__":' and tail[-1].strip() == "main()"
@@ -96,17 +99,17 @@ def test_every_code_cell_is_the_lessons_code_in_reading_order(doc, built):
              for cell in code if role(cell) == "chunk"]
     assert cells == pieces
 
-    name, function, _ = notebook.part_blocks(doc, len(doc.transcripts[PROGRAM].pieces()))
+    name, _ = literate.notebook.lesson.part_blocks(doc, len(doc.transcripts[PROGRAM].pieces()))
     printing = "\n".join(doc.chunks[name][0].lines)
-    assert function == "print_transcript"
-    main = next(node for node in ast.parse(printing).body if getattr(node, "name", "") == function)
+    main = next(node for node in ast.parse(printing).body if getattr(node, "name", "") == "main")
     main_lines = textwrap.dedent("\n".join(printing.split("\n")[main.body[1].lineno - 2 : main.end_lineno]))
     parts = [cell for cell in code if role(cell) == "transcript"]
     assert [cell.metadata.attention.part for cell in parts] == list(range(1, len(doc.transcripts[PROGRAM].pieces()) + 1))
     joined = "\n".join(cell.source.split("\n", 1)[1] for cell in parts)
-    assert joined == main_lines, "the part cells are print_transcript()'s body, from # 第 1 段 to its end"
-    assert all(cell.source.startswith(f"# 这几行摘自〈{name}〉里的 print_transcript：\n# 第 {cell.metadata.attention.part} 段")
+    assert joined == main_lines, "the part cells are main()'s body, from # 第 1 段 to its end"
+    assert all(cell.source.startswith(f"# 这几行摘自〈{name}〉里的 main：\n# 第 {cell.metadata.attention.part} 段")
                for cell in parts)
+    assert doc.declared.parts.function == "main"  # as attention.md declares it (parts: main # 第 N 段)
 
 
 def test_every_internal_link_leads_to_an_anchor_jupyterlab_keeps(built):
@@ -148,16 +151,47 @@ def test_each_part_stands_where_the_lesson_shows_it_with_the_checked_output(doc,
     assert text.count("<details>") == text.count("</details>")  # the ones that fold prose (自测) stay
 
 
-def test_a_playground_follows_each_experiment_and_is_marked(doc, built):
+def test_each_playground_is_a_fence_of_the_lesson_marked_for_the_reader(doc, built):
+    """The readers' playgrounds are the lesson's {playground=...} fences, one at the end of each experiment, each a
+    cell where it stands, its code exactly the fence's, tagged, under the lesson's words that say it is the
+    reader's and not checked; the notebook writes no playground of its own."""
     cells = built.cells
-    experiments = [name for name in doc.chunks if name.startswith("实验")]
     playgrounds = [cell for cell in cells if cell.cell_type == "code" and role(cell) == "playground"]
-    assert [cell.metadata.attention.chunk for cell in playgrounds] == experiments
+    assert [(cell.metadata.attention.line, cell.source) for cell in playgrounds] == \
+        [(line, "\n".join(found.lines)) for line, found in sorted(doc.playgrounds.items())]
+    assert len(playgrounds) == len([name for name in doc.chunks if name.startswith("实验")]) == 7
     for cell in playgrounds:
-        note = cells[cells.index(cell) - 1]
-        assert role(note) == "playground-note" and "试验场" in note.source and "不核对" in note.source
-        assert cell.metadata.tags == ["playground"] and cell.source.startswith("# 试验场")
-        assert not cell.outputs
+        words = cells[cells.index(cell) - 1]
+        assert words.cell_type == "markdown" and "试验场" in words.source and "不核对" in words.source
+        assert cell.metadata.tags == ["playground"] and not cell.outputs
+
+
+def test_each_playground_uses_only_names_its_program_defines(doc):
+    """Without a kernel: every name a playground reads is defined by the program it declares, by itself, or is
+    a builtin (the notebook test below runs them all)."""
+    import builtins
+
+    def defined(path):
+        """The names a program defines at its top level (through `from module import *` of a file beside it too)."""
+        names = set()
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+                names.add(node.name)
+            elif isinstance(node, ast.ImportFrom) and node.names[0].name == "*":
+                names |= defined(path.parent / f"{node.module}.py")
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                names |= {(alias.asname or alias.name).split(".")[0] for alias in node.names}
+            elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.With)):
+                names |= {name.id for name in ast.walk(node) if isinstance(name, ast.Name)
+                          and isinstance(name.ctx, ast.Store)}
+        return names
+    assert doc.playgrounds
+    for line, found in doc.playgrounds.items():
+        names = defined(ROOT / found.program) | set(dir(builtins))
+        code = ast.parse("\n".join(found.lines))
+        stored = {name.id for name in ast.walk(code) if isinstance(name, ast.Name) and isinstance(name.ctx, ast.Store)}
+        read = {name.id for name in ast.walk(code) if isinstance(name, ast.Name) and isinstance(name.ctx, ast.Load)}
+        assert read <= names | stored, (f"attention.md:{line}", sorted(read - names - stored))
 
 
 def test_the_notebook_runs_top_to_bottom_and_prints_the_transcript(doc, executed):
@@ -179,6 +213,10 @@ def test_the_notebook_runs_top_to_bottom_and_prints_the_transcript(doc, executed
 # ---------------------------------------------------------------- the tool, on small lessons
 
 LESSON = """\
+<!-- literate
+parts: main # 第 N 段
+-->
+
 # 小讲义
 
 开头，公式 $`x_1`$。
@@ -257,7 +295,7 @@ def test_make_notebook_writes_only_when_the_content_changes(tmp_path, capsys):
 
 
 def test_a_small_lesson_runs_top_to_bottom_although_it_calls_later_code(tmp_path):
-    nb = notebook.build(tangle.load(write_lesson(tmp_path), "lesson.md"))
+    nb = notebook.build(literate.markdown.load(write_lesson(tmp_path), "lesson.md"))
     nbformat.validate(nb)
     sources = [cell.source for cell in nb.cells]
     assert "开头，公式 $x_1$。" in sources[0] and any("$$\ny = x^2\n$$" in source for source in sources)
@@ -284,4 +322,13 @@ def test_main_must_mark_its_parts_in_order(tmp_path, capsys, mark, message):
 def test_no_marked_main_is_an_input_error(tmp_path, capsys):
     path = write_lesson(tmp_path, LESSON.replace("# 第 1 段", "# 一").replace("# 第 2 段", "# 二"))
     assert notebook.main([str(path)]) == 2
-    assert "needs one function whose lines are marked `# 第 N 段` before the lines that print part N; found 0" in capsys.readouterr().err
+    assert "needs one main() whose lines are marked `# 第 N 段` before the lines that print part N; found 0" in capsys.readouterr().err
+
+
+def test_a_lesson_that_declares_no_parts_gets_no_cells_that_print_them(tmp_path):
+    """Which lines print which part is the lesson's to declare (parts: FUNCTION MARK); undeclared, the notebook
+    leaves the transcripts in the prose, as text."""
+    nb = notebook.build(literate.markdown.load(write_lesson(tmp_path, LESSON.replace("parts: main # 第 N 段\n", "")),
+                                               "lesson.md"))
+    assert not [cell for cell in nb.cells if role(cell) == "transcript"]
+    assert any("```text {transcript=generated/p.py part=2}" in cell.source for cell in nb.cells)

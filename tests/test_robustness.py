@@ -22,7 +22,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import literate.runner
+import literate.expansion  # noqa: E402
+import literate.files  # noqa: E402
+import literate.markdown  # noqa: E402
 import tangle
+from conftest import run, write
 
 fcntl = pytest.importorskip("fcntl")  # POSIX only, like most of what is tested here
 ROOT = Path(__file__).resolve().parent.parent
@@ -36,17 +40,6 @@ def lesson(code: str, transcript: str = "old\n") -> str:
     return f"# 课\n\n```python {{file=generated/attention.py}}\n{code}```\n\n```text {{transcript}}\n{transcript}```\n"
 
 
-def write(folder: Path, text: str, name: str = "attention.md") -> Path:
-    path = folder / name
-    path.write_bytes(text.encode())
-    return path
-
-
-def run(capsys, *argv) -> tuple[int, str, str]:
-    code = tangle.main([str(arg) for arg in argv])
-    out, err = capsys.readouterr()
-    assert 'tangle.py", line' not in out + err  # no traceback of tangle.py's own (a program's may be shown)
-    return code, out, err
 
 
 def gone(pid: int) -> bool:
@@ -204,9 +197,9 @@ def test_writing_refuses_a_file_that_changed_and_removes_what_killed_runs_left(t
     target.write_bytes(b"mine\n")
     stale = tmp_path / ".a.py.tangle-999999999.x1y2.tmp"  # no process has that id
     stale.write_bytes(b"half")
-    assert tangle.write_atomically(target, b"new\n", expected=b"old\n") is False
+    assert literate.files.write_atomically(target, b"new\n", expected=b"old\n") is False
     assert target.read_bytes() == b"mine\n" and not stale.exists()
-    assert tangle.write_atomically(target, b"new\n", expected=b"mine\n") is True
+    assert literate.files.write_atomically(target, b"new\n", expected=b"mine\n") is True
     assert target.read_bytes() == b"new\n" and leftovers(tmp_path) == []
     ignored = subprocess.run(["git", "check-ignore", "-q", "--no-index", "generated/.a.py.tangle-12.x.tmp"], cwd=ROOT)
     assert ignored.returncode == 0
@@ -281,8 +274,8 @@ def test_names_cannot_inject_code(tmp_path, capsys):
     md = write(tmp_path, "```python {file=generated/a\u2028b.py}\nprint(1)\n```\n")
     assert run(capsys, "tangle", md)[:3:2] == (2, f"{md}:1: error: file='generated/a\\u2028b.py' is not a usable path\n")
     assert not (tmp_path / "generated").exists()
-    doc = tangle.parse_document(Path("x\u2028y.md"), "x", "```python {file=a.py}\nprint(1)\n```\n")
-    assert "# x\\u2028y.md:2 (a.py)" in tangle.render(doc, "a.py")[0]
+    doc = literate.markdown.parse_document(Path("x\u2028y.md"), "x", "```python {file=a.py}\nprint(1)\n```\n")
+    assert "# x\\u2028y.md:2 (a.py)" in literate.expansion.render(doc, "a.py")[0]
 
 
 @pytest.mark.parametrize("value", ["nan", "-1", "0", "inf", "1e300", "soon"])

@@ -4,12 +4,14 @@ whatever cannot be placed without a guess is refused, and then nothing is writte
 import re
 from pathlib import Path
 
-import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import literate.commands  # noqa: E402
+import literate.markdown  # noqa: E402
 import tangle
-from test_tangle import run, write
+from conftest import run
+from test_tangle import write
 
 LESSON = """\
 # 注意力
@@ -66,7 +68,7 @@ def test_an_edit_moves_into_its_chunk_and_is_shown_at_the_lesson_line(tmp_path, 
     assert "  - y = x + 1\n  + y = x + 2  # 改过\n" in out
     assert "make check" in out
     assert unnumbered(program(md).read_text()) == unnumbered(edited)
-    assert tangle.sync_problems(tangle.load(md, str(md))) == []  # what make check asks first
+    assert literate.commands.sync_problems(literate.markdown.load(md, str(md))) == []  # what make check asks first
     assert run(capsys, "tangle", md)[0] == 0 and "wrote" not in capsys.readouterr().out
 
 

@@ -8,8 +8,18 @@ import pytest
 
 pytest.importorskip("latex2mathml", reason="weave.py needs latex2mathml: make test installs requirements-html.txt")
 
+import literate.inline  # noqa: E402
+import literate.markdown  # noqa: E402
+import literate.model  # noqa: E402
+import literate.prose  # noqa: E402
 import tangle  # noqa: E402
-import weave  # noqa: E402
+from literate import model  # noqa: E402
+from literate.page import code  # noqa: E402
+from literate.declarations import Heatmap  # noqa: E402
+from literate.page import heatmaps as page_heatmaps  # noqa: E402
+
+HEATMAP = Heatmap("输出", "输入", "图例")  # as attention.md declares it
+from literate.page import command as weave  # noqa: E402  (weave.py's main)
 
 ROOT = Path(__file__).resolve().parent.parent
 VOID = {"meta", "br", "hr", "img", "input", "link", "col", "wbr", "mspace", "none", "mprescripts"}
@@ -98,6 +108,10 @@ def glyphs(size: int) -> str:
 
 # As attention.md is written: a caption above each fence, the transcript in parts under the code that prints them.
 LESSON = """\
+<!-- literate
+heatmap: 输出 输入 图例
+-->
+
 # 小讲义
 
 ## 一、数字
@@ -287,7 +301,7 @@ def test_code_is_highlighted_and_plain_without_pygments(tmp_path, capsys, monkey
     md = lesson(tmp_path)
     _, _, _, out = build(capsys, md)
     assert '<span class="nb">print</span>' in out.read_text()
-    monkeypatch.setattr(weave, "get_lexer_by_name", None)
+    monkeypatch.setattr(code, "get_lexer_by_name", None)
     _, _, _, out = build(capsys, md)
     page = out.read_text()
     assert '<span class="nb">' not in page and 'print(&quot;acc' not in page and 'print("acc 0.9300' in page
@@ -302,7 +316,7 @@ def test_each_part_of_a_transcript_stands_under_its_code_each_line_anchored_by_i
     ids = tree.by_id()  # also: no id twice
     assert in_order(tree) == ["file-generated/p.py", "chunk-打印_结果", "output-generated/p.py-1", "chunk-打印_矩阵",
                               "chunk-打印_结果-2", "output-generated/p.py-2"]
-    doc = tangle.load(md, str(md))
+    doc = literate.markdown.load(md, str(md))
     transcript = doc.transcripts["generated/p.py"]
     assert len(transcript.pieces()) == 2
     source = md.read_text().split("\n")
@@ -310,11 +324,11 @@ def test_each_part_of_a_transcript_stands_under_its_code_each_line_anchored_by_i
         figure = ids[f"output-generated/p.py-{piece.part}"]
         spans = [e for e in figure.iter() if e.tag == "span" and "l" in e.classes()]
         assert [e.attrs["id"] for e in spans] == [f"L{piece.first_line + k}" for k in range(len(spans))]
-        assert [e.text().rstrip("\n") for e in spans] == tangle.output_lines(piece.content)
+        assert [e.text().rstrip("\n") for e in spans] == literate.model.output_lines(piece.content)
         assert all(source[int(e.attrs["id"][1:]) - 1] == e.text().rstrip("\n") for e in spans)
     # the whole output, once
     lines = [e for e in tree.all("span", "l") if any("transcript" in a.classes() for a in e.ancestors())]
-    assert len(lines) == len(tangle.output_lines(transcript.content))
+    assert len(lines) == len(literate.model.output_lines(transcript.content))
 
 
 def test_links_to_captions_keep_their_anchor_as_written(small):
@@ -360,7 +374,7 @@ def test_the_top_of_the_page_counts_the_numbers(small):
     assert "4 个核对过" in summary and "4 个对上了 generated/p.py 的实跑输出" in summary
     assert "2 个标成原书的" in summary and "1 个没有对上" in summary
     # the same counts as the check itself
-    _, sources = tangle.prose_number_sources(tangle.load(md, str(md)))
+    _, sources = literate.prose.prose_number_sources(literate.markdown.load(md, str(md)))
     assert len(sources) == 7 and sum(number.book for number, _ in sources) == 2
     link = next(e for e in tree.by_id()["verified"].iter() if e.tag == "a")
     assert link.attrs["href"] == "#output-generated/p.py-1"  # the transcript's first part
@@ -433,7 +447,7 @@ def test_the_lessons_page(tmp_path, capsys):
     page = out.read_text()
     tree = Tree(page)
     ids = tree.by_id()  # no id twice
-    doc = tangle.load(ROOT / "attention.md", "attention.md")
+    doc = literate.markdown.load(ROOT / "attention.md", "attention.md")
     source = (ROOT / "attention.md").read_text().split("\n")
     # every fence that tangle reads is a figure under the caption written above it, and that caption only
     assert doc.captions, "attention.md has captions"
@@ -443,10 +457,10 @@ def test_the_lessons_page(tmp_path, capsys):
         name = next(e for e in figure.iter() if e.tag == "a" and "name" in e.classes())
         assert name.text() == caption.title and name.attrs["href"] == f"#{caption.anchor}"
     for name, pieces in doc.chunks.items():
-        assert weave.chunk_id(name) in ids, name
-        assert len([e for e in tree.all("figure", "chunk") if e.attrs["id"].startswith(weave.chunk_id(name))]) >= len(pieces)
+        assert model.chunk_anchor(name) in ids, name
+        assert len([e for e in tree.all("figure", "chunk") if e.attrs["id"].startswith(model.chunk_anchor(name))]) >= len(pieces)
     for target in doc.roots:
-        assert weave.root_id(target) in ids
+        assert model.root_anchor(target) in ids
     assert "<a name=" not in page
     assert not [p for p in tree.all("p") if p.text().startswith("〈")]  # no caption drawn as a paragraph
     for link in tree.all("a"):
@@ -457,12 +471,12 @@ def test_the_lessons_page(tmp_path, capsys):
     for target, transcript in doc.transcripts.items():
         assert len(transcript.pieces()) > 1  # attention.md shows its output in parts
         for piece in transcript.pieces():
-            figure = ids[weave.transcript_id(target, piece.part)]
-            lines = tangle.output_lines(piece.content)
+            figure = ids[model.output_anchor(target, piece.part)]
+            lines = literate.model.output_lines(piece.content)
             for k, text in enumerate(lines):
                 line = ids[f"L{piece.first_line + k}"]
                 assert figure in line.ancestors() and line.text().rstrip("\n") == text == source[piece.first_line + k - 1]
-            matrices = [m for m in weave.parse_matrices(lines) if len(m[2]) == len(m[3]) == 10]
+            matrices = [m for m in page_heatmaps.parse_matrices(lines, doc.declared.heatmap) if len(m[2]) == len(m[3]) == 10]
             drawn = [m for m in figure.iter() if m.tag == "svg" and "heatmap" in m.classes()]
             assert len(drawn) == len(matrices), (target, piece.part)
             for heatmap in drawn:
@@ -470,8 +484,8 @@ def test_the_lessons_page(tmp_path, capsys):
             heatmaps += len(drawn)
     assert heatmaps >= 8 and f"{heatmaps} heatmaps" in stdout
     # each number links to a line of the transcript it cites that prints it
-    _, sources = tangle.prose_number_sources(doc)
-    printing = tangle.transcript_lines_printing(doc)
+    _, sources = literate.prose.prose_number_sources(doc)
+    printing = literate.prose.transcript_lines_printing(doc)
     links = tree.all("a", "num")
     for link in links:
         target = ids[link.attrs["href"][1:]]
@@ -532,14 +546,29 @@ def test_default_output_is_beside_the_lesson(tmp_path, capsys):
 ])
 def test_matrix_rows_are_read_as_printed(line, label, values):
     lines = ["             1     2", line]
-    [(start, end, columns, rows)] = weave.parse_matrices(lines)
+    [(start, end, columns, rows)] = page_heatmaps.parse_matrices(lines, HEATMAP)
     assert (start, end, columns) == (0, 2, ["1", "2"])
     assert rows == [(label, values, [f"{v:.2f}" for v in values])]
 
 
 def test_text_that_only_looks_like_a_matrix_is_left_alone():
-    assert weave.parse_matrices(["种子    不用注意力", "0       1.0000 / 1.0000"]) == []
-    assert weave.parse_matrices(["   1  2  3", "输出 1  0.1 0.2"]) == []  # one number short
+    assert page_heatmaps.parse_matrices(["种子    不用注意力", "0       1.0000 / 1.0000"], HEATMAP) == []
+    assert page_heatmaps.parse_matrices(["   1  2  3", "输出 1  0.1 0.2"], HEATMAP) == []  # one number short
+    assert page_heatmaps.parse_matrices(["   1  2", "行 1  0.1 0.2"], HEATMAP) == []  # rows not labelled as declared
+
+
+def test_a_lesson_that_declares_no_heatmap_gets_none(tmp_path, capsys):
+    md = lesson(tmp_path)
+    md.write_text(md.read_text().replace("heatmap: 输出 输入 图例\n", ""))
+    assert weave.main([str(md), "-o", str(tmp_path / "page.html")]) == 0
+    assert "0 heatmaps" in capsys.readouterr().out and "<svg" not in (tmp_path / "page.html").read_text()
+
+
+def test_the_declared_labels_name_the_heatmaps_axes():
+    lines = ["      1     2", "行 1  0.90  0.10", "行 2  0.20  0.80"]
+    [(_, _, columns, rows)] = page_heatmaps.parse_matrices(lines, Heatmap("行", "列", "图例"))
+    svg = page_heatmaps.heatmap_svg(columns, rows, "矩阵", 2.0, Heatmap("行", "列", "图例"))
+    assert "列 →" in svg and "行 →" in svg and "行 1，列 2：0.10" in svg
 
 
 def test_headings_never_take_an_anchor_of_the_page(tmp_path, capsys):
@@ -554,12 +583,12 @@ def test_headings_never_take_an_anchor_of_the_page(tmp_path, capsys):
 
 def test_tangle_tells_where_each_number_stands_and_which_lines_print_it(tmp_path):
     md = lesson(tmp_path)
-    doc = tangle.load(md, str(md))
-    errors, sources = tangle.prose_number_sources(doc)
+    doc = literate.markdown.load(md, str(md))
+    errors, sources = literate.prose.prose_number_sources(doc)
     assert len(errors) == 1 and "0.9301 is not printed" in errors[0]
     first = doc.transcripts["generated/p.py"].first_line
     for number, lines in sources:
-        text, _ = tangle.flatten_inline(number.token)
+        text, _ = literate.inline.flatten_inline(number.token)
         assert text[number.offset : number.offset + len(number.text)] == number.text
         if number.text in ("0.9300", "1.2345"):
             assert lines == [first] == [md_line(md, "acc 0.9300 x 1.2345")]  # the transcript's first line

@@ -9,7 +9,6 @@ they fail instead, so that CI never passes without having run them.
 import json
 import os
 import re
-import shutil
 import struct
 import subprocess
 import zlib
@@ -19,18 +18,12 @@ import pytest
 
 pytest.importorskip("latex2mathml", reason="weave.py needs latex2mathml: make test installs requirements-html.txt")
 
-import weave  # noqa: E402
+from conftest import chromium  # noqa: E402
+from literate.page import command as weave  # noqa: E402  (weave.py's main)
 
 ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMIUM = chromium()
 WIDTH = 1280  # CSS pixels
-
-if CHROMIUM is None:
-    if os.environ.get("CI"):
-        pytest.fail("chromium is not installed, and CI must run the browser tests: .ci/run installs it "
-                    "(apt-get install chromium fonts-noto-cjk)", pytrace=False)
-    pytest.skip("chromium is not installed: apt-get install chromium fonts-noto-cjk to run the browser tests",
-                allow_module_level=True)
 
 # Runs once the page has loaded; its results go into <pre id="weave-result"> for --dump-dom.
 PROBE = r"""
@@ -117,6 +110,21 @@ window.addEventListener("load", () => {
   });
   r.overflow = [...document.querySelectorAll("main > *")].filter(e => e.getBoundingClientRect().right > innerWidth + 1).map(e => e.tagName);
   r.height = document.documentElement.scrollHeight;
+  // the contents mark the one section being read: each ## section is a view timeline seen through one line near
+  // the top of the window, and the sections follow each other with no gap, so the line is in one section at a time
+  const entries = [...document.querySelectorAll("#contents > ol > li > a")];
+  const sections = [...document.querySelectorAll("main > section")];
+  r.sections = {count: [sections.length, entries.length], gaps: [], timelines: [], insets: new Set()};
+  sections.forEach((section, k) => {
+    const style = getComputedStyle(section), mark = getComputedStyle(entries[k]);
+    r.sections.insets.add(style.viewTimelineInset);
+    if (style.viewTimelineName !== mark.animationTimeline || !/^--section-/.test(mark.animationTimeline))
+      r.sections.timelines.push(`${k}: ${style.viewTimelineName} / ${mark.animationTimeline}`);
+    const next = sections[k + 1];
+    if (next && Math.abs(next.getBoundingClientRect().top - section.getBoundingClientRect().bottom) > 0.5)
+      r.sections.gaps.push(`${k}: ${section.getBoundingClientRect().bottom} to ${next.getBoundingClientRect().top}`);
+  });
+  r.sections.insets = [...r.sections.insets];
   const out = document.createElement("pre"); out.id = "weave-result"; out.textContent = JSON.stringify(r);
   document.body.append(out);
 });
@@ -142,6 +150,16 @@ def page(tmp_path_factory):
     assert match, f"chromium printed no result; stderr:\n{run.stderr[-3000:]}"
     results = json.loads(match[1].replace("&lt;", "<").replace("&gt;", ">").replace("&quot;", '"').replace("&amp;", "&"))
     return tmp, out, results
+
+
+def test_the_contents_mark_the_one_section_being_read(page):
+    """Brought to each ## heading (as a link in the contents brings it), the contents mark that section alone."""
+    _, _, r = page
+    sections = r["sections"]
+    assert sections["count"][0] == sections["count"][1] > 5  # a <section> for each entry of the contents
+    assert sections["timelines"] == [] and sections["gaps"] == []
+    [inset] = sections["insets"]  # a line 5rem from the top, one pixel high: one section under it at a time
+    assert inset.startswith("80px ") and "100%" in inset, inset
 
 
 def test_every_in_page_link_reaches_a_visible_element(page):

@@ -8,7 +8,6 @@ test_weave_browser.py is (and, like it, failed instead under CI)."""
 import http.server
 import os
 import re
-import shutil
 import subprocess
 import threading
 from pathlib import Path
@@ -17,13 +16,10 @@ import pytest
 
 pytest.importorskip("latex2mathml", reason="weave.py needs latex2mathml: make test installs requirements-html.txt")
 
-import weave  # noqa: E402
+from conftest import chromium  # noqa: E402
+from literate.page import command as weave  # noqa: E402  (weave.py's main)
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-if CHROMIUM is None:
-    if os.environ.get("CI"):
-        pytest.fail("chromium is not installed, and CI must run the browser tests", pytrace=False)
-    pytest.skip("chromium is not installed: apt-get install chromium fonts-noto-cjk", allow_module_level=True)
+CHROMIUM = chromium()
 
 MARK = "document.documentElement.setAttribute('data-pwned', 'yes')"
 

@@ -12,7 +12,6 @@ import http.server
 import json
 import os
 import re
-import shutil
 import subprocess
 import threading
 from pathlib import Path
@@ -21,14 +20,11 @@ import pytest
 
 pytest.importorskip("latex2mathml", reason="weave.py needs latex2mathml: make test installs requirements-html.txt")
 
-import weave  # noqa: E402
+from conftest import chromium  # noqa: E402
+from literate.page import command as weave  # noqa: E402  (weave.py's main)
 
 ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-if CHROMIUM is None:
-    if os.environ.get("CI"):
-        pytest.fail("chromium is not installed, and CI must run the browser tests", pytrace=False)
-    pytest.skip("chromium is not installed: apt-get install chromium fonts-noto-cjk", allow_module_level=True)
+CHROMIUM = chromium()
 
 MONO_CJK = ["Noto Sans Mono CJK SC", "Noto Sans Mono CJK TC", "Noto Sans Mono CJK JP", "Noto Sans Mono CJK KR",
             "Noto Sans Mono CJK HK", "Sarasa Mono SC", "Sarasa Mono TC", "Sarasa Mono J", "Sarasa Mono K"]
@@ -121,6 +117,15 @@ window.addEventListener("load", () => {
       r.numberWrong.push(a.textContent + " " + a.getAttribute("href") + " " + colour);
   }
   location.hash = "";
+  // 7. a display formula never overflows its box up or down (which showed a scrollbar under one that fits);
+  //    one wider than the text scrolls sideways, and only then
+  r.mathScroll = [];
+  r.mathWide = 0;
+  for (const el of document.querySelectorAll(".math")) {
+    if (el.scrollHeight > el.clientHeight)
+      r.mathScroll.push(`${el.textContent.slice(0, 20)}: ${el.scrollWidth}x${el.scrollHeight} in ${el.clientWidth}x${el.clientHeight}`);
+    r.mathWide += el.scrollWidth > el.clientWidth;
+  }
   const contents = document.getElementById("contents");
   r.contents = getComputedStyle(contents).position;
   r.height = document.documentElement.scrollHeight;
@@ -269,3 +274,11 @@ def test_the_page_has_dark_and_print_styles_and_no_script(woven):
     assert "@media (prefers-color-scheme: dark)" in page and "@media print" in page
     assert "<script" not in page and "view-timeline-name" in page
     assert 'math { font-family: "STIX Two Math"' in page
+
+
+def test_a_display_formula_that_fits_shows_no_scrollbar(reader):
+    width, _, r = reader
+    assert r["mathScroll"] == []
+    if width >= 1280:
+        assert r["mathWide"] == 0  # (on a phone, a long one scrolls sideways)
+

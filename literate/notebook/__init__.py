@@ -1,0 +1,37 @@
+"""Make a literate Markdown lesson a Jupyter notebook that runs top to bottom and prints, where the
+lesson shows each part of its program's transcript, exactly that part.
+
+usage: python notebook.py [MD] [-o OUT]     (MD: ./attention.md; OUT: build/<MD's name>.ipynb beside MD)
+
+examples:
+  python notebook.py                       # build/attention.ipynb from ./attention.md
+  python notebook.py docs/lesson.md -o /tmp/lesson.ipynb
+  make notebook                            # the first, inside .venv (installs requirements-notebook.txt)
+
+The notebook (nbformat 4, written with the nbformat library) reads like the lesson, in its order. Like
+weave.py, it takes the document as tangle.py parses it (chunks, roots, transcripts, tokens):
+  - prose as Markdown cells, a new cell at each heading; each caption's <a name> becomes an ASCII <a id>,
+    and each link to it is rewritten to match (JupyterLab keeps neither <a name> nor ids that are not ASCII). GitHub's $`...`$ and ```math fences become
+    $...$ and $$...$$, which Jupyter renders; captions stay as they are. A <details> that folds a
+    transcript becomes its summary in bold, and the output of the cell that prints it is folded;
+  - each fence of a named chunk as a code cell holding exactly its lines; a root chunk (its
+    <<references>> are not Python) as Markdown, to read;
+  - after the lesson's opening, a note and one collapsed cell: the program whose transcript comes first
+    (generated/attention.py), as tangle.py renders it, minus its banner (which speaks to whoever edits that
+    file) and its `if __name__ == "__main__":` block.
+    It defines every name, so the main line runs although it calls code the lesson shows later; the
+    cells below run each chunk again where the lesson shows it, so an edited cell counts from then on;
+  - where a part of that transcript stands, a code cell that prints exactly that part: the lines the
+    lesson declares for it (parts: main # 第 N 段: those of main() from the comment `# 第 N 段` to the
+    next), as they are, with the part as the stored output (tests/test_notebook.py runs the notebook in
+    a fresh kernel and compares). Other programs' transcripts (the experiments, minutes long) stay as
+    text and are not rerun; so do all transcripts of a lesson that declares no parts;
+  - each of the lesson's {playground=...} fences as a code cell where it stands, tagged as the reader's;
+  - the note's words about this lesson (what running it takes, which cells to change) are the lesson's
+    own: its notebook-runs, notebook-names and notebook-try declarations (see literate/declarations.py).
+
+Writes OUT only when its content changes, atomically, and only over a notebook it wrote itself: the lesson, a
+file the lesson tangles, any other file, a directory or a pipe is refused, saying why (weave.py's rule, the
+same code: literate/outputs.py). Errors in the input are reported as
+`MD:LINE: error: ...` on stderr. Exit status: 0 ok, 2 bad input or usage.
+"""

@@ -1,0 +1,90 @@
+"""What the notebook takes from the lesson's program: which program it runs first (the one whose transcript comes
+first), that program without its `if __name__ == "__main__":` block, and the lines of main() that print each
+part of the transcript."""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+from .. import model
+
+def first_program(doc: model.Document) -> str:
+    """The program the notebook runs: the root whose transcript (or its first part) comes first."""
+    programs = [target for target in doc.transcripts if target in doc.roots and target.endswith(".py")]
+    if not programs:
+        raise model.UserError(f"{doc.shown}: error: no program with a transcript; nothing to run in a notebook")
+    return min(programs, key=lambda target: doc.transcripts[target].pieces()[0].fence_line)
+
+
+def without_main_block(text: str, shown: str) -> str:
+    """The program's text without its `if __name__ == "__main__":` block (in a kernel, __name__ is
+    "__main__" too, and main() would print the whole transcript in the first cell)."""
+    lines = text.split("\n")
+    try:
+        tree = ast.parse(text)
+    except SyntaxError as error:
+        raise model.UserError(f"{shown}: error: the program does not parse: {error.msg} "
+                               f"(line {error.lineno} of the tangled file)") from None
+    except (MemoryError, RecursionError):  # what Python's parser raises for code nested thousands deep
+        raise model.UserError(f"{shown}: error: the program is nested too deeply for Python's parser to read "
+                               "(brackets or operators thousands deep); run make check to see where") from None
+    blocks = [node for node in tree.body if isinstance(node, ast.If) and ast.unparse(node.test).replace("'", '"')
+              in ('__name__ == "__main__"', '"__main__" == __name__')]
+    for node in reversed(blocks):
+        del lines[node.lineno - 1 : node.end_lineno]
+    return "\n".join(lines).rstrip("\n")
+
+
+def part_blocks(doc: model.Document, parts: int) -> tuple[str, dict[int, list[str]]]:
+    """The chunk whose function marks the parts as the lesson declares (parts: main # 第 N 段), and N -> the
+    lines that print part N (dedented, its comment first); ("", {}) when the lesson declares no parts."""
+    declared = doc.declared.parts
+    if declared is None:
+        return "", {}
+    function, shown = declared.function, declared.shown
+    found, too_deep = [], []
+    for name, pieces in doc.chunks.items():
+        for piece in pieces:
+            try:
+                tree = ast.parse("\n".join(piece.lines))
+            except SyntaxError:  # a fragment of code (an indented block): no main() there
+                continue
+            except (MemoryError, RecursionError):  # what Python's parser raises for code nested thousands deep
+                too_deep.append(f"〈{name}〉 ({doc.where(piece.fence_line)})")
+                continue
+            for node in tree.body:
+                if isinstance(node, ast.FunctionDef) and node.name == function:
+                    body = piece.lines[node.lineno : node.end_lineno]  # below the def line
+                    marks = [i for i, line in enumerate(body) if declared.mark.match(line)]
+                    if marks:
+                        found.append((name, piece, node, body, marks))
+    if len(found) != 1:
+        where = ", ".join(f"〈{name}〉 ({doc.where(piece.fence_line)})" for name, piece, *_ in found)
+        raise model.UserError(f"{doc.shown}: error: the notebook needs one {function}() whose lines are marked "
+                               f"`{shown}` before the lines that print part N; found {len(found)}"
+                               + (f": {where}" if where else "")
+                               + (f"; Python's parser cannot read {', '.join(too_deep)}: nested too deeply"
+                                  if too_deep else ""))
+    name, piece, node, body, marks = found[0]
+    first_code = min(statement.lineno for statement in node.body if not is_docstring(statement)) - node.lineno - 1
+    if first_code < marks[0]:
+        raise model.UserError(f"{doc.where(piece.first_line + node.lineno + first_code)}: error: {function}() "
+                               f"runs code before its first `{declared.numbered(1)}`; the notebook would leave it out")
+    blocks = {}
+    for number, (start, end) in enumerate(zip(marks, marks[1:] + [len(body)]), 1):
+        line = piece.first_line + node.lineno + start
+        part = int(declared.mark.match(body[start])[1])
+        if part != number:
+            raise model.UserError(f"{doc.where(line)}: error: expected `{declared.numbered(number)}` here (the "
+                                   f"parts of {function}() in order), found part {part}")
+        blocks[part] = textwrap.dedent("\n".join(body[start:end]).rstrip()).split("\n")
+    if len(blocks) != parts:
+        raise model.UserError(f"{doc.where(piece.fence_line)}: error: {function}() in 〈{name}〉 marks "
+                               f"{len(blocks)} parts (`{shown}`), but its transcript has {parts}")
+    return name, blocks
+
+
+def is_docstring(statement) -> bool:
+    return isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant) \
+        and isinstance(statement.value.value, str)

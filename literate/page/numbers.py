@@ -1,0 +1,141 @@
+"""Number links: every prose number that the check verifies, linked to the number itself on the transcript line
+that prints it (of several, the line whose words best match its sentence, then its paragraph)."""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+import re
+
+from .. import inline, model, prose
+from .columns import columns
+from .markup import Markup, tag
+from .state import MAX_CANDIDATES, Page
+
+
+class Flat:
+    """The text of an inline token as the prose check reads it (inline.inline_parts), read once: where each
+    child starts in it, and where its sentences end. (A class only to keep them together.)"""
+
+    def __init__(self, token):
+        parts, _ = inline.inline_parts(token)
+        self.text = "".join(parts)
+        self.starts = list(itertools.accumulate(map(len, parts), initial=0))
+        self.ends = [match.start() for match in inline.SENTENCE_END.finditer(self.text)]
+
+    def sentence(self, offset: int) -> tuple[int, int]:
+        """(start, end) of the sentence around offset."""
+        after = bisect.bisect_left(self.ends, offset)
+        return (self.ends[after - 1] + 1 if after else 0, self.ends[after] if after < len(self.ends) else len(self.text))
+
+
+def words(text: str) -> tuple[set[str], set[str]]:
+    """The pairs of characters of a text (numbers and punctuation left out), and the numbers in it."""
+    letters = re.sub(r"[\s0-9.+\-,，。：；、（）()|]+", " ", text)
+    pairs = {letters[i : i + 2] for i in range(len(letters) - 1) if " " not in letters[i : i + 2]}
+    return pairs, {match[0] for match in inline.NUMBER.finditer(text)}
+
+
+def best_line(page: Page, number: model.ProseNumber, lines: list[int], contexts: list[tuple[tuple, str]]) -> int:
+    """Of the transcript lines that print the number (the first MAX_CANDIDATES of them), the one whose words
+    best match its sentence, then its paragraph (or table row): shared pairs of characters, and the other
+    numbers there, count; the first line wins a tie. contexts: (cache key, text) of the sentence and the
+    paragraph, each read once however many numbers it holds."""
+    known = []  # each context as the index of its text among those read (equal paragraphs: one index)
+    for key, text in contexts:
+        if key not in page.context_index:
+            value = text()
+            if value not in page.text_index:
+                page.text_index[value] = len(page.texts)
+                page.texts.append(value)
+            page.context_index[key] = page.text_index[value]
+        known.append(page.context_index[key])
+    memo = (number.text, number.program, *known)
+    if memo not in page.best:
+        page.best[memo] = max(lines[:MAX_CANDIDATES], key=line_scorer(page, number, known))
+    return page.best[memo]
+
+
+def line_scorer(page: Page, number: model.ProseNumber, contexts: list[int]):
+    """The score of a transcript line for a number read in these contexts (indexes of their texts)."""
+    scorers = []
+    for index in contexts:
+        if index not in page.context_words:
+            page.context_words[index] = words(page.texts[index])
+        context_pairs, context_numbers = page.context_words[index]
+        scorers.append((context_pairs, context_numbers - {number.text}))
+
+    def score(line: int) -> tuple:
+        if line not in page.line_words:
+            page.line_words[line] = words(page.transcript_text[line])
+        pairs, printed = page.line_words[line]
+        return (*(len(want & pairs) + 2 * len(others & printed) for want, others in scorers), -line)
+    return score
+
+
+def block_contexts(tokens) -> dict[int, str]:
+    """The text each inline token is read in: its paragraph, or for a table cell the whole row."""
+    found, row = {}, []
+    for token in tokens:
+        if token.type == "inline":
+            found[id(token)] = inline.flatten_inline(token)[0]
+            row.append(token)
+        elif token.type == "tr_open":
+            row = []
+        elif token.type == "tr_close":
+            text = " | ".join(found[id(cell)] for cell in row)
+            found.update((id(cell), text) for cell in row)
+    return found
+
+
+def numbers_by_token(sources: list[tuple[model.ProseNumber, list[int]]]):
+    """The prose numbers of each inline token (by its id), in the order they stand."""
+    found: dict[int, list[tuple[model.ProseNumber, list[int]]]] = {}
+    for number, lines in sources:
+        found.setdefault(id(number.token), []).append((number, lines))
+    for entries in found.values():
+        entries.sort(key=lambda entry: entry[0].offset)
+    return found
+
+
+def number_html(page: Page, number: model.ProseNumber, lines: list[int], contexts) -> Markup:
+    if number.book:
+        return tag("span", {"class": "num book", "title": f"原书的数字（列在 {prose.BOOK_FIGURES} 里），"
+                                                           "不是本仓库的程序打印的"}, number.text)
+    if not lines:
+        why = (f"没有核对上：{number.program} 的实跑输出里没有它" if number.program
+               else f"没有核对上：{page.doc.path.name} 里没有实跑输出")
+        return tag("span", {"class": "num unverified", "title": why}, number.text)
+    line = best_line(page, number, lines, contexts)
+    page.linked.append((number, line))
+    title = (f"出自 {number.program} 的实跑输出（{page.doc.path.name} 第 {line} 行）："
+             f"{page.transcript_text[line].strip()}")
+    return tag("a", {"class": "num", "href": f"#{number_anchor(line, number.text)}", "title": title}, number.text)
+
+
+def number_anchor(line: int, text: str) -> str:
+    """The anchor of a number printed on a transcript line: L<line>-<number> (its first time on the line)."""
+    return f"L{line}-{text}"
+
+
+def link_targets(sources) -> dict[int, set[str]]:
+    """MD line -> the numbers that a prose number may link to there: each line best_line may choose."""
+    targets: dict[int, set[str]] = {}
+    for number, lines in sources:
+        for line in lines[:MAX_CANDIDATES]:
+            targets.setdefault(line, set()).add(number.text)
+    return targets
+
+
+def transcript_line(page: Page, line: int, text: str) -> Markup:
+    """One output line, anchored L<line>; each number a prose link may land on in a box of its own, anchored
+    too, so that the link highlights the number itself."""
+    wanted, out, position = set(page.targets.get(line, ())), [], 0
+    for match in inline.NUMBER.finditer(text) if wanted else ():
+        if match[0] in wanted:
+            wanted.discard(match[0])
+            out += [columns(text[position : match.start()], page.widths),
+                    tag("span", {"class": "n", "id": number_anchor(line, match[0])}, match[0])]
+            position = match.end()
+    out += [columns(text[position:], page.widths), "\n"]
+    return tag("span", {"class": "l", "id": f"L{line}"}, *out)

@@ -1,0 +1,194 @@
+"""The page: the document's blocks in order, the contents list, the summary of the numbers verified, the
+stylesheet (style.css beside this module, read when the page is built), all in one self-contained file."""
+
+from __future__ import annotations
+
+import re
+from importlib import resources
+
+from .. import model, prose
+from ..formulas import DISPLAY_MATH
+from .code import chunk_html, highlighted_lines, playground_html, pygments_css
+from .columns import column_rules
+from .heatmaps import largest_multiple
+from .markup import Markup, join, start_tag, tag
+from .maths import mathml
+from .numbers import block_contexts, link_targets, numbers_by_token
+from .state import GENERATOR, Page, caption_paragraphs, fence_roles, uses
+from .text import render_inline, token_html
+from .transcripts import transcript_html
+
+
+def heading_id(page: Page, text: str) -> str:
+    """The heading's text, spaces as -, unless that looks like an anchor of the page's own; a second heading
+    of the same text gets -2, and so on (counted, so that a thousand equal headings stay linear)."""
+    base = re.sub(r"\s+", "-", text.strip()) or "section"
+    if re.fullmatch(r"L\d+|(?:chunk|file|output)-.*|contents|verified", base):
+        base = "section-" + base
+    anchor = base
+    while anchor in page.ids:
+        page.heading_counts[base] = page.heading_counts.get(base, 1) + 1
+        anchor = f"{base}-{page.heading_counts[base]}"
+    page.ids.add(anchor)
+    return anchor
+
+
+def body_html(page: Page) -> Markup:
+    tokens = page.doc.tokens
+    out = []
+    skip_until, in_section = -1, False
+    for index, token in enumerate(tokens):
+        if index <= skip_until:
+            continue
+        if index in page.captions:  # drawn as its fence's caption, there
+            skip_until = index + 2
+            continue
+        if token.type == "paragraph_open" and index + 1 < len(tokens) and tokens[index + 1].type == "inline":
+            match = DISPLAY_MATH.fullmatch(tokens[index + 1].content)
+            if match:
+                page.in_formulas += len(page.numbers.get(id(tokens[index + 1]), []))
+                out.append(tag("div", {"class": "math"}, mathml(page, match[1], True, token.map[0] + 1)))
+                out.append("\n")
+                skip_until = index + 2
+                continue
+        if token.type == "heading_open":
+            title = tokens[index + 1]
+            text = "".join(child.content for child in title.children or [] if child.type in ("text", "code_inline"))
+            anchor = heading_id(page, text)
+            page.headings.append((int(token.tag[1]), anchor, text))
+            if token.tag == "h2":  # each ## section in a <section>: the contents mark the ones in view
+                out.append(Markup(("</section>\n" if in_section else "") + "<section>\n"))
+                in_section = True
+            out.append(start_tag(token.tag, {"id": anchor}))
+        elif token.type == "heading_close" and token.tag == "h2":
+            out.append(Markup(token_html(page, token) + tag("a", {"class": "back", "href": "#contents"}, "↑ 目录") + "\n"))
+        elif token.type == "inline":
+            out.append(render_inline(page, token))
+        elif token.type == "fence":
+            out.append(fence_html(page, token))
+        else:
+            out.append(token_html(page, token))
+    if in_section:
+        out.append(Markup("</section>\n"))
+    return join(out)
+
+
+def fence_html(page: Page, token) -> Markup:
+    line = token.map[0] + 1
+    role = page.fences.get(line)
+    if role and role[0] == "transcript":
+        return transcript_html(page, role[1], role[2])
+    if role:
+        return chunk_html(page, *role)
+    if line in page.doc.playgrounds:
+        return playground_html(page, page.doc.playgrounds[line])
+    language = (token.info.split() or [""])[0]
+    if language == "math":
+        return Markup(tag("div", {"class": "math"}, mathml(page, token.content, True, line)) + "\n")
+    shown = highlighted_lines(token.content.split("\n")[:-1], language, page.widths)
+    return Markup(tag("pre", {"class": "code illustration"}, tag("code", None, *(join([s, "\n"]) for s in shown)))
+                  + "\n")
+
+
+def contents_html(page: Page) -> Markup:
+    items, open_sub = [], False
+    for level, anchor, text in page.headings:
+        if level == 1:
+            continue
+        link = tag("a", {"href": f"#{anchor}"}, text)
+        if level == 2:
+            items.append(Markup(("</ol></li>" if open_sub else "</li>" if items else "") + start_tag("li") + link))
+            open_sub = False
+        else:
+            items.append(Markup(("" if open_sub else "<ol>") + tag("li", None, link)))
+            open_sub = True
+    if items:
+        items.append(Markup("</ol></li>" if open_sub else "</li>"))
+    return tag("nav", {"id": "contents"}, tag("h2", None, "目录"), tag("ol", None, *items))
+
+
+def summary_html(page: Page, sources) -> Markup:
+    doc = page.doc
+    counted = [number for number, _ in sources]
+    book = sum(number.book for number in counted)
+    failed = sum(1 for number, lines in sources if not number.book and not lines)
+    by_program = {}
+    for number, _ in page.linked:
+        by_program[number.program] = by_program.get(number.program, 0) + 1
+    verified = len(counted) - book - failed
+    first = {target: model.output_anchor(target, transcript.pieces()[0].part)  # its first part
+             for target, transcript in doc.transcripts.items()}
+    parts = join([join([f"{count} 个对上了 ", tag("a", {"href": f"#{first[program]}"}, tag("code", None, program),
+                                                   " 的实跑输出")]) for program, count in by_program.items()], "，")
+    text = [f"正文里要核对的数字有 {len(counted)} 个：", tag("strong", None, f"{verified} 个核对过"),
+            "（", parts, f"），{book} 个", tag("span", {"class": "num book"}, "标成原书的"),
+            "（列在 ", tag("code", None, prose.BOOK_FIGURES), " 里）"]
+    if page.in_formulas:
+        text.append(f"；其中 {page.in_formulas} 个写在公式里，没有链接")
+    if failed:
+        text += ["；", tag("span", {"class": "num unverified"}, f"{failed} 个没有对上"), "（", tag("code", None, "make check"),
+                 " 会报错）"]
+    text += ["。点正文里带下划线的数字，跳到印出它的那一行实跑输出。一位数和后面跟着「位」「维」「轮」这类量词的数字不用核对，"
+             "规则见 README。本页由 ", tag("code", None, "weave.py"), " 从 ", tag("code", None, doc.path.name), " 生成。"]
+    return tag("p", {"id": "verified"}, *text)
+
+
+def weave(doc: model.Document) -> tuple[str, Page, list[str]]:
+    """The page's HTML, what went into it, and the prose check's error lines (as warnings)."""
+    errors, sources = prose.prose_number_sources(doc)
+    transcript_text = {}
+    for transcript in doc.transcripts.values():
+        for piece in transcript.pieces():
+            for offset, text in enumerate(model.output_lines(piece.content)):
+                transcript_text[piece.first_line + offset] = text
+    captions = caption_paragraphs(doc)
+    page = Page(doc=doc, numbers=numbers_by_token(sources), transcript_text=transcript_text,
+                fences=fence_roles(doc), blocks=block_contexts(doc.tokens), used_in=uses(doc), captions=captions,
+                caption_tokens={line: doc.tokens[index + 1] for index, line in captions.items()},
+                targets=link_targets(sources), scale=largest_multiple(doc))
+    body = body_html(page)
+    if page.problems:
+        raise model.UserError(*page.problems)
+    title = next((text for level, _, text in page.headings if level == 1), doc.path.stem)
+    first_h1_end = body.find("</h1>")
+    top = Markup(summary_html(page, sources) + contents_html(page))
+    if first_h1_end >= 0:  # cut between two Markups at a tag's end: both halves are Markup still
+        body = join([Markup(body[: first_h1_end + 5]), "\n", top, Markup(body[first_h1_end + 5 :])])
+    else:
+        body = join([top, body])
+    head = join([tag("meta", {"charset": "utf-8"}), "\n",
+                 tag("meta", {"name": "viewport", "content": "width=device-width, initial-scale=1"}), "\n",
+                 tag("meta", {"name": "generator", "content": GENERATOR}), "\n",
+                 tag("title", None, title), "\n", tag("style", None, Markup(stylesheet(page))), "\n"])
+    page_html = join([Markup("<!DOCTYPE html>\n"), tag("html", {"lang": "zh-CN"}, "\n", tag("head", None, "\n", head),
+                      "\n", tag("body", None, "\n", tag("main", None, "\n", body), "\n"), "\n"), "\n"])
+    return page_html, page, errors
+
+
+STYLESHEET = "style.css"  # beside this module: fonts, colours, the layout; nothing from the lesson
+
+
+def stylesheet(page: Page) -> str:
+    """The page's CSS: style.css (read when the page is built) with this page's column boxes and the contents'
+    section marks put in at their places, then Pygments' colours when Pygments is installed."""
+    css = resources.files(__package__).joinpath(STYLESHEET).read_text(encoding="utf-8")
+    css = css.replace("/* column boxes */\n", column_rules(page.widths), 1)
+    css = css.replace("/* section marks */\n", scroll_marks(page), 1)
+    return css + pygments_css()
+
+
+def scroll_marks(page: Page) -> str:
+    """CSS only, no script: each ## section is a view timeline, and its entry in the contents is marked while it
+    is the one being read (style.css: under a line near the top of the window; Chromium 116 and later; elsewhere
+    the contents simply stay unmarked)."""
+    count = sum(level == 2 for level, _, _ in page.headings)
+    if not count:
+        return ""
+    names = [f"--section-{k}" for k in range(1, count + 1)]
+    rules = [f"body {{ timeline-scope: {', '.join(names)}; }}",
+             "@keyframes in-view { from, to { background: var(--mark-line); font-weight: 600; } }"]
+    for k, name in enumerate(names, 1):
+        rules.append(f"main > section:nth-of-type({k}) {{ view-timeline-name: {name}; }} "
+                     f"#contents > ol > li:nth-child({k}) > a {{ animation: in-view linear none; "
+                     f"animation-timeline: {name}; }}")
+    return "\n".join(rules) + "\n"

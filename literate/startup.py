@@ -1,0 +1,38 @@
+"""The first thing each command (tangle.py, weave.py, notebook.py) runs, before the package loads: Ctrl-C while
+the modules load ends it with one line, not the traceback of an import, and a Python older than 3.10 is told
+what to do. It imports only what the interpreter has loaded already and is written for any Python 3, so that
+an old one reads it far enough to say so."""
+
+import os
+import signal
+import sys
+
+
+def starting(tool, unchanged):
+    """Guard the start of TOOL (unchanged: what an interrupt there leaves as it was); exit 2 on an old Python."""
+
+    def interrupted(_signum=None, _frame=None):
+        print("{}: interrupted (SIGINT) while starting; {}".format(tool, unchanged), file=sys.stderr)
+        os._exit(130)
+
+    try:
+        signal.signal(signal.SIGINT, interrupted)
+    except KeyboardInterrupt:  # before the handler was in place
+        interrupted()
+    if sys.version_info < (3, 10):
+        print("{}: error: needs Python 3.10 or newer, this is {}; run make clean, then make PYTHON=python3.12 "
+              "(any 3.10 or newer)".format(tool, sys.version.split()[0]), file=sys.stderr)
+        raise SystemExit(2)
+
+
+def command(tool, unchanged, module, **options):
+    """Run TOOL: the start guarded (starting), then the main() of MODULE, whose status is the exit status."""
+    starting(tool, unchanged)
+    import importlib
+    raise SystemExit(importlib.import_module(module).main(**options))
+
+
+def missing(tool, package, fix):
+    """A package the command needs is not installed: one line saying how to install it, exit 2."""
+    print("{}: error: needs {}; {}".format(tool, package, fix), file=sys.stderr)
+    raise SystemExit(2)
