@@ -80,7 +80,7 @@ def test_the_notebook_is_valid_nbformat_4(built):
 def test_every_code_cell_is_the_lessons_code_in_reading_order(doc, built):
     """Nothing retyped: a chunk's cell holds exactly its fence's lines, every fence once, in the order of
     the lesson; the collapsed first code cell is the tangled program without its __main__ block; a cell
-    that prints a part holds main()'s lines for it as they stand in the lesson. Besides: playgrounds."""
+    that prints a part holds print_transcript()'s lines for it as they stand in the lesson. Besides: playgrounds."""
     code = [cell for cell in built.cells if cell.cell_type == "code"]
     assert {role(cell) for cell in code} == {"prelude", "chunk", "transcript", "playground"}
     prelude = code[0]
@@ -101,15 +101,16 @@ def test_every_code_cell_is_the_lessons_code_in_reading_order(doc, built):
 
     name, _ = literate.notebook.lesson.part_blocks(doc, len(doc.transcripts[PROGRAM].pieces()))
     printing = "\n".join(doc.chunks[name][0].lines)
-    main = next(node for node in ast.parse(printing).body if getattr(node, "name", "") == "main")
-    main_lines = textwrap.dedent("\n".join(printing.split("\n")[main.body[1].lineno - 2 : main.end_lineno]))
+    function = doc.declared.parts.function
+    marked = next(node for node in ast.parse(printing).body if getattr(node, "name", "") == function)
+    main_lines = textwrap.dedent("\n".join(printing.split("\n")[marked.body[1].lineno - 2 : marked.end_lineno]))
     parts = [cell for cell in code if role(cell) == "transcript"]
     assert [cell.metadata.attention.part for cell in parts] == list(range(1, len(doc.transcripts[PROGRAM].pieces()) + 1))
     joined = "\n".join(cell.source.split("\n", 1)[1] for cell in parts)
-    assert joined == main_lines, "the part cells are main()'s body, from # 第 1 段 to its end"
-    assert all(cell.source.startswith(f"# 这几行摘自〈{name}〉里的 main：\n# 第 {cell.metadata.attention.part} 段")
+    assert joined == main_lines, "the part cells are print_transcript()'s body, from # 第 1 段 to its end"
+    assert all(cell.source.startswith(f"# 这几行摘自〈{name}〉里的 {function}：\n# 第 {cell.metadata.attention.part} 段")
                for cell in parts)
-    assert doc.declared.parts.function == "main"  # as attention.md declares it (parts: main # 第 N 段)
+    assert function == "print_transcript"  # as attention.md declares it (parts: print_transcript # 第 N 段)
 
 
 def test_every_internal_link_leads_to_an_anchor_jupyterlab_keeps(built):

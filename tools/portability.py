@@ -44,9 +44,7 @@ HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent), str(HERE)]  # literate/ and the harness, however this file is loaded
 from harness.outcomes import Failure, Outcome, Skip, report  # noqa: E402
 from harness.runs import Run, describe_reference, judge, run_variant  # noqa: E402
-from harness.runs import controlled_env  # noqa: E402,F401  (a variant's environment, for a caller's check)
 from harness.variants import Variant, all_variants  # noqa: E402
-from literate.runner import RUN_ENV as CONTROLLED  # noqa: E402,F401  (the variables every run gets)
 
 
 def attempt(variant: Variant, program: Path, progress) -> Run | Outcome:
