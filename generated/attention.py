@@ -1,5 +1,5 @@
 # Generated from attention.md by tangle.py — edit attention.md and run make tangle, or edit here and run make stitch.
-# sha256 of the lines below: 396eb26d74035cd655bbb2485a39fb965666d0c691007815c779b093e78984fd
+# sha256 of the lines below: 1479f44983074ddc9a27a865871d1c89ab82427a37c0b51cbc207904c85c2d4e
 # attention.md:528 (generated/attention.py)
 """注意力：每次解码时自己回头挑重点。
 
@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-# attention.md:2597 (附录：让释放的内存留在进程里)
+# attention.md:2602 (附录：让释放的内存留在进程里)
 def keep_freed_memory():
     """让 glibc 把释放的内存留着重用，不还给系统。只在 glibc 上做：别的 C 库没有 mallopt，或者编号不同。"""
     try:
@@ -30,7 +30,7 @@ def keep_freed_memory():
     if libc.mallopt(M_MMAP_THRESHOLD, 32 << 20):       # 32 MiB 以下的块都从堆里分，不单独映射（32 位的 glibc 不接受，返回 0）
         libc.mallopt(M_TRIM_THRESHOLD, 64 << 20)       # 堆顶空出 64 MiB 以上才还给系统；只调这一个反而更糟
 
-# attention.md:2630 (精确的矩阵乘法、exp 与 tanh)
+# attention.md:2635 (精确的矩阵乘法、exp 与 tanh)
 def mm(a, b):
     """a @ b，形状规则同 np.matmul；但每个结果都按 k = 0, 1, 2, … 的顺序一项项加出来。"""
     if a.ndim == 1:                                   # 左边是一个向量：当成一行来乘
@@ -303,6 +303,8 @@ def model_index(S, n, ndim=1):
 def lookup(Wx, b, tokens):
     """每个记号取出 Wx 里它那一行，加上偏置：one_hot(x_t) @ Wx + b。tokens (B, T) → (B, T, H)。"""
     Wx, b = as_stack(Wx, 2), as_stack(b, 1)
+    if len(Wx) == 1:                                  # 一个模型：直接查（结果一样，快一些）
+        return Wx[0][tokens] + b[0]
     model = model_index(len(Wx), len(tokens), tokens.ndim)
     return Wx[model, tokens] + b[model]
 
@@ -319,6 +321,8 @@ def times(x, W):
 def affine(x, W, b):
     """x @ W + b，每个模型用自己的 W 和 b。"""
     b = as_stack(b, 1)
+    if len(b) == 1:                                   # 一个模型：每一行加的都是同一个 b
+        return times(x, W) + b[0]
     return times(x, W) + b[model_index(len(b), len(x), x.ndim - 1)]   # 每一行配上它那个模型的 b
 
 
@@ -334,7 +338,7 @@ def bias_grad(d, b):
     S = n_models(b, 1)
     return d.reshape(S, -1, d.shape[-1]).sum(axis=1).reshape(b.shape)
 
-# attention.md:777 (编码器与解码器)
+# attention.md:781 (编码器与解码器)
 def rnn(x_rows, Wh, h):
     """tanh RNN，每一步 h = tanh(x_t + h @ Wh)。x_rows (B, T, H) 是每一步查好的 Wx 行加偏置；
     h (B, H) 是初始状态。返回每一步的隐状态 (B, T, H)：每一步都留着，注意力要用。
@@ -377,7 +381,7 @@ def decode_step(params, h, token, hs_enc, query="after", uniform=False, given=No
     logits, _, weights = decoder_output(params, h_new, hs_enc, q, uniform, given)
     return h_new, logits, weights
 
-# attention.md:807 (反向传播)
+# attention.md:811 (反向传播)
 def one_hot(tokens, n=VOCAB):
     return (tokens[..., None] == np.arange(n)).astype(float)
 
@@ -428,7 +432,7 @@ def input_grads(dz, tokens, Wx):
     return np.bincount(cells, weights=rows(dz).ravel(), minlength=S * V * H).reshape(Wx.shape)
 
 
-def loss_and_grads(params, src, tgt, query="after", uniform=False, readout_only=False):
+def loss_and_grads(params, src, tgt, query="after", uniform=False, readout_only=False, with_loss=True):
     """平均每个输出记号的交叉熵，和它对每个参数的梯度。src、tgt 形状 (B, T)。
     params 也可以是 S 个模型摞成的一摞（〈几个模型摞在一起〉）：B 行按模型均分，梯度也是一摞，
     第 i 个是第 i 个模型自己那一批的平均损失的梯度（返回的损失是所有模型一起平均的，只有梯度检查用它）。
@@ -436,6 +440,7 @@ def loss_and_grads(params, src, tgt, query="after", uniform=False, readout_only=
     query="after"：第 t 步的查询是更新后的状态 h_t；"before"：是更新前的状态 h_{t-1}。
     uniform=True：注意力权重全是 1/T（平均对照）。
     readout_only=True：只要输出层 (Wo, bo) 的梯度（只重新训练输出层时，其余参数冻结）。
+    with_loss=False：不算损失，返回的损失是 None（训练只用梯度）。
     """
     B, T = src.shape
     S, H = n_models(params["dec_Wh"], 2), params["dec_Wh"].shape[-1]   # 几个模型，隐状态多少维
@@ -449,7 +454,7 @@ def loss_and_grads(params, src, tgt, query="after", uniform=False, readout_only=
     logits, features, weights = decoder_output(params, hs_dec, hs_enc, queries, uniform)
     p = softmax(logits)
     y = one_hot(tgt, p.shape[-1])
-    loss = -np.mean(log((p * y).sum(axis=-1)))     # 训练只用梯度；损失留给梯度检查
+    loss = -np.mean(log((p * y).sum(axis=-1))) if with_loss else None   # 训练只用梯度；损失留给梯度检查
 
     dlogits = (p - y) / (B // S * T)               # 每个模型平均的是它自己那一批
     grads = {"Wo": weight_grad(features, dlogits, params["Wo"]), "bo": bias_grad(dlogits, params["bo"])}
@@ -471,7 +476,7 @@ def loss_and_grads(params, src, tgt, query="after", uniform=False, readout_only=
     grads["enc_Wx"], grads["enc_b"] = input_grads(dz, src, params["enc_Wx"]), bias_grad(dz, params["enc_b"])
     return loss, {name: grads[name] for name in params}
 
-# attention.md:907 (梯度检查)
+# attention.md:912 (梯度检查)
 SEED_CHECK = 7                                     # 梯度检查用的随机流
 
 
@@ -507,7 +512,7 @@ def print_gradient_checks():
                                              ("平均对照", True, "after", True)):
         print("  %.1e  %s" % (gradient_check(attention, query, uniform), label))
 
-# attention.md:961 (训练：Adam 与梯度裁剪)
+# attention.md:966 (训练：Adam 与梯度裁剪)
 LR, CLIP = 0.003, 1.0
 BETA1, BETA2, EPS = 0.9, 0.999, 1e-8
 
@@ -569,7 +574,7 @@ def train(length, attention, rounds, test, seed_list=((SEED_INIT, SEED_BATCH),),
     moments = adam_moments(theta)
     for n in range(1, rounds + 1):
         src = np.concatenate([sample_batch(rng, length, test_codes) for rng in batches])   # 每个模型一批，摞成一批
-        _, grads = loss_and_grads(params, src, src[:, ::-1], query, uniform)
+        _, grads = loss_and_grads(params, src, src[:, ::-1], query, uniform, with_loss=False)
         g = clip_by_norm(np.concatenate([grads[name].reshape(len(theta), -1) for name in params], axis=1), CLIP)
         adam_step(theta, g, moments, lr)                 # 逐元素的：几个模型一起也一样
         if after_round is not None:
@@ -577,7 +582,7 @@ def train(length, attention, rounds, test, seed_list=((SEED_INIT, SEED_BATCH),),
     progress("训练完：%s（%.0f 秒）" % (what, time.monotonic() - started))
     return models
 
-# attention.md:1037 (贪心解码与评估)
+# attention.md:1042 (贪心解码与评估)
 def predict(params, src, query="after", uniform=False, given=None):
     """贪心解码：每一步读进自己上一步的输出。返回记号 (B, T)，和注意力权重 (B, T, T)（不用注意力时是 None）。
     given (B, T, T)：第五节的干预，第 t 步的权重换成 given[:, t]。"""
@@ -668,7 +673,7 @@ def interventions(params, test, query, own):
             result["follows"] = (tokens == test[:, w.argmax(axis=1)]).mean()
     return result
 
-# attention.md:1076 (第五节的一次运行：训练、评估、干预)
+# attention.md:1081 (第五节的一次运行：训练、评估、干预)
 REFIT_ROUNDS, SEED_REFIT = 3000, 8         # 只重新训练输出层：轮数，和它自己的批次随机流
 REFIT_CHECKPOINTS = (1000, 2000, REFIT_ROUNDS)
 
@@ -728,7 +733,7 @@ def refit_readout(params, length, query, lr=LR, after_round=None):
     moments = adam_moments(theta)
     for n in range(1, REFIT_ROUNDS + 1):
         src = sample_batch(batches, length, test_codes)
-        _, grads = loss_and_grads(refit, src, src[:, ::-1], query, uniform=True, readout_only=True)
+        _, grads = loss_and_grads(refit, src, src[:, ::-1], query, uniform=True, readout_only=True, with_loss=False)
         adam_step(theta, clip_by_norm(np.concatenate([grads["Wo"].ravel(), grads["bo"]])[None], CLIP), moments, lr)
         if after_round is not None:
             after_round(n, refit)
@@ -746,7 +751,7 @@ def refit_accuracy(params, test, query):
     refit_readout(params, test.shape[1], query, after_round=measure)
     return at
 
-# attention.md:1160 (原书的矩阵)
+# attention.md:1165 (原书的矩阵)
 BOOK_MATRIX = np.array([                   # 原书印出的矩阵：行 = 输出第几位，列 = 输入第几位
     [0.08, 0.11, 0.10, 0.06, 0.10, 0.08, 0.07, 0.08, 0.18, 0.15],
     [0.11, 0.11, 0.05, 0.10, 0.08, 0.09, 0.07, 0.20, 0.12, 0.06],
@@ -786,7 +791,7 @@ def encoder_reads_in_order(params, test):
             return False
     return True
 
-# attention.md:1216 (读矩阵和画热图)
+# attention.md:1221 (读矩阵和画热图)
 def peak_columns(matrix):
     """每一行最大权重所在的列（从 1 数起）和那个权重。"""
     return matrix.argmax(axis=1) + 1, matrix.max(axis=1)
@@ -842,7 +847,7 @@ def train_and_evaluate(length, rounds, attention=True, seeds=(SEED_INIT, SEED_BA
     params = train(length, attention, rounds, test, [seeds], query, lr, uniform)[0]
     return evaluate(params, test, query, uniform)
 
-# attention.md:1278 (打印实跑输出)
+# attention.md:1283 (打印实跑输出)
 class HandExample(NamedTuple):             # 第三节手算的每一步
     q: np.ndarray
     K: np.ndarray
@@ -1034,7 +1039,7 @@ def print_transcript(attention_runs=attention_runs):
     # 第 9 段：五位对比的细节
     print_untouched(five)
 
-# attention.md:2575 (附录：同时训练)
+# attention.md:2580 (附录：同时训练)
 def in_background(pool, function, *args):
     """让另一个进程去算 function(*args)，返回一个之后取结果的 Future。进程之间按「模块名.函数名」
     传函数，所以这个模块要能按名字导入；不能的时候（比如被别的程序按文件路径执行），就当场算。"""

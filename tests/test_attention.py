@@ -584,6 +584,8 @@ def test_loss_and_grads_readout_only_gives_the_same_readout_gradients():
     loss_r, readout = A.loss_and_grads(params, src, src[:, ::-1], "after", uniform=True, readout_only=True)
     assert sorted(readout) == ["Wo", "bo"] and loss_r == loss
     assert np.array_equal(readout["Wo"], full["Wo"]) and np.array_equal(readout["bo"], full["bo"])
+    no_loss, quiet = A.loss_and_grads(params, src, src[:, ::-1], "after", uniform=True, with_loss=False)
+    assert no_loss is None and all(np.array_equal(quiet[name], full[name]) for name in full)
 
 
 def test_refitting_the_readout_changes_only_wo_and_bo_and_leaves_the_model_untouched(monkeypatch):
