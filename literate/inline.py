@@ -100,13 +100,19 @@ def flatten_inline(token) -> tuple[str, list[tuple[int, str]]]:
 def flatten_with_marks(token) -> tuple[str, list[tuple[int, str]], list[int]]:
     """flatten_inline, and the offsets where emphasis, strikethrough or a link opens or closes (they
     leave no character in the text: a number they split reads as one there, but not on the page)."""
+    parts, html, marks = inline_reading(token)
+    return "".join(parts), html, marks
+
+
+def inline_reading(token) -> tuple[list[str], list[tuple[int, str]], list[int]]:
+    """flatten_with_marks with the text as one string for each child (the reading stage places spans with them)."""
     parts, html = inline_parts(token)
     marks, length = [], 0
     for child, part in zip(token.children or [], parts):
         if child.type.endswith(("_open", "_close")):
             marks.append(length)
         length += len(part)
-    return "".join(parts), html, marks
+    return parts, html, marks
 
 
 def broken_numbers(text: str, html: list[tuple[int, str]], marks: list[int]) -> list[tuple[int, str]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from .. import expansion, model
+from .. import blocks, expansion, model
 from ..startup import missing
 from .lesson import first_program, part_blocks, without_main_block
 from .text import jupyter_anchors, lesson_lines
@@ -97,24 +97,24 @@ def build(doc: model.Document) -> nbformat.NotebookNode:
     """The notebook of the lesson (see the package's docstring)."""
     program = first_program(doc)
     transcript = doc.transcripts[program]
-    printing, blocks = part_blocks(doc, len(transcript.pieces()))
+    printing, printing_lines = part_blocks(doc, len(transcript.pieces()))
     lines = lesson_lines(doc)
     chunk_fences = {piece.fence_line: (name, piece) for name, pieces in doc.chunks.items() for piece in pieces}
     root_fences = {piece.fence_line: target for target, pieces in doc.roots.items() for piece in pieces}
-    part_fences = {piece.fence_line: number for number, piece in enumerate(transcript.pieces(), 1)} if blocks else {}
+    part_fences = {piece.fence_line: number for number, piece in enumerate(transcript.pieces(), 1)} if printing_lines else {}
 
     notebook, cursor, prelude_done = Notebook(), 0, False
-    for token in doc.tokens:
-        if token.type not in ("heading_open", "fence") or token.level != 0 and token.type == "heading_open":
+    for event, block, depth in blocks.walk(doc.blocks):
+        heading = isinstance(block, blocks.Heading) and depth == 0
+        if event != "open" or not (heading or isinstance(block, blocks.Fence)):
             continue
-        start, end = token.map
-        line = start + 1
-        if token.type == "fence" and line not in chunk_fences | root_fences | part_fences | doc.playgrounds:
+        start, end, line = block.line - 1, block.end, block.line
+        if not heading and line not in chunk_fences | root_fences | part_fences | doc.playgrounds:
             continue  # an illustration, a formula or another program's transcript: stays in the prose
         notebook.markdown(lines[cursor:start])
         cursor = start
-        if token.type == "heading_open":
-            if token.tag == "h2" and not prelude_done:  # after the lesson's opening
+        if heading:
+            if block.level == 2 and not prelude_done:  # after the lesson's opening
                 prelude(notebook, doc, program, printing)
                 prelude_done = True
             continue
@@ -138,7 +138,7 @@ def build(doc: model.Document) -> nbformat.NotebookNode:
         else:
             number = part_fences[line]
             header = PART_HEADER.format(printing=printing, function=doc.declared.parts.function)
-            notebook.code(header + "\n".join(blocks[number]), "transcript",
+            notebook.code(header + "\n".join(printing_lines[number]), "transcript",
                           outputs=[transcript.pieces()[number - 1].content], program=program, part=number, line=line)
     notebook.markdown(lines[cursor:])
     return v4.new_notebook(cells=notebook.cells, metadata={"kernelspec": KERNEL, "language_info": {"name": "python"},
