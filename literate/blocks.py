@@ -118,15 +118,17 @@ class Paragraph(Block):
 @dataclass
 class Fence(Block):
     """A code fence: kind chunk, root, transcript, playground or illustration; label: the chunk's name or the
-    program's path; index: which of that label's fences (0, 1, ...); caption: its caption's text, without the
-    <a name> (None: it has none)."""
+    program's path; index: which of that label's fences (0, 1, ...); piece: what tangle read from it (a
+    model.Piece, the model.Transcript part, the model.Playground; None: an illustration); caption: its caption's
+    text, without the <a name> (None: it has none)."""
 
     info: str
-    language: str
+    language: str  # the first word of info
     content: str
     kind: str = "illustration"
     label: str = ""
     index: int = 0
+    piece: object = None
     caption: Inline | None = None
 
 

@@ -86,9 +86,9 @@ def read_blocks(tokens: list, fences: dict[int, tuple[str, str, int, Piece | Tra
 def fence(token, line: int, end: int, fences, playgrounds, reader: Reader, caption_tokens) -> b.Fence:
     found = b.Fence(line, end, token.info, (token.info.split() or [""])[0], token.content)
     if line in fences:
-        found.kind, found.label, found.index, _ = fences[line]
+        found.kind, found.label, found.index, found.piece = fences[line]
     elif line in playgrounds:
-        found.kind, found.label = "playground", playgrounds[line].program
+        found.kind, found.label, found.piece = "playground", playgrounds[line].program, playgrounds[line]
     if line in caption_tokens:
         found.caption = reader.caption(*caption_tokens[line])
     return found

@@ -90,7 +90,7 @@ def fence_html(page: Page, fence: blocks.Fence) -> Markup:
     if fence.kind in ("chunk", "root"):
         return chunk_html(page, fence.kind, fence.label, fence.index)
     if fence.kind == "playground":
-        return playground_html(page, page.doc.playgrounds[fence.line])
+        return playground_html(page, fence.piece)
     if fence.language == "math":
         return Markup(tag("div", {"class": "math"}, mathml(page, fence.content, True, fence.line)) + "\n")
     shown = highlighted_lines(fence.content.split("\n")[:-1], fence.language, page.widths)
