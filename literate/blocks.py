@@ -82,7 +82,7 @@ class Inline:
     line: int  # its first line of MD (a table cell: its row's)
     source: str  # as written in MD
     spans: list = field(default_factory=list)
-    flat: str = ""  # inline.flatten_inline: code, HTML and URLs as one separator, line breaks as \n
+    flat: str = ""  # inline.inline_parts: code, HTML and URLs as one separator, line breaks as \n
     comments: list[tuple[int, str]] = field(default_factory=list)  # (offset in flat, inline HTML)
     marks: list[int] = field(default_factory=list)  # offsets in flat where emphasis or a link opens or closes
     context: str = ""  # what its numbers are read in: its text, or for a table cell the whole row

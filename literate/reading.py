@@ -218,7 +218,7 @@ def text_spans(content: str, github: tuple[bool, bool], numbers: list, start: in
 
 
 def content_positions(content: str):
-    """A function from a character's offset in the flattened text (inline.flatten_inline) to where it is in
+    """A function from a character's offset in the flattened text (inline.inline_parts) to where it is in
     a text child's content: there, each bare URL became one character. The URLs are found once."""
     flat_starts, shifts, shift = [], [0], 0
     for match in BARE_URL.finditer(content):
