@@ -61,17 +61,17 @@ class Break:
 
 @dataclass
 class Link:
-    href: str
+    href: str  # as the parser normalised it (percent-encoded)
     title: str | None
-    children: list = field(default_factory=list)
+    spans: list = field(default_factory=list)
 
 
 @dataclass
 class Styled:
-    """Emphasis (tag em) or strong emphasis (tag strong) around its children."""
+    """Emphasis (tag em) or strong emphasis (tag strong) around its spans."""
 
     tag: str
-    children: list = field(default_factory=list)
+    spans: list = field(default_factory=list)
 
 
 @dataclass

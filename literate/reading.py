@@ -169,11 +169,11 @@ class Reader:
             elif kind == "link_open":
                 link = b.Link(str(child.attrs.get("href", "")), child.attrs.get("title"))
                 into.append(link)
-                stack.append(link.children)
+                stack.append(link.spans)
             elif kind.endswith("_open"):
                 styled = b.Styled(child.tag)
                 into.append(styled)
-                stack.append(styled.children)
+                stack.append(styled.spans)
             elif kind.endswith("_close") and len(stack) > 1:
                 stack.pop()
         return top, used != len(formulas)

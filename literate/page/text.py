@@ -51,7 +51,7 @@ def spans_html(page: Page, inline: blocks.Inline, spans: list, numbers: dict, na
         elif isinstance(span, blocks.Link):
             own = model.OWN_LINK.fullmatch(unquote(span.href))  # a caption's anchor, as written (as the page's ids are)
             out.append(start_tag("a", {"href": f"#{own[1]}" if own else span.href, "title": span.title}))
-            spans_html(page, inline, span.children, numbers, name_link, bold, out)
+            spans_html(page, inline, span.spans, numbers, name_link, bold, out)
             out.append(end_tag("a"))
         elif isinstance(span, blocks.Styled):
             known = span.tag in HTML_TAGS
@@ -60,7 +60,7 @@ def spans_html(page: Page, inline: blocks.Inline, spans: list, numbers: dict, na
                 out.append(Markup(start_tag("a", {"class": "name", "href": f"#{name_link}"}) + start_tag("strong")))
             else:
                 out.append(start_tag(span.tag) if known else Markup(""))
-            spans_html(page, inline, span.children, numbers, name_link, bold, out)
+            spans_html(page, inline, span.spans, numbers, name_link, bold, out)
             if span.tag == "strong" and bold[0]:
                 bold[0] = False
                 out.append(Markup(end_tag("strong") + end_tag("a")))
