@@ -11,8 +11,7 @@ from .formulas import DISPLAY_MATH, INLINE_MATH, dollar_formulas
 from .inline import BARE_URL, NUMBER, SENTENCE_END, caption_of, inline_reading, unmatched_details
 from .model import Caption, Piece, Playground, Transcript
 
-CONTAINERS = {"bullet_list_open": "list", "ordered_list_open": "list", "list_item_open": "item",
-              "blockquote_open": "quote"}
+CONTAINERS = ("bullet_list_open", "ordered_list_open", "list_item_open", "blockquote_open")
 
 
 def read_blocks(tokens: list, fences: dict[int, tuple[str, str, int, Piece | Transcript]],
@@ -20,7 +19,7 @@ def read_blocks(tokens: list, fences: dict[int, tuple[str, str, int, Piece | Tra
     """The blocks of the lesson. fences: Document.fences(); captions: fence line -> its caption."""
     reader = Reader(unmatched_details(tokens), {caption.line: fence for fence, caption in captions.items()})
     top: list = []
-    stack: list = [top]  # the lists of blocks being filled, innermost last
+    stack: list = [top]  # the lists of blocks being filled (a list's: its items), innermost last
     table = row = None
     caption_tokens: dict[int, tuple] = {}  # fence line -> its caption's inline token and Inline
     index = 0
@@ -29,16 +28,12 @@ def read_blocks(tokens: list, fences: dict[int, tuple[str, str, int, Piece | Tra
         kind, into = token.type, stack[-1]
         line, end = (token.map[0] + 1, token.map[1]) if token.map else (0, 0)
         index += 1
-        if kind in CONTAINERS:
-            if kind == "list_item_open":
-                block = b.ListItem(line, end)
-                into.items.append(block)
-                stack.append(block.children)
-                continue
-            block = (b.Quote(line, end) if kind == "blockquote_open" else
+        if kind in CONTAINERS:  # what follows, up to its close, goes into it
+            block = (b.ListItem(line, end) if kind == "list_item_open" else b.Quote(line, end)
+                     if kind == "blockquote_open" else
                      b.ListBlock(line, end, kind == "ordered_list_open", token.attrs.get("start")))
             into.append(block)
-            stack.append(block.children if isinstance(block, b.Quote) else block)
+            stack.append(b.children(block))
         elif kind in ("list_item_close", "bullet_list_close", "ordered_list_close", "blockquote_close"):
             stack.pop()
         elif kind == "paragraph_open":
