@@ -6,15 +6,16 @@ import difflib
 import html
 from urllib.parse import unquote
 
+from . import blocks
 from .inline import caption_of
 from .model import (Caption, Document, MAX_SUGGESTIONS, OWN_LINK, chunk_anchor, chunk_name, output_anchor, references,
                     root_anchor)
 
 
-def find_captions(doc: Document) -> list[Caption]:
-    """Every caption paragraph, with the fence just below it (at the same level, a blank line between is fine)."""
+def find_captions(tokens: list) -> list[Caption]:
+    """Every caption paragraph of the parser's tokens, with the fence just below it (at the same level, a blank
+    line between is fine)."""
     captions = []
-    tokens = doc.tokens
     for index, token in enumerate(tokens):
         if token.type != "inline" or not index or tokens[index - 1].type != "paragraph_open":
             continue
@@ -29,10 +30,10 @@ def find_captions(doc: Document) -> list[Caption]:
     return captions
 
 
-def own_links(doc: Document) -> list[tuple[int, str]]:
+def own_links(tokens: list) -> list[tuple[int, str]]:
     """(md line, anchor) of every link to a caption's anchor (#chunk-..., #file-..., #output-...)."""
     found = []
-    for token in doc.tokens:
+    for token in tokens:
         if token.type != "inline" or not token.map:
             continue
         line = token.map[0] + 1
@@ -72,7 +73,7 @@ def expected_captions(doc: Document) -> dict[int, tuple[str, str, str, list[str]
     return expected
 
 
-def caption_problems(doc: Document, captions: list[Caption]) -> list[tuple[int, str]]:
+def caption_problems(doc: Document, captions: list[Caption], tokens: list) -> list[tuple[int, str]]:
     """Captions (find_captions; the reader has put them in doc.captions) that do not name the fence below them.
     A document that has no caption needs none; one that has any needs one above every chunk, root and
     transcript fence, and its links must lead somewhere."""
@@ -107,7 +108,7 @@ def caption_problems(doc: Document, captions: list[Caption]) -> list[tuple[int, 
                 problems.append((caption.line, f"the caption of {label} links {now}, but the fence includes "
                                  f"{should}, in this order; write: {wanted}"))
     anchors = {caption.anchor for caption in captions}
-    for line, anchor in own_links(doc):
+    for line, anchor in own_links(tokens):
         if anchor not in anchors:
             near = difflib.get_close_matches(anchor, sorted(anchors), n=1) if len(problems) < MAX_SUGGESTIONS else []
             problems.append((line, f"the link to #{anchor} leads nowhere: no caption has <a name=\"{anchor}\">"
@@ -120,11 +121,11 @@ def math_warnings(doc: Document) -> list[str]:
     and reads _ as emphasis. A ```math fence and $`...`$ reach the formula renderer untouched. What counts as a
     formula is the page's rule (formulas.py): every formula the page typesets from dollars is warned about."""
     warnings: dict[str, None] = {}  # one a line and kind
-    for token in doc.tokens:
-        if token.type != "inline" or not token.map:
+    for inline in blocks.texts(doc.blocks):
+        if not inline.line:  # a table cell the parser gives no line
             continue
-        for offset, _, display in doc.formulas.get(id(token), []):
-            line = token.map[0] + 1 + token.content.count("\n", 0, offset)
+        for offset, _, display in inline.formulas:
+            line = inline.line + inline.source.count("\n", 0, offset)
             what, fix = (("$$...$$", "a ```math fence") if display
                          else ("$...$", "$`...`$ (a code span between the dollars)"))
             warnings[f"{doc.where(line)}: warning: a formula in {what}: Markdown escapes mangle it on GitHub; "

@@ -1,4 +1,4 @@
-"""The prose rules: how an inline token's text is read (flattened, with its links), numbers, sentences,
+"""The prose rules: how an inline token's text is read (flattened, with its HTML and marks), numbers, sentences,
 the book's (原书) spans, and the caption paragraph's parts."""
 
 from __future__ import annotations
@@ -68,7 +68,9 @@ class Spans:
 
 
 def inline_parts(token) -> tuple[list[str], list[tuple[int, str]]]:
-    """flatten_inline, one string for each child of the token (weave.py places numbers with them)."""
+    """The text of an inline token as the prose checks read it, one string for each child: line breaks as \\n;
+    code spans, HTML, images, autolinks and bare URLs become a separator. Also (offset in that text, HTML) of
+    each inline HTML."""
     parts: list[str] = []
     html: list[tuple[int, str]] = []
     length = 0
@@ -90,23 +92,17 @@ def inline_parts(token) -> tuple[list[str], list[tuple[int, str]]]:
     return parts, html
 
 
-def flatten_inline(token) -> tuple[str, list[tuple[int, str]]]:
-    """The text children of an inline token, line breaks as \\n; code spans, HTML, images,
-    autolinks and bare URLs become a separator. Also (offset in that text, HTML) of each inline HTML."""
-    text, html, _ = flatten_with_marks(token)
-    return text, html
-
-
-def flatten_with_marks(token) -> tuple[str, list[tuple[int, str]], list[int]]:
-    """flatten_inline, and the offsets where emphasis, strikethrough or a link opens or closes (they
-    leave no character in the text: a number they split reads as one there, but not on the page)."""
+def inline_reading(token) -> tuple[list[str], list[tuple[int, str]], list[int]]:
+    """inline_parts, and the offsets where emphasis, strikethrough or a link opens or closes (they leave no
+    character in the text: a number they split reads as one there, but not on the page). The reading stage keeps
+    all three in the blocks.Inline it makes of the token."""
     parts, html = inline_parts(token)
     marks, length = [], 0
     for child, part in zip(token.children or [], parts):
         if child.type.endswith(("_open", "_close")):
             marks.append(length)
         length += len(part)
-    return "".join(parts), html, marks
+    return parts, html, marks
 
 
 def broken_numbers(text: str, html: list[tuple[int, str]], marks: list[int]) -> list[tuple[int, str]]:

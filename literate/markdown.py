@@ -1,4 +1,5 @@
-"""Reading the Markdown: bytes to text, markdown-it tokens to a Document (fences, chunks, roots, transcripts)."""
+"""Reading the Markdown: bytes to text, markdown-it tokens to a Document (fences, chunks, roots, transcripts, and
+the typed blocks of reading.py that the back ends walk)."""
 
 from __future__ import annotations
 
@@ -13,12 +14,11 @@ from pathlib import Path
 
 from .captions import caption_problems, find_captions, math_warnings
 from .files import describe, file_kind, read_regular
-from .inline import unmatched_details
 from .model import (Document, HASH_COMMENT_SUFFIXES, LINE_BREAKING, LINE_WITH_END, MAX_MARKDOWN_BYTES,
                     PYTHON_LANGUAGES, chunk_name, confinement_problem, Piece, Playground, Transcript, UserError,
                     output_lines)
 from .declarations import is_declaration, read_declarations
-from .formulas import dollar_formulas
+from .reading import read_blocks
 from .startup import missing
 from .validation import CONTROL, anchor_problems, invisible_problems, reference_problems, shown_line
 
@@ -93,11 +93,11 @@ def parse_document(path: Path, shown: str, text: str) -> Document:
     except RecursionError:
         raise UserError(f"{shown}: error: nested too deeply for the Markdown parser") from None
     lines = text.split("\n")
-    doc = Document(path=path, shown=shown, tokens=tokens, lines=lines)
+    doc = Document(path=path, shown=shown, lines=lines)
     problems = control_problems(lines)
-    problems += hidden_code_problems(doc, lines)
+    problems += hidden_code_problems(doc, tokens, lines)
     loose_transcripts: list[tuple[str | None, Transcript]] = []
-    for token in doc.tokens:
+    for token in tokens:
         if token.type != "fence":
             continue
         line = token.map[0] + 1
@@ -142,13 +142,11 @@ def parse_document(path: Path, shown: str, text: str) -> Document:
     problems += invisible_problems(doc)
     problems += reference_problems(doc)
     problems += anchor_problems(doc)
-    captions = find_captions(doc)
+    captions = find_captions(tokens)
     doc.captions = {caption.fence_line: caption for caption in captions if caption.fence_line is not None}
-    problems += caption_problems(doc, captions)
-    doc.formulas = {id(token): found for token in tokens if token.type == "inline"
-                    for found in [dollar_formulas(token.content)] if found}
+    problems += caption_problems(doc, captions, tokens)
+    doc.blocks = read_blocks(tokens, doc.fences(), doc.playgrounds, doc.captions)
     doc.warnings += math_warnings(doc)
-    doc.unmatched_details = unmatched_details(tokens)
     if problems:
         raise UserError(*(f"{doc.where(line)}: error: {what}" for line, what in sorted(problems)))
     if not doc.roots:
@@ -182,13 +180,13 @@ FENCE_LIKE = re.compile(r"^[ \t]*(?:`{3,}|~{3,})")
 FENCE_WITH_ATTRIBUTES = re.compile(r"^[ \t>]*(?:(?:[-+*]|[0-9]{1,9}[.)])[ \t]+)*(?:`{3,}[^`{]*|~{3,}[^{]*)\{.*\}[ \t]*$")
 
 
-def hidden_code_problems(doc: Document, lines: list[str]) -> list[tuple[int, str]]:
+def hidden_code_problems(doc: Document, tokens: list, lines: list[str]) -> list[tuple[int, str]]:
     """Code that Markdown silently reads as something else: an HTML comment (or <pre>, ...) that never
     closes hides the rest of the document (an error); a fence line with {attributes} that is not a fence,
     or an indented closing fence that does not close, changes what is code (warnings, in doc.warnings)."""
     problems, warnings = [], []
     owner: dict[int, object] = {}  # 0-based line -> the fence, indented code or HTML block holding it
-    for token in doc.tokens:
+    for token in tokens:
         if token.type in ("fence", "code_block", "html_block") and token.map:
             for number in range(*token.map):
                 owner.setdefault(number, token)

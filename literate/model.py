@@ -125,11 +125,7 @@ class Document:
     chunks: dict[str, list[Piece]] = field(default_factory=dict)
     transcripts: dict[str, Transcript] = field(default_factory=dict)
     captions: dict[int, Caption] = field(default_factory=dict)  # fence line -> the caption just above it
-    # id(inline token) -> its $...$ and $$...$$ formulas, (offset in its source, LaTeX, display) (formulas.py)
-    formulas: dict[int, list[tuple[int, str, bool]]] = field(default_factory=dict)
-    # id(HTML token) -> which of its <details> and </details> pair with nothing (inline.unmatched_details)
-    unmatched_details: dict[int, frozenset[int]] = field(default_factory=dict)
-    tokens: list = field(default_factory=list)
+    blocks: list = field(default_factory=list)  # the lesson as typed blocks (blocks.py), what the back ends walk
     warnings: list[str] = field(default_factory=list)
     playgrounds: dict[int, Playground] = field(default_factory=dict)  # fence line -> the playground there
     declared: Declarations = field(default_factory=Declarations)  # what the lesson declares for the tools
@@ -169,9 +165,9 @@ class ProseNumber:
     book: bool  # marked as the book's: inside a 原书 span or column
     program: str  # the program whose transcript it cites
     cited_on: int | None = None  # line of the <!-- 数字出自 --> comment; None: its section's default
-    # Where it stands, for weave.py: the inline token (of Document.tokens) holding it, and the offset
-    # of its first digit in flatten_inline(token)[0].
-    token: object = field(default=None, compare=False, repr=False)
+    # Where it stands, for the page: the key of the text (blocks.Inline) holding it, and the offset of its first
+    # digit in that text's flat reading (the blocks.Number there).
+    inline: int = field(default=-1, compare=False)
     offset: int = field(default=-1, compare=False)
 
 

@@ -10,9 +10,9 @@ import posixpath
 import re
 from dataclasses import replace
 
+from . import blocks
 from .files import read_regular
-from .inline import (BOOK_SPAN_END, BOOK_WORD, NUMBER, SENTENCE_END, Spans, broken_numbers, caption_of,
-                     flatten_with_marks)
+from .inline import BOOK_SPAN_END, BOOK_WORD, NUMBER, SENTENCE_END, Spans, broken_numbers
 from .markdown import normalize_newlines
 from .model import Document, ProseNumber, UserError, output_lines
 
@@ -21,7 +21,7 @@ MAX_BOOK_FIGURES_BYTES = 1 << 20  # a list of a few hundred numbers
 UNIT_AFTER = re.compile(r" ?[年章节位维轮步列行层种套头秒]")
 BOOK_FIGURES = "book_figures.txt"  # beside MD: the figures the book prints, one a line
 CITATION_WORD = "数字出自"  # <!-- 数字出自 PATH -->: the numbers of the next block (or sentence) come from PATH
-CITING_BLOCKS = ("paragraph_open", "bullet_list_open", "ordered_list_open", "blockquote_open", "table_open")
+CITING_BLOCKS = (blocks.Paragraph, blocks.ListBlock, blocks.Quote, blocks.Table)
 
 
 def prose_numbers(doc: Document) -> list[ProseNumber]:
@@ -31,39 +31,38 @@ def prose_numbers(doc: Document) -> list[ProseNumber]:
     problems: list[tuple[int, str]] = []
     sections = section_sources(doc)
     section_starts = [start for start, _ in sections]
-    book_columns: set[int] = set()
-    column, row_line = 0, 1
+
+    def read(inline: blocks.Inline, first_line: int, whole_book: bool) -> None:
+        default = sections[bisect.bisect_right(section_starts, first_line) - 1][1]
+        cites = scope[:2] if scope else (default, None)
+        found.extend(numbers_in_inline(doc, inline, first_line, whole_book, cites, problems))
+
     pending = scope = None  # a block comment waiting for its block; the block it applies to
-    for previous, token in itertools.pairwise([None, *doc.tokens]):
-        if pending:
-            program, line, level = pending
-            if token.level == level and token.type in CITING_BLOCKS:
-                scope = (program, line, token.type.replace("_open", "_close"), level)
+    for event, block, depth in blocks.walk(doc.blocks):
+        if pending and not (event == "close" and block is pending[3]):  # the comment's own end is no block
+            program, line, level, _ = pending
+            if event == "open" and depth == level and isinstance(block, CITING_BLOCKS):
+                scope = (program, line, block)
             else:
                 problems.append((line, cites_nothing(program)))
             pending = None
-        if token.type == "html_block":
-            line = token.map[0] + 1
-            program = cited_program(doc, token.content, line, problems, alone=True)
+        if event == "close":
+            if scope and block is scope[2]:
+                scope = None
+            continue
+        if isinstance(block, blocks.HtmlBlock):
+            program = cited_program(doc, block.html, block.line, problems, alone=True)
             if program is not None:
-                pending = (program, line, token.level)
-        elif token.type == "thead_open":
-            book_columns = set()
-        elif token.type == "tr_open":
-            column, row_line = 0, token.map[0] + 1
-        elif token.type in ("th_close", "td_close"):
-            column += 1
-        elif (token.type == "inline" and previous.type in ("paragraph_open", "th_open", "td_open")
-              and not (previous.type == "paragraph_open" and caption_of(token))):  # a caption is a name, no claim
-            if previous.type == "th_open" and BOOK_WORD in token.content:
-                book_columns.add(column)
-            whole_book = previous.type == "td_open" and column in book_columns
-            first_line = token.map[0] + 1 if token.map else row_line
-            default = sections[bisect.bisect_right(section_starts, first_line) - 1][1]
-            cites = scope[:2] if scope else (default, None)
-            found += numbers_in_inline(doc, token, first_line, whole_book, cites, problems)
-        if scope and token.type == scope[2] and token.level == scope[3]:
-            scope = None
+                pending = (program, block.line, depth, block)
+        elif isinstance(block, blocks.Paragraph) and not block.inline.caption:  # a caption is a name, no claim
+            read(block.inline, block.inline.line, False)
+        elif isinstance(block, blocks.Table):
+            book_columns: set[int] = set()
+            for row in [*block.head, *(block.body or [])]:
+                for column, cell in enumerate(row.cells):
+                    if cell.header and BOOK_WORD in cell.inline.source:
+                        book_columns.add(column)
+                    read(cell.inline, cell.inline.line or row.line, not cell.header and column in book_columns)
     if pending:
         problems.append((pending[1], cites_nothing(pending[0])))
     if problems:
@@ -81,8 +80,8 @@ def section_sources(doc: Document) -> list[tuple[int, str]]:
     and at every # or ## heading (### and deeper stay in their section). Its prose cites the program
     whose transcript it holds (the first, if it holds several); a section holding none cites the
     main program, the one whose transcript comes first in MD."""
-    starts = [1] + [token.map[0] + 1 for token in doc.tokens
-                    if token.type == "heading_open" and token.tag in ("h1", "h2") and token.map[0] > 0]
+    starts = [1] + [block.line for event, block, _ in blocks.walk(doc.blocks)
+                    if event == "open" and isinstance(block, blocks.Heading) and block.level <= 2 and block.line > 1]
     by_line = sorted((piece.fence_line, target) for target, transcript in doc.transcripts.items()
                      for piece in transcript.pieces())
     main = by_line[0][1] if by_line else ""
@@ -115,12 +114,12 @@ def cited_program(doc: Document, html: str, line: int, problems: list[tuple[int,
     return target
 
 
-def numbers_in_inline(doc: Document, token, first_line: int, whole_book: bool, cites: tuple[str, int | None],
+def numbers_in_inline(doc: Document, inline: blocks.Inline, first_line: int, whole_book: bool, cites: tuple[str, int | None],
                       problems: list[tuple[int, str]]) -> list[ProseNumber]:
     """The numbers of one paragraph or cell. cites: (program, line of its comment or None) for the whole
     text; a <!-- 数字出自 PATH --> inside it changes that up to the end of its sentence. Linear in the
     text: every lookup below is a bisection in positions found once."""
-    text, comments, marks = flatten_with_marks(token)
+    text, comments, marks = inline.flat, inline.comments, inline.marks
     newlines = [match.start() for match in re.finditer("\n", text)]
     for offset, why in broken_numbers(text, comments, marks):
         problems.append((first_line + bisect.bisect_left(newlines, offset), why))
@@ -140,7 +139,7 @@ def numbers_in_inline(doc: Document, token, first_line: int, whole_book: bool, c
         program, cited_on = cited[inside][1:] if inside is not None else cites
         numbers.append(ProseNumber(first_line + bisect.bisect_left(newlines, match.start()), match[0],
                                    whole_book or book.covering(match.start()) is not None,
-                                   program, cited_on, token, match.start()))
+                                   program, cited_on, inline.key, match.start()))
     return numbers
 
 

@@ -3,6 +3,7 @@
 Each test compares against an independent reference: a plain Python loop, NumPy's own
 functions, exact integer arithmetic, central finite differences, or the transcript.
 """
+import literate.blocks  # noqa: E402
 import literate.markdown  # noqa: E402
 import importlib.util
 import multiprocessing
@@ -735,8 +736,9 @@ def test_sections_show_their_own_checked_output():
     doc = lesson()
 
     def heading_of(line, tag):
-        return [doc.tokens[i + 1].content for i, token in enumerate(doc.tokens)
-                if token.type == "heading_open" and token.tag == tag and token.map[0] < line][-1]
+        return [block.inline.source for event, block, _ in literate.blocks.walk(doc.blocks)
+                if event == "open" and isinstance(block, literate.blocks.Heading) and f"h{block.level}" == tag
+                and block.line <= line][-1]
 
     main = doc.transcripts["generated/attention.py"].parts
     assert [heading_of(part.fence_line, "h2")[:2] for part in main] == ["三、", "四、"] + ["五、"] * 5 + ["完整"] * 2

@@ -9,6 +9,7 @@ import pytest
 pytest.importorskip("latex2mathml", reason="weave.py needs latex2mathml: make test installs requirements-html.txt")
 
 import literate.inline  # noqa: E402
+import literate.blocks  # noqa: E402
 import literate.markdown  # noqa: E402
 import literate.model  # noqa: E402
 import literate.prose  # noqa: E402
@@ -588,7 +589,7 @@ def test_tangle_tells_where_each_number_stands_and_which_lines_print_it(tmp_path
     assert len(errors) == 1 and "0.9301 is not printed" in errors[0]
     first = doc.transcripts["generated/p.py"].first_line
     for number, lines in sources:
-        text, _ = literate.inline.flatten_inline(number.token)
+        text = next(inline.flat for inline in literate.blocks.texts(doc.blocks) if inline.key == number.inline)
         assert text[number.offset : number.offset + len(number.text)] == number.text
         if number.text in ("0.9300", "1.2345"):
             assert lines == [first] == [md_line(md, "acc 0.9300 x 1.2345")]  # the transcript's first line

@@ -9,7 +9,7 @@ examples:
   make notebook                            # the first, inside .venv (installs requirements-notebook.txt)
 
 The notebook (nbformat 4, written with the nbformat library) reads like the lesson, in its order. Like
-weave.py, it takes the document as tangle.py parses it (chunks, roots, transcripts, tokens):
+weave.py, it takes the document as tangle.py parses it (chunks, roots, transcripts, the typed blocks):
   - prose as Markdown cells, a new cell at each heading; each caption's <a name> becomes an ASCII <a id>,
     and each link to it is rewritten to match (JupyterLab keeps neither <a name> nor ids that are not ASCII). GitHub's $`...`$ and ```math fences become
     $...$ and $$...$$, which Jupyter renders; captions stay as they are. A <details> that folds a

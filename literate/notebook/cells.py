@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from .. import expansion, model
+from .. import blocks, expansion, model
 from ..startup import missing
 from .lesson import first_program, part_blocks, without_main_block
 from .text import jupyter_anchors, lesson_lines
@@ -97,49 +97,46 @@ def build(doc: model.Document) -> nbformat.NotebookNode:
     """The notebook of the lesson (see the package's docstring)."""
     program = first_program(doc)
     transcript = doc.transcripts[program]
-    printing, blocks = part_blocks(doc, len(transcript.pieces()))
+    printing, printing_lines = part_blocks(doc, len(transcript.pieces()))
     lines = lesson_lines(doc)
-    chunk_fences = {piece.fence_line: (name, piece) for name, pieces in doc.chunks.items() for piece in pieces}
-    root_fences = {piece.fence_line: target for target, pieces in doc.roots.items() for piece in pieces}
-    part_fences = {piece.fence_line: number for number, piece in enumerate(transcript.pieces(), 1)} if blocks else {}
+
+    def is_cell(fence: blocks.Fence) -> bool:  # not an illustration, a formula or another program's transcript
+        return fence.kind in ("chunk", "root", "playground") or (fence.kind == "transcript" and fence.label == program
+                                                                and bool(printing_lines))
 
     notebook, cursor, prelude_done = Notebook(), 0, False
-    for token in doc.tokens:
-        if token.type not in ("heading_open", "fence") or token.level != 0 and token.type == "heading_open":
-            continue
-        start, end = token.map
-        line = start + 1
-        if token.type == "fence" and line not in chunk_fences | root_fences | part_fences | doc.playgrounds:
-            continue  # an illustration, a formula or another program's transcript: stays in the prose
+    for event, block, depth in blocks.walk(doc.blocks):
+        heading = isinstance(block, blocks.Heading) and depth == 0
+        if event != "open" or not (heading or isinstance(block, blocks.Fence) and is_cell(block)):
+            continue  # what is not a cell of its own stays in the prose
+        start, end, line = block.line - 1, block.end, block.line
         notebook.markdown(lines[cursor:start])
         cursor = start
-        if token.type == "heading_open":
-            if token.tag == "h2" and not prelude_done:  # after the lesson's opening
+        if heading:
+            if block.level == 2 and not prelude_done:  # after the lesson's opening
                 prelude(notebook, doc, program, printing)
                 prelude_done = True
             continue
         if not prelude_done:  # code before the first ## heading: the program must come first
             prelude(notebook, doc, program, printing)
             prelude_done = True
-        cursor = end
-        if line in chunk_fences:
-            name, piece = chunk_fences[line]
+        cursor, piece = end, block.piece
+        if block.kind == "chunk":
             if any(model.reference(code) for code in piece.lines):  # includes other chunks: not Python
                 notebook.markdown([ROOT_NOTE["program"], *lines[start:end]])
             else:
-                notebook.code("\n".join(piece.lines), "chunk", chunk=name, line=line)
-        elif line in root_fences:
-            note = ROOT_NOTE["program" if root_fences[line] == program else "other"]
+                notebook.code("\n".join(piece.lines), "chunk", chunk=block.label, line=line)
+        elif block.kind == "root":
+            note = ROOT_NOTE["program" if block.label == program else "other"]
             notebook.markdown([note, "", *lines[start:end]])
-        elif line in doc.playgrounds:  # the reader's, to change and run: not compared with anything
-            found = doc.playgrounds[line]
-            cell = notebook.code("\n".join(found.lines), "playground", program=found.program, line=line)
+        elif block.kind == "playground":  # the reader's, to change and run: not compared with anything
+            cell = notebook.code("\n".join(piece.lines), "playground", program=piece.program, line=line)
             cell.metadata["tags"] = ["playground"]
         else:
-            number = part_fences[line]
+            number = block.index + 1
             header = PART_HEADER.format(printing=printing, function=doc.declared.parts.function)
-            notebook.code(header + "\n".join(blocks[number]), "transcript",
-                          outputs=[transcript.pieces()[number - 1].content], program=program, part=number, line=line)
+            notebook.code(header + "\n".join(printing_lines[number]), "transcript", outputs=[piece.content],
+                          program=program, part=number, line=line)
     notebook.markdown(lines[cursor:])
     return v4.new_notebook(cells=notebook.cells, metadata={"kernelspec": KERNEL, "language_info": {"name": "python"},
                                                            "generator": GENERATOR})

@@ -9,7 +9,7 @@ import html
 import re
 from urllib.parse import unquote
 
-from .. import model
+from .. import blocks, model
 from ..formulas import GITHUB_MATH, code_spans
 from ..inline import safe_url, without_comments
 
@@ -24,16 +24,17 @@ def lesson_lines(doc: model.Document) -> list[str]:
     prose held to the page's vocabulary (vocabulary): HTML comments dropped, other raw HTML shown as text."""
     lines = list(doc.lines)
     in_fence = set()
-    for token in doc.tokens:
-        if token.type == "code_block" and token.map:  # indented code: shown as written, like a fence
-            in_fence.update(range(*token.map))
-        elif token.type == "fence":
-            start, end = token.map
+    for event, block, _ in blocks.walk(doc.blocks):
+        start, end = block.line - 1, block.end
+        if event != "open":
+            continue
+        if isinstance(block, blocks.CodeBlock):  # indented code: shown as written, like a fence
             in_fence.update(range(start, end))
-            if token.info.strip() == "math":  # ```math ... ``` -> $$ ... $$
+        elif isinstance(block, blocks.Fence):
+            in_fence.update(range(start, end))
+            if block.info.strip() == "math":  # ```math ... ``` -> $$ ... $$
                 lines[start], lines[end - 1] = "$$", "$$"
-        elif token.type == "html_block" and token.content.lstrip().startswith("<!--"):
-            start, end = token.map
+        elif isinstance(block, blocks.HtmlBlock) and block.html.lstrip().startswith("<!--"):
             lines[start:end] = [""] * (end - start)  # invisible on GitHub and on the page: not in the notebook
     return [line if number in in_fence else GITHUB_MATH.sub(r"$\1$", vocabulary(line))
             for number, line in enumerate(lines)]

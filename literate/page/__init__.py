@@ -10,7 +10,7 @@ examples:
   make html                                # the same as the first, inside .venv
 
 The page (like noweave beside notangle: weave.py reads the document as tangle.py
-parses it and knows no Markdown syntax of its own, beyond the formulas):
+parses it, its typed blocks and spans, and knows no Markdown syntax of its own):
   - a contents list of the # and ## sections, ### nested under them; on a wide screen
     beside the text, the section being read marked (CSS view timelines, no script);
   - formulas converted to MathML when the page is built (latex2mathml; no script):

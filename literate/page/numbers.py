@@ -3,30 +3,12 @@ that prints it (of several, the line whose words best match its sentence, then i
 
 from __future__ import annotations
 
-import bisect
-import itertools
 import re
 
 from .. import inline, model, prose
 from .columns import columns
 from .markup import Markup, tag
 from .state import MAX_CANDIDATES, Page
-
-
-class Flat:
-    """The text of an inline token as the prose check reads it (inline.inline_parts), read once: where each
-    child starts in it, and where its sentences end. (A class only to keep them together.)"""
-
-    def __init__(self, token):
-        parts, _ = inline.inline_parts(token)
-        self.text = "".join(parts)
-        self.starts = list(itertools.accumulate(map(len, parts), initial=0))
-        self.ends = [match.start() for match in inline.SENTENCE_END.finditer(self.text)]
-
-    def sentence(self, offset: int) -> tuple[int, int]:
-        """(start, end) of the sentence around offset."""
-        after = bisect.bisect_left(self.ends, offset)
-        return (self.ends[after - 1] + 1 if after else 0, self.ends[after] if after < len(self.ends) else len(self.text))
 
 
 def words(text: str) -> tuple[set[str], set[str]]:
@@ -73,28 +55,11 @@ def line_scorer(page: Page, number: model.ProseNumber, contexts: list[int]):
     return score
 
 
-def block_contexts(tokens) -> dict[int, str]:
-    """The text each inline token is read in: its paragraph, or for a table cell the whole row."""
-    found, row = {}, []
-    for token in tokens:
-        if token.type == "inline":
-            found[id(token)] = inline.flatten_inline(token)[0]
-            row.append(token)
-        elif token.type == "tr_open":
-            row = []
-        elif token.type == "tr_close":
-            text = " | ".join(found[id(cell)] for cell in row)
-            found.update((id(cell), text) for cell in row)
-    return found
-
-
-def numbers_by_token(sources: list[tuple[model.ProseNumber, list[int]]]):
-    """The prose numbers of each inline token (by its id), in the order they stand."""
-    found: dict[int, list[tuple[model.ProseNumber, list[int]]]] = {}
+def numbers_by_inline(sources: list[tuple[model.ProseNumber, list[int]]]):
+    """The prose numbers of each text (by its blocks.Inline key), by the offset of their first digit there."""
+    found: dict[int, dict[int, tuple[model.ProseNumber, list[int]]]] = {}
     for number, lines in sources:
-        found.setdefault(id(number.token), []).append((number, lines))
-    for entries in found.values():
-        entries.sort(key=lambda entry: entry[0].offset)
+        found.setdefault(number.inline, {})[number.offset] = (number, lines)
     return found
 
 

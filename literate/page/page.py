@@ -6,16 +6,15 @@ from __future__ import annotations
 import re
 from importlib import resources
 
-from .. import model, prose
-from ..formulas import DISPLAY_MATH
+from .. import blocks, model, prose
 from .code import chunk_html, highlighted_lines, playground_html, pygments_css
 from .columns import column_rules
 from .heatmaps import largest_multiple
-from .markup import Markup, join, start_tag, tag
+from .markup import PROSE_HTML, Markup, join, sanitized, start_tag, tag
 from .maths import mathml
-from .numbers import block_contexts, link_targets, numbers_by_token
-from .state import GENERATOR, Page, caption_paragraphs, fence_roles, uses
-from .text import render_inline, token_html
+from .numbers import link_targets, numbers_by_inline
+from .state import GENERATOR, Page, fence_captions, uses
+from .text import block_close, block_open, render_inline, table_html
 from .transcripts import transcript_html
 
 
@@ -34,58 +33,67 @@ def heading_id(page: Page, text: str) -> str:
 
 
 def body_html(page: Page) -> Markup:
-    tokens = page.doc.tokens
-    out = []
-    skip_until, in_section = -1, False
-    for index, token in enumerate(tokens):
-        if index <= skip_until:
-            continue
-        if index in page.captions:  # drawn as its fence's caption, there
-            skip_until = index + 2
-            continue
-        if token.type == "paragraph_open" and index + 1 < len(tokens) and tokens[index + 1].type == "inline":
-            match = DISPLAY_MATH.fullmatch(tokens[index + 1].content)
-            if match:
-                page.in_formulas += len(page.numbers.get(id(tokens[index + 1]), []))
-                out.append(tag("div", {"class": "math"}, mathml(page, match[1], True, token.map[0] + 1)))
-                out.append("\n")
-                skip_until = index + 2
+    out, in_section = [], False
+    for event, block, _ in blocks.walk(page.doc.blocks):
+        if event == "close":
+            if isinstance(block, (blocks.ListBlock, blocks.ListItem, blocks.Quote)):
+                out.append(block_close(container_tag(block)))
+        elif isinstance(block, blocks.Paragraph):
+            if block.caption_of is not None:  # drawn as its fence's caption, there
                 continue
-        if token.type == "heading_open":
-            title = tokens[index + 1]
-            text = "".join(child.content for child in title.children or [] if child.type in ("text", "code_inline"))
+            if block.display is not None:
+                page.in_formulas += len(page.numbers.get(block.inline.key, {}))
+                out += [tag("div", {"class": "math"}, mathml(page, block.display, True, block.line)), "\n"]
+            elif block.tight:  # a tight list's paragraphs are not drawn
+                out.append(render_inline(page, block.inline))
+            else:
+                out += [start_tag("p"), render_inline(page, block.inline), block_close("p")]
+        elif isinstance(block, blocks.Heading):
+            name, text = f"h{block.level}", block.inline.plain
             anchor = heading_id(page, text)
-            page.headings.append((int(token.tag[1]), anchor, text))
-            if token.tag == "h2":  # each ## section in a <section>: the contents mark the ones in view
+            page.headings.append((block.level, anchor, text))
+            if block.level == 2:  # each ## section in a <section>: the contents mark the ones in view
                 out.append(Markup(("</section>\n" if in_section else "") + "<section>\n"))
                 in_section = True
-            out.append(start_tag(token.tag, {"id": anchor}))
-        elif token.type == "heading_close" and token.tag == "h2":
-            out.append(Markup(token_html(page, token) + tag("a", {"class": "back", "href": "#contents"}, "↑ 目录") + "\n"))
-        elif token.type == "inline":
-            out.append(render_inline(page, token))
-        elif token.type == "fence":
-            out.append(fence_html(page, token))
-        else:
-            out.append(token_html(page, token))
+            out += [start_tag(name, {"id": anchor}), render_inline(page, block.inline), block_close(name)]
+            if block.level == 2:
+                out.append(Markup(tag("a", {"class": "back", "href": "#contents"}, "↑ 目录") + "\n"))
+        elif isinstance(block, blocks.Fence):
+            out.append(fence_html(page, block))
+        elif isinstance(block, blocks.CodeBlock):
+            out.append(Markup(tag("pre", None, tag("code", None, block.content)) + "\n"))
+        elif isinstance(block, blocks.HtmlBlock):
+            out.append(sanitized(block.html, PROSE_HTML, block.unmatched))
+        elif isinstance(block, blocks.Rule):
+            out.append(Markup(start_tag("hr") + "\n"))
+        elif isinstance(block, blocks.ListItem):
+            out.append(start_tag("li"))
+        elif isinstance(block, (blocks.ListBlock, blocks.Quote)):
+            out.append(block_open(container_tag(block), {"start": block.start} if block.ordered else None)
+                       if isinstance(block, blocks.ListBlock) else block_open("blockquote"))
+        elif isinstance(block, blocks.Table):
+            out.append(table_html(page, block))
     if in_section:
         out.append(Markup("</section>\n"))
     return join(out)
 
 
-def fence_html(page: Page, token) -> Markup:
-    line = token.map[0] + 1
-    role = page.fences.get(line)
-    if role and role[0] == "transcript":
-        return transcript_html(page, role[1], role[2])
-    if role:
-        return chunk_html(page, *role)
-    if line in page.doc.playgrounds:
-        return playground_html(page, page.doc.playgrounds[line])
-    language = (token.info.split() or [""])[0]
-    if language == "math":
-        return Markup(tag("div", {"class": "math"}, mathml(page, token.content, True, line)) + "\n")
-    shown = highlighted_lines(token.content.split("\n")[:-1], language, page.widths)
+def container_tag(block) -> str:
+    if isinstance(block, blocks.ListBlock):
+        return "ol" if block.ordered else "ul"
+    return "li" if isinstance(block, blocks.ListItem) else "blockquote"
+
+
+def fence_html(page: Page, fence: blocks.Fence) -> Markup:
+    if fence.kind == "transcript":
+        return transcript_html(page, fence.label, fence.index)
+    if fence.kind in ("chunk", "root"):
+        return chunk_html(page, fence.kind, fence.label, fence.index)
+    if fence.kind == "playground":
+        return playground_html(page, fence.piece)
+    if fence.language == "math":
+        return Markup(tag("div", {"class": "math"}, mathml(page, fence.content, True, fence.line)) + "\n")
+    shown = highlighted_lines(fence.content.split("\n")[:-1], fence.language, page.widths)
     return Markup(tag("pre", {"class": "code illustration"}, tag("code", None, *(join([s, "\n"]) for s in shown)))
                   + "\n")
 
@@ -141,11 +149,8 @@ def weave(doc: model.Document) -> tuple[str, Page, list[str]]:
         for piece in transcript.pieces():
             for offset, text in enumerate(model.output_lines(piece.content)):
                 transcript_text[piece.first_line + offset] = text
-    captions = caption_paragraphs(doc)
-    page = Page(doc=doc, numbers=numbers_by_token(sources), transcript_text=transcript_text,
-                fences=fence_roles(doc), blocks=block_contexts(doc.tokens), used_in=uses(doc), captions=captions,
-                caption_tokens={line: doc.tokens[index + 1] for index, line in captions.items()},
-                targets=link_targets(sources), scale=largest_multiple(doc))
+    page = Page(doc=doc, numbers=numbers_by_inline(sources), transcript_text=transcript_text, used_in=uses(doc),
+                captions=fence_captions(doc), targets=link_targets(sources), scale=largest_multiple(doc))
     body = body_html(page)
     if page.problems:
         raise model.UserError(*page.problems)

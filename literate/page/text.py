@@ -1,153 +1,108 @@
-"""Inline text: a paragraph's or cell's children rendered, numbers linked, formulas as MathML; the other tokens
-of the prose rebuilt from the page's vocabulary; a caption above a fence."""
+"""Inline text: the spans of a paragraph, heading or cell rendered, numbers linked, formulas as MathML, the rest
+from the page's vocabulary; a caption above a fence."""
 
 from __future__ import annotations
 
-import bisect
-import re
-from types import SimpleNamespace
 from urllib.parse import unquote
 
-from .. import inline, model
-from ..formulas import INLINE_MATH
+from .. import blocks, model
 from .markup import HTML_TAGS, PROSE_HTML, Markup, end_tag, escape, join, sanitized, start_tag, tag
 from .maths import mathml
-from .numbers import Flat, number_html
+from .numbers import number_html
 from .state import Page
 
 
-def render_inline(page: Page, token, name_link: str | None = None, source=None) -> Markup:
-    """A paragraph's or cell's text: numbers linked, formulas as MathML, the rest rebuilt from markdown-it's
-    tokens. name_link: make the first **bold** a link to this anchor (a caption's name)."""
-    children = token.children or []
-    line = token.map[0] + 1 if token.map else 0
-    flat = Flat(token)  # where each child starts in the text the prose check reads, to place its numbers
-    numbers = page.numbers.get(id(token), [])
-    formulas = [(latex, display) for _, latex, display in page.doc.formulas.get(id(source or token), [])]
-    # $`...`$ (GitHub): a code span between a text ending in $ and one starting with $
-    github = {i for i, child in enumerate(children)
-              if child.type == "code_inline" and 0 < i < len(children) - 1
-              and children[i - 1].type == "text" and children[i - 1].content.endswith("$")
-              and children[i + 1].type == "text" and children[i + 1].content.startswith("$")}
-    out, used, first_number = [], 0, 0
-    bold = None if name_link else False  # None: the name's bold is still to come; True: inside it
-    for i, child in enumerate(children):
-        if i in github:
-            out.append(mathml(page, child.content, False, line))
-        elif child.type == "text":
-            last_number = bisect.bisect_left([number.offset for number, _ in numbers], flat.starts[i + 1], first_number)
-            mine = [(number, lines, number.offset - flat.starts[i]) for number, lines in numbers[first_number:last_number]]
-            first_number = last_number
-            text, used = text_html(page, token, flat, child.content, (i - 1 in github, i + 1 in github), mine,
-                                   formulas, used, line)
-            out.append(text)
-        elif child.type == "strong_open" and bold is None:
-            bold = True
-            out.append(Markup(start_tag("a", {"class": "name", "href": f"#{name_link}"}) + start_tag("strong")))
-        elif child.type == "strong_close" and bold:
-            bold = False
-            out.append(Markup(end_tag("strong") + end_tag("a")))
-        else:
-            out.append(token_html(page, child))
-    if used != len(formulas):
-        page.problems.append(f"{page.doc.where(line)}: error: cannot find the formulas of this paragraph in its "
-                             "text (emphasis or a link inside $...$?); write them as $`...`$")
+def render_inline(page: Page, inline: blocks.Inline, name_link: str | None = None) -> Markup:
+    """A paragraph's or cell's text: numbers linked, formulas as MathML, the rest from its spans.
+    name_link: make the first **bold** a link to this anchor (a caption's name)."""
+    numbers = page.numbers.get(inline.key, {})
+    bold = [None if name_link else False]  # None: the name's bold is still to come; True: inside it
+    out: list = []
+    spans_html(page, inline, inline.spans, numbers, name_link, bold, out)
+    if inline.formula_problem:
+        page.problems.append(f"{page.doc.where(inline.line)}: error: cannot find the formulas of this paragraph in "
+                             "its text (emphasis or a link inside $...$?); write them as $`...`$")
     text = join(out)
-    if name_link and bold is None:  # no bold name: the whole caption is the link
+    if name_link and bold[0] is None:  # no bold name: the whole caption is the link
         text = tag("a", {"class": "name", "href": f"#{name_link}"}, text)
     return text
 
 
-def token_html(page: Page, token) -> Markup:
-    """A markdown-it token other than a fence or the text of a paragraph, rebuilt from the page's vocabulary:
-    its tag with the attributes that Markdown gives it (a link's href, a list's start, a cell's alignment)."""
-    kind = token.type
-    if kind in ("html_block", "html_inline"):
-        return sanitized(token.content, PROSE_HTML, page.doc.unmatched_details.get(id(token), frozenset()))
-    if kind in ("text", "code_inline"):
-        return tag("code", None, token.content) if kind == "code_inline" else escape(token.content)
-    if kind == "code_block":
-        return Markup(tag("pre", None, tag("code", None, token.content)) + "\n")
-    if kind == "softbreak":
-        return Markup("\n")
-    if kind == "image":  # nothing is fetched: its description, a link to the picture
-        return tag("a", {"class": "image", "href": token.attrs.get("src", "")}, f"［图：{token.content}］")
-    if token.hidden or token.tag not in HTML_TAGS:  # a tight list's paragraphs are not drawn
-        return Markup("")
-    if kind in ("hr", "hardbreak"):
-        return Markup(start_tag(token.tag) + "\n")
-    if token.nesting == -1:
-        return Markup(end_tag(token.tag) + ("\n" if token.block else ""))
-    attributes = {}
-    if kind == "link_open":
-        href = str(token.attrs.get("href", ""))
-        own = model.OWN_LINK.fullmatch(unquote(href))  # a caption's anchor, as written (as the page's ids are)
-        attributes = {"href": f"#{own[1]}" if own else href, "title": token.attrs.get("title")}
-    elif kind == "ordered_list_open":
-        attributes = {"start": token.attrs.get("start")}
-    elif kind in ("th_open", "td_open"):
-        align = re.fullmatch(r"text-align:(left|center|right)", str(token.attrs.get("style", "")))
-        attributes = {"class": f"align-{align[1]}" if align else None}
-    opening = start_tag(token.tag, attributes)
-    return Markup(opening + "\n") if token.block and kind not in ("paragraph_open", "th_open", "td_open",
-                                                                   "list_item_open") else opening
+def spans_html(page: Page, inline: blocks.Inline, spans: list, numbers: dict, name_link: str | None, bold: list,
+               out: list) -> None:
+    """The spans as HTML, appended to out (nested spans: as deep as the parser nests them, a few levels)."""
+    for span in spans:
+        if isinstance(span, blocks.Text):
+            out.append(escape(span.text))
+        elif isinstance(span, blocks.Number):
+            found = numbers.get(span.offset)
+            out.append(number_html(page, *found, number_contexts(inline, span)) if found else escape(span.text))
+        elif isinstance(span, blocks.Formula):
+            page.in_formulas += sum(offset in numbers for offset in span.numbers)  # the formula shows them
+            out.append(mathml(page, span.latex, span.display, inline.line))
+        elif isinstance(span, blocks.Code):
+            out.append(tag("code", None, span.text))
+        elif isinstance(span, blocks.Html):
+            out.append(sanitized(span.html, PROSE_HTML, span.unmatched))
+        elif isinstance(span, blocks.Image):  # nothing is fetched: its description, a link to the picture
+            out.append(tag("a", {"class": "image", "href": span.src}, f"［图：{span.alt}］"))
+        elif isinstance(span, blocks.Break):
+            out.append(Markup(start_tag("br") + "\n") if span.hard else Markup("\n"))
+        elif isinstance(span, blocks.Link):
+            own = model.OWN_LINK.fullmatch(unquote(span.href))  # a caption's anchor, as written (as the page's ids are)
+            out.append(start_tag("a", {"href": f"#{own[1]}" if own else span.href, "title": span.title}))
+            spans_html(page, inline, span.spans, numbers, name_link, bold, out)
+            out.append(end_tag("a"))
+        elif isinstance(span, blocks.Styled):
+            known = span.tag in HTML_TAGS
+            if span.tag == "strong" and bold[0] is None:
+                bold[0] = True
+                out.append(Markup(start_tag("a", {"class": "name", "href": f"#{name_link}"}) + start_tag("strong")))
+            else:
+                out.append(start_tag(span.tag) if known else Markup(""))
+            spans_html(page, inline, span.spans, numbers, name_link, bold, out)
+            if span.tag == "strong" and bold[0]:
+                bold[0] = False
+                out.append(Markup(end_tag("strong") + end_tag("a")))
+            else:
+                out.append(end_tag(span.tag) if known else Markup(""))
 
 
-def text_html(page: Page, token, flat: Flat, content: str, github: tuple[bool, bool], numbers, formulas,
-              used: int, line: int) -> tuple[Markup, int]:
-    """One text child: its $...$ formulas (the next of the paragraph's formulas, as written in the source:
-    markdown-it has already undone the backslash escapes in content) and its numbers. github: whether its
-    first and last $ belong to a $`...`$ around. Returns the HTML and how many formulas are used now."""
-    first, last = int(github[0]), len(content) - int(github[1])
-    events = [(match.start(), "formula", match.end()) for match in INLINE_MATH.finditer(content, first, last)]
-    positions = content_positions(content)
-    events += [(positions(offset), "number", (number, lines)) for number, lines, offset in numbers]
-    pieces, position = [], first
-    for where, kind, what in sorted(events, key=lambda event: event[0]):
-        if where < position:  # a number inside a formula: the formula shows it
-            page.in_formulas += 1
+def number_contexts(inline: blocks.Inline, number: blocks.Number) -> list:
+    """What a number's words are read in: its sentence, then its paragraph (or table row), each a cache key and
+    a function giving its text (read once)."""
+    start, end = number.sentence
+    return [((inline.key, start, end), lambda: inline.flat[start:end]), ((inline.key,), lambda: inline.context)]
+
+
+def block_open(name: str, attributes: dict | None = None) -> Markup:
+    return Markup(start_tag(name, attributes) + "\n")
+
+
+def block_close(name: str) -> Markup:
+    return Markup(end_tag(name) + "\n")
+
+
+def table_html(page: Page, table: blocks.Table) -> Markup:
+    out = [block_open("table")]
+    for part, rows in (("thead", table.head), ("tbody", table.body)):
+        if rows is None:
             continue
-        pieces.append(content[position:where])
-        if kind == "formula":
-            latex, display = formulas[used] if used < len(formulas) else (content[where + 1 : what - 1], False)
-            used += 1
-            pieces.append(mathml(page, latex, display, line))
-            position = what
-        else:
-            number, lines = what
-            sentence = flat.sentence(number.offset)
-            contexts = [((id(token), *sentence), lambda: flat.text[slice(*sentence)]),
-                        ((id(token),), lambda: page.blocks.get(id(token), flat.text))]
-            pieces.append(number_html(page, number, lines, contexts))
-            position = where + len(number.text)
-    pieces.append(content[position:last])
-    return join(pieces), used
-
-
-def content_positions(content: str):
-    """A function from a character's offset in the flattened text (inline.flatten_inline) to where it is in
-    a text child's content: there, each bare URL became one character. The URLs are found once."""
-    flat_starts, shifts, shift = [], [0], 0
-    for match in inline.BARE_URL.finditer(content):
-        flat_starts.append(match.start() - shift)
-        shift += len(match[0]) - 1
-        shifts.append(shift)
-    return lambda offset: offset + shifts[bisect.bisect_left(flat_starts, offset)]
+        out.append(block_open(part))
+        for row in rows:
+            out.append(block_open("tr"))
+            for cell in row.cells:
+                name = "th" if cell.header else "td"
+                out += [start_tag(name, {"class": f"align-{cell.align}" if cell.align else None}),
+                        render_inline(page, cell.inline), block_close(name)]
+            out.append(block_close("tr"))
+        out.append(block_close(part))
+    out.append(block_close("table"))
+    return join(out)
 
 
 def caption_html(page: Page, line: int, anchor: str) -> Markup | None:
     """The caption written above the fence at line, rendered as the prose is, without its <a name> (the
     figure carries the anchor) and with its **bold name** a link to the anchor; None: the fence has none."""
-    token = page.caption_tokens.get(line)
-    if token is None:
-        return None
-    children = list(token.children or [])
-    anchor_tag = next((i for i, child in enumerate(children) if child.type == "html_inline"), None)
-    if anchor_tag is not None:
-        closing = next((i for i in range(anchor_tag + 1, len(children)) if children[i].type == "html_inline"
-                        and children[i].content.strip().lower() == "</a>"), None)
-        children = [child for i, child in enumerate(children) if i not in (anchor_tag, closing)]
-    while children and children[0].type == "text" and not children[0].content.strip():
-        children.pop(0)
-    return render_inline(page, SimpleNamespace(children=children, content=token.content, map=token.map), source=token,
-                         name_link=anchor)
+    caption = page.captions.get(line)
+    return None if caption is None else render_inline(page, caption, name_link=anchor)

@@ -1,0 +1,222 @@
+"""The lesson as typed blocks and spans, what the reading stage (markdown.py) hands every back end: headings,
+paragraphs of inline spans, fences with their role, captions, tables, lists, quotes and HTML, each with the lines
+of MD it stands on. The back ends walk these; none of them sees the Markdown parser's tokens."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+# ---------------------------------------------------------------- inline spans
+
+
+@dataclass
+class Text:
+    text: str
+
+
+@dataclass
+class Number:
+    """A number as the prose check reads it (inline.NUMBER); the check says whether it is a claim and what it
+    cites (ProseNumber, by the Inline's key and this offset)."""
+
+    text: str
+    offset: int  # of its first digit in Inline.flat
+    sentence: tuple[int, int]  # (start, end) in Inline.flat of the sentence around it
+
+
+@dataclass
+class Formula:
+    """A formula: $...$ or $$...$$ in text (kind "dollar"; latex as written in the source), or GitHub's $`...`$
+    (kind "github"). numbers: the offsets in Inline.flat of the numbers written inside it."""
+
+    latex: str
+    display: bool
+    kind: str
+    source: str  # as it stands in the text
+    numbers: list[int] = field(default_factory=list)
+
+
+@dataclass
+class Code:
+    text: str
+
+
+@dataclass
+class Html:
+    html: str
+    unmatched: frozenset[int] = frozenset()  # which of its <details> and </details> pair with nothing
+
+
+@dataclass
+class Image:
+    src: str
+    alt: str
+
+
+@dataclass
+class Break:
+    hard: bool
+
+
+@dataclass
+class Link:
+    href: str  # as the parser normalised it (percent-encoded)
+    title: str | None
+    spans: list = field(default_factory=list)
+
+
+@dataclass
+class Styled:
+    """Emphasis (tag em) or strong emphasis (tag strong) around its spans."""
+
+    tag: str
+    spans: list = field(default_factory=list)
+
+
+@dataclass
+class Inline:
+    """The text of a paragraph, heading or table cell: its spans, and the text as the prose checks read it."""
+
+    key: int  # its place among the lesson's inline texts, 0, 1, ... (ProseNumber.inline)
+    line: int  # its first line of MD (a table cell: its row's)
+    source: str  # as written in MD
+    spans: list = field(default_factory=list)
+    flat: str = ""  # inline.inline_parts: code, HTML and URLs as one separator, line breaks as \n
+    comments: list[tuple[int, str]] = field(default_factory=list)  # (offset in flat, inline HTML)
+    marks: list[int] = field(default_factory=list)  # offsets in flat where emphasis or a link opens or closes
+    context: str = ""  # what its numbers are read in: its text, or for a table cell the whole row
+    plain: str = ""  # its text and code only (a heading's title)
+    caption: bool = False  # it opens with a caption's <a name="chunk-|file-|output-...">
+    formulas: list[tuple[int, str, bool]] = field(default_factory=list)  # formulas.dollar_formulas of its source
+    formula_problem: bool = False  # its $...$ formulas are not all found in its text
+
+
+# ---------------------------------------------------------------- blocks
+
+
+@dataclass
+class Block:
+    line: int  # first line of MD, 1-based
+    end: int  # the line after its last, 1-based: lines[line - 1 : end - 1] hold it
+
+
+@dataclass
+class Heading(Block):
+    level: int
+    inline: Inline
+
+
+@dataclass
+class Paragraph(Block):
+    inline: Inline
+    tight: bool = False  # in a tight list: drawn without <p>
+    display: str | None = None  # the LaTeX of a paragraph that is one $$...$$ formula
+    caption_of: int | None = None  # the line of the fence it is the caption of
+
+
+@dataclass
+class Fence(Block):
+    """A code fence: kind chunk, root, transcript, playground or illustration; label: the chunk's name or the
+    program's path; index: which of that label's fences (0, 1, ...); piece: what tangle read from it (a
+    model.Piece, the model.Transcript part, the model.Playground; None: an illustration); caption: its caption's
+    text, without the <a name> (None: it has none)."""
+
+    info: str
+    language: str  # the first word of info
+    content: str
+    kind: str = "illustration"
+    label: str = ""
+    index: int = 0
+    piece: object = None
+    caption: Inline | None = None
+
+
+@dataclass
+class CodeBlock(Block):
+    content: str
+
+
+@dataclass
+class HtmlBlock(Block):
+    html: str
+    unmatched: frozenset[int] = frozenset()
+
+
+@dataclass
+class Rule(Block):
+    pass
+
+
+@dataclass
+class ListItem(Block):
+    children: list = field(default_factory=list)
+
+
+@dataclass
+class ListBlock(Block):
+    ordered: bool
+    start: int | None = None
+    items: list[ListItem] = field(default_factory=list)
+
+
+@dataclass
+class Quote(Block):
+    children: list = field(default_factory=list)
+
+
+@dataclass
+class Cell:
+    header: bool
+    align: str | None
+    inline: Inline
+
+
+@dataclass
+class Row(Block):
+    cells: list[Cell] = field(default_factory=list)
+
+
+@dataclass
+class Table(Block):
+    head: list[Row] = field(default_factory=list)
+    body: list[Row] | None = None  # None: no body rows
+
+
+def children(block) -> list:
+    """The blocks directly inside a block (a list's items, an item's or quote's blocks)."""
+    if isinstance(block, ListBlock):
+        return block.items
+    if isinstance(block, (ListItem, Quote)):
+        return block.children
+    return []
+
+
+def walk(blocks: list):
+    """Every block in document order, as ("open", block, depth) and, after what is inside it, ("close", block,
+    depth); depth 0 at the top. Without recursion, so that lists and quotes nested any depth are safe."""
+    stack = [(iter(blocks), None)]
+    while stack:
+        items, owner = stack[-1]
+        block = next(items, None)
+        depth = len(stack) - 1
+        if block is None:
+            stack.pop()
+            if owner is not None:
+                yield "close", owner, depth - 1
+            continue
+        yield "open", block, depth
+        inner = children(block)
+        if inner:
+            stack.append((iter(inner), block))
+        else:
+            yield "close", block, depth
+
+
+def texts(blocks: list):
+    """Every Inline of the lesson in document order: each paragraph's, heading's and table cell's."""
+    for event, block, _ in walk(blocks):
+        if event == "open" and isinstance(block, (Paragraph, Heading)):
+            yield block.inline
+        elif event == "open" and isinstance(block, Table):
+            yield from (cell.inline for row in [*block.head, *(block.body or [])] for cell in row.cells)

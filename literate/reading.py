@@ -1,0 +1,223 @@
+"""The Markdown parser's tokens read once into the typed blocks of blocks.py: the part of the reading stage that
+knows the shapes of the tokens (markdown.py parses; nothing after the reading stage sees a token)."""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+
+from . import blocks as b
+from .formulas import DISPLAY_MATH, INLINE_MATH, dollar_formulas
+from .inline import BARE_URL, NUMBER, SENTENCE_END, caption_of, inline_reading, unmatched_details
+from .model import Caption, Piece, Playground, Transcript
+
+CONTAINERS = ("bullet_list_open", "ordered_list_open", "list_item_open", "blockquote_open")
+
+
+def read_blocks(tokens: list, fences: dict[int, tuple[str, str, int, Piece | Transcript]],
+                playgrounds: dict[int, Playground], captions: dict[int, Caption]) -> list:
+    """The blocks of the lesson. fences: Document.fences(); captions: fence line -> its caption."""
+    reader = Reader(unmatched_details(tokens), {caption.line: fence for fence, caption in captions.items()})
+    top: list = []
+    stack: list = [top]  # the lists of blocks being filled (a list's: its items), innermost last
+    table = row = None
+    caption_tokens: dict[int, tuple] = {}  # fence line -> its caption's inline token and Inline
+    index = 0
+    while index < len(tokens):
+        token = tokens[index]
+        kind, into = token.type, stack[-1]
+        line, end = (token.map[0] + 1, token.map[1]) if token.map else (0, 0)
+        index += 1
+        if kind in CONTAINERS:  # what follows, up to its close, goes into it
+            block = (b.ListItem(line, end) if kind == "list_item_open" else b.Quote(line, end)
+                     if kind == "blockquote_open" else
+                     b.ListBlock(line, end, kind == "ordered_list_open", token.attrs.get("start")))
+            into.append(block)
+            stack.append(b.children(block))
+        elif kind in ("list_item_close", "bullet_list_close", "ordered_list_close", "blockquote_close"):
+            stack.pop()
+        elif kind == "paragraph_open":
+            inline = tokens[index]
+            index += 2
+            paragraph = b.Paragraph(line, end, reader.inline(inline), token.hidden)
+            match = DISPLAY_MATH.fullmatch(inline.content)
+            paragraph.display = match[1] if match else None
+            paragraph.caption_of = reader.caption_lines.get(line)
+            if paragraph.caption_of is not None:
+                caption_tokens[paragraph.caption_of] = (inline, paragraph.inline)
+            into.append(paragraph)
+        elif kind == "heading_open":
+            inline = tokens[index]
+            index += 2
+            into.append(b.Heading(line, end, int(token.tag[1]), reader.inline(inline)))
+        elif kind == "fence":
+            into.append(fence(token, line, end, fences, playgrounds, reader, caption_tokens))
+        elif kind == "code_block":
+            into.append(b.CodeBlock(line, end, token.content))
+        elif kind == "html_block":
+            into.append(b.HtmlBlock(line, end, token.content, reader.unmatched.get(id(token), frozenset())))
+        elif kind == "hr":
+            into.append(b.Rule(line, end))
+        elif kind == "table_open":
+            table = b.Table(line, end)
+            into.append(table)
+        elif kind == "tbody_open":
+            table.body = []
+        elif kind == "tr_open":
+            row = b.Row(line, end)
+            (table.head if table.body is None else table.body).append(row)
+        elif kind in ("th_open", "td_open"):
+            align = str(token.attrs.get("style", "")).removeprefix("text-align:")
+            row.cells.append(b.Cell(kind == "th_open", align if align in ("left", "center", "right") else None,
+                                    reader.inline(tokens[index])))
+            index += 2
+        elif kind == "tr_close":
+            context = " | ".join(cell.inline.flat for cell in row.cells)
+            for cell in row.cells:
+                cell.inline.context = context
+    return top
+
+
+def fence(token, line: int, end: int, fences, playgrounds, reader: Reader, caption_tokens) -> b.Fence:
+    found = b.Fence(line, end, token.info, (token.info.split() or [""])[0], token.content)
+    if line in fences:
+        found.kind, found.label, found.index, found.piece = fences[line]
+    elif line in playgrounds:
+        found.kind, found.label, found.piece = "playground", playgrounds[line].program, playgrounds[line]
+    if line in caption_tokens:
+        found.caption = reader.caption(*caption_tokens[line])
+    return found
+
+
+class Reader:
+    """Inline tokens to Inline texts, numbered in document order; which <details> pair with nothing."""
+
+    def __init__(self, unmatched: dict[int, frozenset[int]], caption_lines: dict[int, int]):
+        self.unmatched, self.caption_lines, self.count = unmatched, caption_lines, 0
+
+    def inline(self, token) -> b.Inline:
+        parts, comments, marks = inline_reading(token)
+        flat = "".join(parts)
+        found = b.Inline(self.count, token.map[0] + 1 if token.map else 0, token.content, flat=flat,
+                         comments=comments, marks=marks, context=flat, caption=caption_of(token) is not None)
+        self.count += 1
+        children = token.children or []
+        found.plain = "".join(child.content for child in children if child.type in ("text", "code_inline"))
+        starts = list(itertools.accumulate(map(len, parts), initial=0))
+        ends = [match.start() for match in SENTENCE_END.finditer(flat)]
+        numbers = [(match.start(), match[0], sentence(ends, match.start(), len(flat)))
+                   for match in NUMBER.finditer(flat)]
+        found.formulas = dollar_formulas(token.content)
+        found.spans, found.formula_problem = self.spans(children, found.formulas, starts, numbers)
+        return found
+
+    def caption(self, token, read: b.Inline) -> b.Inline:
+        """A caption's text as the page shows it: without its <a name> and the </a> after it, nor the blanks
+        then leading it."""
+        children = list(token.children or [])
+        anchor_tag = next((i for i, child in enumerate(children) if child.type == "html_inline"), None)
+        if anchor_tag is not None:
+            closing = next((i for i in range(anchor_tag + 1, len(children)) if children[i].type == "html_inline"
+                            and children[i].content.strip().lower() == "</a>"), None)
+            children = [child for i, child in enumerate(children) if i not in (anchor_tag, closing)]
+        while children and children[0].type == "text" and not children[0].content.strip():
+            children.pop(0)
+        found = b.Inline(-1, read.line, read.source, formulas=read.formulas)
+        found.spans, found.formula_problem = self.spans(children, read.formulas, None, [])
+        return found
+
+    def spans(self, children: list, dollars: list, starts: list[int] | None, numbers: list) -> tuple[list, bool]:
+        """The spans of these children, nested as their tokens open and close, and whether the source's formulas
+        (dollars: formulas.dollar_formulas) were not all found in their text. starts: where each child begins in the
+        flat text (numbers: (offset there, text, sentence)), None for children that stand in no flat text (a
+        caption's)."""
+        formulas = [(latex, display) for _, latex, display in dollars]
+        # $`...`$ (GitHub): a code span between a text ending in $ and one starting with $
+        github = {i for i, child in enumerate(children)
+                  if child.type == "code_inline" and 0 < i < len(children) - 1
+                  and children[i - 1].type == "text" and children[i - 1].content.endswith("$")
+                  and children[i + 1].type == "text" and children[i + 1].content.startswith("$")}
+        top: list = []
+        stack = [top]
+        used, offsets = 0, [offset for offset, _, _ in numbers]
+        for i, child in enumerate(children):
+            kind, into = child.type, stack[-1]
+            if i in github:
+                into.append(b.Formula(child.content, False, "github", child.content))
+            elif kind == "text":
+                mine = []
+                if starts is not None:
+                    first, last = bisect.bisect_left(offsets, starts[i]), bisect.bisect_left(offsets, starts[i + 1])
+                    mine = [(offset - starts[i], *rest) for offset, *rest in numbers[first:last]
+                            if offset + len(rest[0]) <= starts[i + 1]]
+                pieces, used = text_spans(child.content, (i - 1 in github, i + 1 in github), mine,
+                                          starts[i] if starts else 0, formulas, used)
+                into.extend(pieces)
+            elif kind == "code_inline":
+                into.append(b.Code(child.content))
+            elif kind == "html_inline":
+                into.append(b.Html(child.content, self.unmatched.get(id(child), frozenset())))
+            elif kind == "image":
+                into.append(b.Image(child.attrs.get("src", ""), child.content))
+            elif kind in ("softbreak", "hardbreak"):
+                into.append(b.Break(kind == "hardbreak"))
+            elif kind == "link_open":
+                link = b.Link(str(child.attrs.get("href", "")), child.attrs.get("title"))
+                into.append(link)
+                stack.append(link.spans)
+            elif kind.endswith("_open"):
+                styled = b.Styled(child.tag)
+                into.append(styled)
+                stack.append(styled.spans)
+            elif kind.endswith("_close") and len(stack) > 1:
+                stack.pop()
+        return top, used != len(formulas)
+
+
+def sentence(ends: list[int], offset: int, length: int) -> tuple[int, int]:
+    """(start, end) of the sentence around offset, given where the sentences end."""
+    after = bisect.bisect_left(ends, offset)
+    return (ends[after - 1] + 1 if after else 0, ends[after] if after < len(ends) else length)
+
+
+def text_spans(content: str, github: tuple[bool, bool], numbers: list, start: int, formulas: list,
+               used: int) -> tuple[list, int]:
+    """One text child as spans: its $...$ formulas (the next of the paragraph's formulas, as written in the source:
+    the parser has already undone the backslash escapes in content), its numbers (offset in this child's flat
+    text, text, sentence) and the text between. github: whether its first and last $ belong to a $`...`$ around.
+    Returns the spans and how many formulas are used now."""
+    first, last = int(github[0]), len(content) - int(github[1])
+    events = [(match.start(), "formula", match.end()) for match in INLINE_MATH.finditer(content, first, last)]
+    positions = content_positions(content)
+    events += [(positions(offset), "number", (offset, text, around)) for offset, text, around in numbers]
+    pieces, position, formula = [], first, None
+    for where, kind, what in sorted(events, key=lambda event: event[0]):
+        if where < position:  # a number inside a formula: the formula shows it
+            if formula is not None and kind == "number":
+                formula.numbers.append(start + what[0])
+            continue
+        pieces.append(b.Text(content[position:where]))
+        if kind == "formula":
+            latex, display = formulas[used] if used < len(formulas) else (content[where + 1 : what - 1], False)
+            used += 1
+            formula = b.Formula(latex, display, "dollar", content[where:what])
+            pieces.append(formula)
+            position = what
+        else:
+            offset, text, around = what
+            formula = None
+            pieces.append(b.Number(text, start + offset, around))
+            position = where + len(text)
+    pieces.append(b.Text(content[position:last]))
+    return [piece for piece in pieces if not isinstance(piece, b.Text) or piece.text], used
+
+
+def content_positions(content: str):
+    """A function from a character's offset in the flattened text (inline.inline_parts) to where it is in
+    a text child's content: there, each bare URL became one character. The URLs are found once."""
+    flat_starts, shifts, shift = [], [0], 0
+    for match in BARE_URL.finditer(content):
+        flat_starts.append(match.start() - shift)
+        shift += len(match[0]) - 1
+        shifts.append(shift)
+    return lambda offset: offset + shifts[bisect.bisect_left(flat_starts, offset)]
