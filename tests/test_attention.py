@@ -166,6 +166,10 @@ def test_attend_many_queries_per_batch_equals_one_at_a_time():
         c, w = A.attend(Q[:, t], K)
         np.testing.assert_allclose(weights[:, t], w, rtol=1e-12)
         np.testing.assert_allclose(context[:, t], c, rtol=1e-12, atol=1e-12)
+        for b in range(4):                              # and one query at a time, as the main line computes it
+            c_one, w_one = A.attend_one(Q[b, t], K[b])
+            np.testing.assert_allclose(w_one, weights[b, t], rtol=1e-12)
+            np.testing.assert_allclose(c_one, context[b, t], rtol=1e-12, atol=1e-12)
 
 
 @pytest.mark.parametrize("seed", range(10))
