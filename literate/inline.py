@@ -9,6 +9,7 @@ import re
 import unicodedata
 from urllib.parse import unquote, urlsplit
 
+from .characters import shows_nothing
 from .model import CAPTION_ANCHOR, OWN_LINK, chunk_name
 
 
@@ -16,10 +17,11 @@ NUMBER = re.compile(r"(?<![A-Za-z0-9_.])(?<![0-9][eE][+-])[0-9]+(?:\.[0-9]+)?(?!
 BOOK_WORD, BOOK_SPAN_END = "原书", re.compile(r"[。；！？]|本仓库")
 SENTENCE_END = re.compile(r"[。；！？]")
 DIGIT_RUN = re.compile(r"\d+(?:\.\d+)*")  # \d: 0-9, full-width ０-９ and the digits of other scripts
-# between two digits (a dot on either side allowed): a run that is neither digit, dot, word nor blank
-BETWEEN_DIGITS = re.compile(r"(?<=[0-9])\.?([^0-9.\w \t]+)(?=\.?[0-9])")
-INVISIBLE = {"Cf", "Mn", "Me"}  # format characters (zero-width, soft hyphen, bidi), combining marks
+# between two digits (a dot on either side allowed): a run that is neither digit, dot nor blank
+BETWEEN_DIGITS = re.compile(r"(?<=[0-9])\.?([^0-9. \t]+)(?=\.?[0-9])")
+MARKS = {"Mn", "Me"}  # combining marks: over a digit, they change how it looks
 NUMBER_LIKE = re.compile(r"[0-9]+(?:\.[0-9]+)?")
+BARE_DECIMAL = re.compile(r"(?<![A-Za-z0-9_.])\.[0-9]+(?![A-Za-z0-9_]|\.[0-9])")  # .93: NUMBER needs a digit first
 BARE_URL = re.compile(r"\b(?:https?|ftp)://[!-~]+|\bwww\.[!-~]+")
 
 
@@ -107,7 +109,8 @@ def inline_reading(token) -> tuple[list[str], list[tuple[int, str]], list[int]]:
 
 def broken_numbers(text: str, html: list[tuple[int, str]], marks: list[int]) -> list[tuple[int, str]]:
     """(offset, why) for each number the reader sees whole but the prose check would read otherwise: digits
-    other than 0-9, an invisible character or inline HTML between its digits, or markup that splits it."""
+    other than 0-9, no digit before the decimal point (.93), a character that shows nothing (characters.py), a
+    combining mark or inline HTML between its digits, or markup that splits it."""
     found = []
     for match in DIGIT_RUN.finditer(text):
         if not match[0].isascii():
@@ -115,11 +118,15 @@ def broken_numbers(text: str, html: list[tuple[int, str]], marks: list[int]) -> 
             names = sorted({unicodedata.name(c, "a digit") for c in match[0] if c != "." and not c.isascii()})
             found.append((match.start(), f"{match[0]} is written with other digits than 0-9 ({', '.join(names[:2])}"
                           f"{', ...' if len(names) > 2 else ''}), which the check does not read; write {ascii_digits}"))
+    for match in BARE_DECIMAL.finditer(text):
+        found.append((match.start(), f"{match[0]} has no digit before its decimal point, so the check would not "
+                      f"read it as a number; write 0{match[0]}"))
     tags = dict(html)
     for match in BETWEEN_DIGITS.finditer(text):
         run = match[1]
         hidden = [(offset, character) for offset, character in enumerate(run, match.start(1))
-                  if character != "\n" and (offset in tags or unicodedata.category(character) in INVISIBLE)]
+                  if character != "\n" and (offset in tags or shows_nothing(character)
+                                             or unicodedata.category(character) in MARKS)]
         if hidden and len(hidden) == len(run) - run.count("\n"):
             what = " and ".join(sorted({f"inline HTML {tags[offset].strip()[:30]!r}" if offset in tags
                                         else f"U+{ord(c):04X} {unicodedata.name(c, '')}".strip()

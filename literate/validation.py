@@ -7,6 +7,7 @@ import re
 import unicodedata
 
 from .captions import expected_captions
+from .characters import code_point, first_unseen, unseen, without_unseen
 from .model import (Document, MAX_DEPTH, MAX_GENERATED_BYTES, MAX_SUGGESTIONS, Piece, location_comment, reference,
                     references, walk)
 
@@ -14,9 +15,6 @@ from .model import (Document, MAX_DEPTH, MAX_GENERATED_BYTES, MAX_SUGGESTIONS, P
 # Invisible characters that Markdown, Python and editors read differently (markdown-it turns NUL
 # into U+FFFD; str.splitlines breaks at \x0b, \x1c-\x1e and \x85). Tab, LF, CR and form feed are fine.
 CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f]")
-# Bidi controls and characters that show nothing (zero-width space, joiners, word joiner, BOM, soft hyphen):
-# refused in code and names, where they make code read differently from how it runs ("Trojan Source").
-INVISIBLE = re.compile("[\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]")
 
 
 def shown_line(line: str, width: int = 60) -> str:
@@ -25,33 +23,35 @@ def shown_line(line: str, width: int = 60) -> str:
 
 
 def invisible_problems(doc: Document) -> list[tuple[int, str]]:
-    """Bidi controls and zero-width characters in code, chunk names and paths: they make code read differently
-    from how it runs ("Trojan Source"), or two names look the same, so they are refused, as compilers warn."""
+    """Characters that show nothing (characters.py: bidi controls, zero-width and tag characters, fillers, line
+    separators) in code, chunk names and paths: they make code read differently from how it runs ("Trojan
+    Source"), or two names look the same, so they are refused, as compilers warn. Playgrounds are code too."""
     problems = []
     for table, what in ((doc.chunks, "the chunk name {{#{}}}"), (doc.roots, "the path {{file={}}}")):
         for label, pieces in table.items():
-            match = INVISIBLE.search(label)
-            if match:
-                problems.append((pieces[0].fence_line, f"{code_point(match[0])} in {what.format(ascii(label)[1:-1])}: "
+            found = first_unseen(label)
+            if found:
+                problems.append((pieces[0].fence_line, f"{code_point(found)} in {what.format(ascii(label)[1:-1])}: "
                                  "two names that look the same would differ; delete it"))
-            for piece in pieces:
-                for offset, code in enumerate(piece.lines):
-                    match = INVISIBLE.search(code)
-                    if match:
-                        problems.append((piece.first_line + offset, f"{code_point(match[0])} in code: it makes the "
-                                         "code read differently from how it runs (Trojan Source); delete it, or in a "
-                                         f"string write it as an escape: \\u{ord(match[0]):04x}"))
+            problems += code_problems(pieces)
+    return problems + code_problems(doc.playgrounds.values())
+
+
+def code_problems(pieces) -> list[tuple[int, str]]:
+    problems = []
+    for piece in pieces:
+        for offset, code in enumerate(piece.lines):
+            found = first_unseen(code)
+            if found:
+                problems.append((piece.fence_line + 1 + offset, f"{code_point(found)} in code: it shows nothing, "
+                                 "so the code reads differently from how it runs (Trojan Source); delete it, or in "
+                                 f"a string write it as an escape: \\u{ord(found):04x}"))
     return problems
-
-
-def code_point(character: str) -> str:
-    """U+202E (RIGHT-TO-LEFT OVERRIDE): a character named as a message names it."""
-    return f"U+{ord(character):04X} ({unicodedata.name(character, 'unnamed')})"
 
 
 def looks(name: str) -> str:
     """A name as a reader sees it: composed (NFC), without the characters that show nothing."""
-    return INVISIBLE.sub("", unicodedata.normalize("NFC", name))
+    return without_unseen(unicodedata.normalize("NFC", name))
 
 
 def invisible_difference(name: str, other: str) -> str:
@@ -59,7 +59,7 @@ def invisible_difference(name: str, other: str) -> str:
     if unicodedata.normalize("NFC", name) == unicodedata.normalize("NFC", other):
         return ("they differ only in invisible characters: one is written decomposed (Unicode NFD, as some "
                 "editors and macOS file names save it), the other composed (NFC); retype one of them")
-    hidden = sorted({code_point(c) for c in INVISIBLE.findall(name + other)})
+    hidden = sorted({code_point(c) for _, c in unseen(name + other)})
     return f"they differ only in invisible characters ({', '.join(hidden)}); retype one of them"
 
 

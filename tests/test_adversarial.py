@@ -922,6 +922,11 @@ BROKEN_NUMBERS = {
     "emphasis": ("准确率 0.*94*00。", "split by emphasis"),
     "a link": ("准确率 [0.94](#x)00。", "split by emphasis, strikethrough or a link"),
     "in a table": ("| a |\n|---|\n| 0\u200b.9400 |\n", "U+200B"),
+    "a Hangul filler": ("准确率 0.94\u316400。", "U+3164 HANGUL FILLER"),
+    "a tag character": ("准确率 0.94\U000e003000。", "U+E0030 TAG DIGIT ZERO"),
+    "a line separator": ("准确率 0.9\u20284。", "U+2028 LINE SEPARATOR"),
+    "no digit before the point": ("准确率 .9400。", "write 0.9400"),
+    "no digit before the point, signed": ("准确率 -.94 和 .9400。", "write 0.94"),
 }
 
 
@@ -962,11 +967,20 @@ def test_wrong_two_fences_with_one_anchor_are_refused(tmp_path, capsys, first, s
     assert "a link to one would lead to the other" in err and "rename one of them" in err
 
 
-@pytest.mark.parametrize("where", ["code", "name", "reference"])
-@pytest.mark.parametrize("character", ["\u202e", "\u2066", "\u200b", "\u200d", "\u2060", "\ufeff"])
-def test_wrong_bidi_and_zero_width_characters_are_refused_with_their_line(tmp_path, capsys, where, character):
+# bidi controls, zero-width characters, the BOM, fillers that look like a blank, tag characters, line and
+# paragraph separators, a variation selector: every character that shows nothing (literate/characters.py)
+SHOWING_NOTHING = ["\u202e", "\u2066", "\u200b", "\u200d", "\u2060", "\ufeff", "\u3164", "\u115f", "\uffa0",
+                   "\U000e0041", "\U000e007f", "\u2028", "\u2029", "\u00ad", "\u180e", "\ufe0f", "\u034f"]
+
+
+@pytest.mark.parametrize("where", ["code", "name", "reference", "playground"])
+@pytest.mark.parametrize("character", SHOWING_NOTHING)
+def test_wrong_characters_that_show_nothing_are_refused_in_code_and_names_with_their_line(tmp_path, capsys, where,
+                                                                                          character):
     if where == "code":
         text = lesson(code=f"access = 'user{character}'  # admin\nprint('acc 0.9300')\n")
+    elif where == "playground":
+        text = lesson("```python {playground=generated/p.py}\nname = 'a'\nname = 'a" + character + "'\n```\n")
     elif where == "name":
         text = lesson(name=f"打{character}印")
     else:
@@ -975,7 +989,8 @@ def test_wrong_bidi_and_zero_width_characters_are_refused_with_their_line(tmp_pa
     md = write(tmp_path, text)
     assert tangle.main(["tangle", str(md)]) == 2
     err = capsys.readouterr().err
-    assert f"U+{ord(character):04X}" in err and "lesson.md:" in err
+    line = next(number for number, text in enumerate(text.split("\n"), 1) if character in text)
+    assert f"lesson.md:{line}: error: U+{ord(character):04X}" in err, err
     assert not (tmp_path / "generated").exists()
 
 
