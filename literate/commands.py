@@ -129,12 +129,23 @@ def selected_targets(doc: Document, only: str | None) -> list[str]:
     """The programs to run: every one with a transcript, or just the one --only names."""
     if only is None:
         return list(doc.transcripts)
-    wanted = os.path.normpath(only)
-    if wanted not in map(os.path.normpath, doc.transcripts):
+    chosen = [target for target in doc.transcripts if names_program(doc, only, target)]
+    if not chosen:
         known = ", ".join(doc.transcripts) or "none"
         raise UserError(f"{doc.shown}: error: --only {only}: no program with a transcript by that name "
                         f"(there are: {known})")
-    return [target for target in doc.transcripts if os.path.normpath(target) == wanted]
+    return chosen
+
+
+def names_program(doc: Document, only: str, target: str) -> bool:
+    """Whether --only PATH names this program: PATH as the lesson writes it (relative to the lesson's folder, as in
+    file=), or as the shell sees it from here (./generated/a.py, docs/generated/a.py, an absolute path, a symlink)."""
+    if os.path.normpath(only) == os.path.normpath(target):
+        return True
+    try:
+        return os.path.samefile(only, doc.folder / target)
+    except (OSError, ValueError):  # either is missing (check says so later), or the path holds a NUL
+        return os.path.abspath(only) == os.path.abspath(doc.folder / target)
 
 
 def in_sync(args) -> tuple[Document, list[str]] | None:

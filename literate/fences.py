@@ -9,7 +9,7 @@ import posixpath
 import re
 
 from .model import (Document, HASH_COMMENT_SUFFIXES, LINE_BREAKING, chunk_name, confinement_problem, Transcript,
-                    output_lines)
+                    output_lines, reference)
 from .validation import shown_line
 
 
@@ -29,6 +29,8 @@ def fence_attributes(info: str) -> tuple[str, str | None, str | None, str | None
         name = chunk_name(inner[1:])
         if not name:
             raise ValueError("empty chunk name after #")
+        if reference(f"<<{name}>>") != ("", name):
+            raise ValueError(f"a chunk name cannot hold << or >> nor end in >: <<{name}>> would not name it")
         if re.search(r"(?:^|\s)(?:file|transcript)=", name):
             raise ValueError("a fence is either a named chunk {#name} or a root {file=...}, not both")
         return lang, name, None, None, None, None

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from .captions import caption_problems, find_captions, math_warnings
 from .files import describe, file_kind, read_regular
-from .model import (Document, LINE_BREAKING, LINE_WITH_END, MAX_MARKDOWN_BYTES, PYTHON_LANGUAGES, chunk_name, Piece,
+from .model import (Document, LINE_BREAKING, LINE_WITH_END, MAX_MARKDOWN_BYTES, PYTHON_LANGUAGE, chunk_name, Piece,
                     Playground, Transcript, UserError)
 from .declarations import is_declaration, read_declarations
 from .fences import assign_transcripts, fence_attributes, nested_root_problems, target_problem
@@ -123,7 +123,7 @@ def parse_document(path: Path, shown: str, text: str) -> Document:
             doc.playgrounds[line] = Playground(line, posixpath.normpath(playground), code, lang)
         elif transcript is not None:
             loose_transcripts.append((transcript, Transcript(line, token.map[1], token.content, token.markup, part)))
-        elif lang in PYTHON_LANGUAGES:
+        elif PYTHON_LANGUAGE.fullmatch(lang):
             problems.append((line, f"{lang} fence with neither {{#name}} nor {{file=...}}: the reader would "
                              + "see code that never runs; name it, or use ```text for an illustration"))
     doc.declared, declaration_problems = read_declarations(

@@ -19,9 +19,12 @@ MAX_GENERATED_BYTES = 16 << 20  # all the generated files together
 MAX_DEPTH = 100  # chunks included in chunks included in ...
 MAX_SUGGESTIONS = 20  # "did you mean" for the first errors only: each compares every name (difflib)
 LINE_BREAKING = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")  # never in a name written into a comment
-PYTHON_LANGUAGES = {"python", "py", "python3"}
+# the language words that name Python, as GitHub and the highlighters read them: any case, a version after it
+PYTHON_LANGUAGE = re.compile(r"(?:python|py)(?:[23](?:\.[0-9]+)?)?", re.I)
 HASH_COMMENT_SUFFIXES = (".py", ".sh", ".toml", ".yaml", ".yml", ".cfg", ".ini")
-REFERENCE = re.compile(r"^([ \t]*)<<(.+?)>>[ \t]*$")
+# a line holding one <<name>> and nothing else; a name holds no << or >>, so two references on one line are none
+REFERENCE = re.compile(r"^([ \t]*)<<((?:(?!<<|>>).)+)>>[ \t]*$")
+REFERENCE_LIKE = re.compile(r"^[ \t]*<<.*>>")  # what a reader takes for a reference line
 LINE_WITH_END = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
 
 
@@ -260,16 +263,24 @@ def blank(line: str) -> bool:
     return not line.strip(" \t")
 
 
-AUTO_RUN = {"sitecustomize.py", "usercustomize.py", "conftest.py"}  # run when found, unasked
+# Files that a tool runs or reads by itself when it finds them, unasked: Python's start-up hooks, pytest's
+# conftest.py and its configuration (pytest.ini, tox.ini, setup.cfg, pyproject.toml: addopts can silence every test),
+# the files that make a folder a Python project (setup.py, and nox's noxfile.py).
+READ_UNASKED = {"sitecustomize.py", "usercustomize.py", "conftest.py", "pytest.ini", "tox.ini", "setup.cfg",
+                "pyproject.toml", "setup.py", "noxfile.py"}
 
 
 def confinement_problem(relative: str) -> str | None:
     """Why a path inside the lesson's folder is no place for a generated file, or None: a hidden folder (.git,
-    .venv, caches), the tests, or a file that Python or pytest runs by itself when it finds it."""
+    .venv, caches) or file (.pre-commit-config.yaml), the tests, or a file that a tool runs or reads by itself
+    when it finds it (READ_UNASKED)."""
     parts = relative.split("/")
     if any(part.startswith(".") or part == "__pycache__" for part in parts[:-1]):
         return "is inside a hidden or cache folder (.git, .venv, __pycache__ ...); write generated files elsewhere"
-    if parts[0] == "tests" or parts[-1] in AUTO_RUN:
-        return (f"would be run by itself ({parts[-1]} or a file in tests/ is what Python, a virtual environment or "
-                "pytest picks up): give the root another path")
+    if parts[-1].startswith("."):
+        return "is a hidden file, the kind that tools (git hooks, CI, editors) read by themselves; give the root " \
+               "another path"
+    if parts[0] == "tests" or parts[-1].lower() in READ_UNASKED:
+        return (f"would be run or read by itself ({parts[-1]} or a file in tests/ is what Python, a virtual "
+                "environment, pip or pytest picks up unasked): give the root another path")
     return None

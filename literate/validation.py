@@ -8,8 +8,8 @@ import unicodedata
 
 from .captions import expected_captions
 from .characters import code_point, first_unseen, unseen, without_unseen
-from .model import (Document, MAX_DEPTH, MAX_GENERATED_BYTES, MAX_SUGGESTIONS, Piece, location_comment, reference,
-                    references, walk)
+from .model import (Document, MAX_DEPTH, MAX_GENERATED_BYTES, MAX_SUGGESTIONS, Piece, REFERENCE_LIKE, location_comment,
+                    reference, references, walk)
 
 
 # Invisible characters that Markdown, Python and editors read differently (markdown-it turns NUL
@@ -86,6 +86,7 @@ def reference_problems(doc: Document) -> list[tuple[int, str]]:
             problems.append((pieces[0].fence_line, f"chunk {{#{name}}} looks the same as {{#{other}}} (line "
                              f"{doc.chunks[other][0].fence_line}), but {invisible_difference(name, other)}"))
     for pieces in [*doc.chunks.values(), *doc.roots.values()]:
+        problems += misread_references(pieces)
         for line, name in references(pieces):
             if name not in doc.chunks:
                 problems.append((line, undefined(doc, name, by_look, len(problems) < MAX_SUGGESTIONS)))
@@ -100,6 +101,15 @@ def reference_problems(doc: Document) -> list[tuple[int, str]]:
         if name not in used:
             problems.append((pieces[0].fence_line, f"chunk {{#{name}}} is never used: no root includes <<{name}>>"))
     return problems or expansion_problems(doc)
+
+
+def misread_references(pieces: list[Piece]) -> list[tuple[int, str]]:
+    """Lines that start like a <<reference>> but are not one (two on one line, or words after it): tangle would
+    write them as code, where the reader sees chunks included."""
+    return [(piece.first_line + offset, f"{shown_line(code.strip())} reads as a chunk reference but is not one: a "
+             "reference line holds one <<name>> and nothing else; put each reference on a line of its own")
+            for piece in pieces for offset, code in enumerate(piece.lines)
+            if REFERENCE_LIKE.match(code) and reference(code) is None]
 
 
 def undefined(doc: Document, name: str, by_look: dict[str, str], suggest: bool) -> str:

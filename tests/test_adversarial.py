@@ -850,8 +850,12 @@ def test_wrong_the_run_keeps_the_variables_the_lesson_needs(tmp_path, capsys, mo
 
 @pytest.mark.parametrize("target", [".venv/lib/python3.11/site-packages/sitecustomize.py", ".git/hooks/x.py",
                                     "sitecustomize.py", "tests/conftest.py", "tests/test_evil.py", "a/conftest.py",
-                                    "generated/__pycache__/x.py"])
+                                    "generated/__pycache__/x.py", "pytest.ini", "tox.ini", "setup.cfg", "pyproject.toml",
+                                    "generated/pyproject.toml", "docs/PyTest.ini", "setup.py", "noxfile.py",
+                                    ".pre-commit-config.yaml", "generated/.hidden.py"])
 def test_wrong_a_root_never_lands_where_python_or_pytest_would_run_it_unasked(tmp_path, capsys, target):
+    """A root at pytest.ini (or any file pytest, pip or a git hook reads by itself) could silence the test suite:
+    refused, as a root at conftest.py is, and nothing is written."""
     md = write(tmp_path, lesson(target=target))
     assert tangle.main(["tangle", str(md)]) == 2
     assert f"file={target} " in capsys.readouterr().err and not (tmp_path / target).exists()

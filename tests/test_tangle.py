@@ -236,6 +236,22 @@ ERRORS = {
     "python fence without name or file": (
         "```python {file=generated/attention.py}\n```\n\n```python\nprint('orphan')\n```\n",
         "attention.md:4: error: python fence with neither {#name} nor {file=...}"),
+    "two references on one line": (
+        "```python {file=generated/attention.py}\n<<a>> <<b>>\n```\n\n```python {#a}\n```\n\n```python {#b}\n```\n",
+        "attention.md:2: error: «<<a>> <<b>>» reads as a chunk reference but is not one"),
+    "two references on one line without a blank": (
+        "```python {file=generated/attention.py}\n    <<a>><<b>>\n```\n\n```python {#a}\n```\n\n```python {#b}\n```\n",
+        "attention.md:2: error: «<<a>><<b>>» reads as a chunk reference but is not one"),
+    "a reference with words after it": (
+        "```python {file=generated/attention.py}\n<<a>>  # 打印\n```\n\n```python {#a}\n```\n",
+        "attention.md:2: error: «<<a>>  # 打印» reads as a chunk reference but is not one"),
+    "a chunk name holding >>": (
+        "```python {file=generated/attention.py}\n```\n\n```python {#a>> <<b}\n```\n",
+        "attention.md:4: error: a chunk name cannot hold << or >> nor end in >"),
+    **{f"a {language} fence without name or file": (
+        f"```python {{file=generated/attention.py}}\n```\n\n```{language}\nprint('orphan')\n```\n",
+        f"attention.md:4: error: {language} fence with neither {{#name}} nor {{file=...}}")
+       for language in ("Python", "PYTHON", "Python3", "python3.11", "py3", "Py")},
     "absolute target": (
         "```python {file=/tmp/attention.py}\n```\n",
         "attention.md:1: error: file=/tmp/attention.py is absolute"),
@@ -463,6 +479,26 @@ def test_only_runs_the_named_program_but_reads_every_transcript(tmp_path, capsys
     code, _, err = run(capsys, "update", md, "--only", "generated/nowhere.py")
     assert code == 2 and "--only generated/nowhere.py: no program with a transcript" in err
     assert md.read_bytes() == before
+
+
+@pytest.mark.parametrize("only", ["generated/fast.py", "docs/generated/fast.py", "./docs/generated/fast.py",
+                                  "docs//generated/./fast.py", "ABSOLUTE", "LINK"])
+def test_only_takes_the_program_as_the_lesson_or_the_shell_names_it(tmp_path, capsys, monkeypatch, only):
+    """The lesson in docs/, run from the folder above: --only takes the path of file= (relative to the lesson),
+    the path the messages show (relative to here), an absolute path or a symlink to the program."""
+    (tmp_path / "docs").mkdir()
+    md = write(tmp_path / "docs", TWO_PROGRAMS)
+    monkeypatch.chdir(tmp_path)
+    assert run(capsys, "tangle", "docs/attention.md")[0] == 0
+    if only == "ABSOLUTE":
+        only = str(tmp_path / "docs" / "generated" / "fast.py")
+    elif only == "LINK":
+        (tmp_path / "fast.py").symlink_to(tmp_path / "docs" / "generated" / "fast.py")
+        only = "fast.py"
+    code, out, err = run(capsys, "check", "docs/attention.md", "--only", only)
+    assert (code, err) == (0, "") and "transcript matches" in out
+    code, _, err = run(capsys, "check", md, "--only", "docs/generated/slow")
+    assert code == 2 and "--only docs/generated/slow: no program with a transcript by that name" in err
 
 
 def test_update_then_check_passes(tmp_path, capsys):
