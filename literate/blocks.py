@@ -85,6 +85,7 @@ class Inline:
     flat: str = ""  # inline.inline_parts: code, HTML and URLs as one separator, line breaks as \n
     comments: list[tuple[int, str]] = field(default_factory=list)  # (offset in flat, inline HTML)
     marks: list[int] = field(default_factory=list)  # offsets in flat where emphasis or a link opens or closes
+    described: list[tuple[int, int]] = field(default_factory=list)  # (start, end) in flat of images' descriptions
     context: str = ""  # what its numbers are read in: its text, or for a table cell the whole row
     plain: str = ""  # its text and code only (a heading's title)
     caption: bool = False  # it opens with a caption's <a name="chunk-|file-|output-...">
@@ -139,8 +140,12 @@ class CodeBlock(Block):
 
 @dataclass
 class HtmlBlock(Block):
+    """The author's HTML. text: what the reader sees of it (inline.html_text: its text between tags and comments,
+    each of those a separator and listed in text.comments), read by the prose check as a paragraph is."""
+
     html: str
     unmatched: frozenset[int] = frozenset()
+    text: Inline | None = None
 
 
 @dataclass

@@ -69,12 +69,17 @@ class Spans:
         return index if index >= 0 and position < self.ends[index] else None
 
 
-def inline_parts(token) -> tuple[list[str], list[tuple[int, str]]]:
+SEPARATOR = "\ufffc"  # what stands in the flattened text for what is no text: code, HTML, a URL
+
+
+def inline_parts(token) -> tuple[list[str], list[tuple[int, str]], list[tuple[int, int]]]:
     """The text of an inline token as the prose checks read it, one string for each child: line breaks as \\n;
-    code spans, HTML, images, autolinks and bare URLs become a separator. Also (offset in that text, HTML) of
-    each inline HTML."""
+    code spans, HTML, autolinks and bare URLs become a separator; an image, its description (the alt text, which
+    the page shows and GitHub shows in its place) between two separators. Also (offset in that text, HTML) of each
+    inline HTML, and (start, end) of each image's description."""
     parts: list[str] = []
     html: list[tuple[int, str]] = []
+    described: list[tuple[int, int]] = []
     length = 0
     in_autolink = False
     for child in token.children or []:
@@ -82,29 +87,67 @@ def inline_parts(token) -> tuple[list[str], list[tuple[int, str]]]:
         if child.type in ("link_open", "link_close") and child.markup == "autolink":
             in_autolink = child.type == "link_open"
         elif child.type == "text" and not in_autolink:
-            part = BARE_URL.sub("\ufffc", child.content)
+            part = BARE_URL.sub(SEPARATOR, child.content)
         elif child.type in ("softbreak", "hardbreak"):
             part = "\n"
-        elif child.type in ("code_inline", "html_inline", "image"):
+        elif child.type == "image":
+            part = SEPARATOR + BARE_URL.sub(SEPARATOR, child.content) + SEPARATOR
+            described.append((length + 1, length + len(part) - 1))
+        elif child.type in ("code_inline", "html_inline"):
             if child.type == "html_inline":
                 html.append((length, child.content))
-            part = "\ufffc" + "\n" * child.content.count("\n")
+            part = SEPARATOR + "\n" * child.content.count("\n")
         parts.append(part)
         length += len(part)
-    return parts, html
+    return parts, html, described
 
 
-def inline_reading(token) -> tuple[list[str], list[tuple[int, str]], list[int]]:
+def inline_reading(token) -> tuple[list[str], list[tuple[int, str]], list[int], list[tuple[int, int]]]:
     """inline_parts, and the offsets where emphasis, strikethrough or a link opens or closes (they leave no
     character in the text: a number they split reads as one there, but not on the page). The reading stage keeps
-    all three in the blocks.Inline it makes of the token."""
-    parts, html = inline_parts(token)
+    them all in the blocks.Inline it makes of the token."""
+    parts, html, described = inline_parts(token)
     marks, length = [], 0
     for child, part in zip(token.children or [], parts):
         if child.type.endswith(("_open", "_close")):
             marks.append(length)
         length += len(part)
-    return parts, html, marks
+    return parts, html, marks, described
+
+
+def html_text(source: str) -> tuple[list[str], list[tuple[int, str]]]:
+    """What a reader sees of an HTML block, read as the prose checks read a paragraph: the text between its tags
+    and comments (character references decoded, as a browser shows them), each tag or comment a separator; and
+    (offset in that text, tag or comment) of each. A comment ends at the first --> (<!--> and <!---> at once, as
+    browsers read them) or, unclosed, at the end; a < that no > closes before the next < is text. One pass: each
+    "-->" and ">" is looked for once."""
+    parts: list[str] = []
+    tags: list[tuple[int, str]] = []
+    position = length = 0
+    closing = {"-->": -2, ">": -2}  # the next of each at or after where it was last looked for (-1: none left)
+    for match in re.finditer(r"<(?:!--|[A-Za-z/!?])", source):
+        start = match.start()
+        if start < position:
+            continue
+        comment = source.startswith("<!--", start)
+        marker, after = ("-->", start + 2) if comment else (">", start + 1)
+        if -1 < closing[marker] < after or closing[marker] == -2:
+            closing[marker] = source.find(marker, after)
+        end = closing[marker]
+        if comment:
+            end = len(source) if end < 0 else end + 3
+        elif end < 0 or -1 < source.find("<", start + 1, end) < end:  # scans only up to the next <
+            continue
+        else:
+            end += 1
+        text = html.unescape(source[position:start])
+        separator = SEPARATOR + "\n" * source.count("\n", start, end)
+        tags.append((length + len(text), source[start:end]))
+        parts += [text, separator]
+        length += len(text) + len(separator)
+        position = end
+    parts.append(html.unescape(source[position:]))
+    return parts, tags
 
 
 def broken_numbers(text: str, html: list[tuple[int, str]], marks: list[int]) -> list[tuple[int, str]]:

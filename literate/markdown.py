@@ -24,6 +24,7 @@ from .validation import CONTROL, anchor_problems, invisible_problems, reference_
 
 try:
     from markdown_it import MarkdownIt
+    from markdown_it.rules_block import blockquote, list_block
 except ImportError:  # run outside the project's .venv, or a .venv that is broken
     missing("tangle.py", "markdown-it-py", "use make (it builds .venv), or pip install -r requirements.txt; if "
             ".venv exists but is broken, run make clean first")
@@ -44,8 +45,45 @@ def normalize_newlines(text: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
+class NestedTooDeeply(Exception):
+    """A list or quote that would put its content deeper than the parser reads (its maxNesting): markdown-it
+    would skip the rest of the document there, silently."""
+
+    def __init__(self, line: int):
+        super().__init__(line)
+        self.line = line
+
+
+def nesting_guard(state, line: int, end: int, silent: bool) -> bool:
+    """A block rule tried before all others: refuses (NestedTooDeeply) a list or quote whose content the parser
+    would not read, where markdown-it would drop it and all after it. A list nests its content two levels
+    deeper (the list and its item), a quote one. Matches nothing, so every other rule runs as before."""
+    deepest = state.md.options["maxNesting"]
+    if state.level >= deepest - 2 and not silent and (
+            list_block(state, line, end, True) or state.level >= deepest - 1 and blockquote(state, line, end, True)):
+        raise NestedTooDeeply(line + 1)
+    return False
+
+
 def markdown_parser() -> MarkdownIt:
-    return MarkdownIt("commonmark").enable("table")
+    parser = MarkdownIt("commonmark").enable("table")
+    parser.block.ruler.before("table", "nesting_guard", nesting_guard)
+    return parser
+
+
+def footnote_problems(references: dict, lines: list[str]) -> list[tuple[int, str]]:
+    """GitHub shows a footnote ([^1]: text) where CommonMark reads a link reference definition, which neither the
+    check nor the page shows: its numbers would go unchecked, its text missing from the page. Refused, at the
+    line that defines it (the parser gives a definition no line: the first line that holds its label)."""
+    labels = {label for label in references if label.startswith("^")}  # as markdown-it keeps them: upper case
+    found = {}
+    for number, text in enumerate(lines, 1):
+        for match in re.finditer(r"\[(\^[^\]]{1,999})\]:", text) if labels and "[^" in text else ():
+            found.setdefault(" ".join(match[1].split()).lower().upper(), (number, match[1]))
+    why = ("GitHub shows it as a footnote, but CommonMark reads it as a link's target: the check does not read it "
+           "and the page does not show it; write it as a sentence or in parentheses")
+    return [(line, f"[{written[:40]}]: is a footnote: {why}")
+            for line, written in sorted(found.get(label, (1, label)) for label in labels)]
 
 
 def load(path: Path, shown: str) -> Document:
@@ -87,13 +125,20 @@ def existing_target_problem(doc: Document, target: str) -> str | None:
 
 def parse_document(path: Path, shown: str, text: str) -> Document:
     """Fences, chunks and transcripts of the Markdown text (line endings already \\n)."""
+    environment: dict = {}
     try:
-        tokens = markdown_parser().parse(text)
+        tokens = markdown_parser().parse(text, environment)
     except RecursionError:
         raise UserError(f"{shown}: error: nested too deeply for the Markdown parser") from None
+    except NestedTooDeeply as deep:
+        raise UserError(f"{shown}:{deep.line}: error: lists and quotes nested too deeply here (the parser reads "
+                        f"{MarkdownIt('commonmark').options['maxNesting']} levels: a list counts two, a quote "
+                        "one): it would leave out this block and the rest of the lesson after it; nest them less "
+                        "deeply") from None
     lines = text.split("\n")
     doc = Document(path=path, shown=shown, lines=lines)
     problems = control_problems(lines)
+    problems += footnote_problems(environment.get("references", {}), lines)
     problems += hidden_code_problems(doc, tokens, lines)
     loose_transcripts: list[tuple[str | None, Transcript]] = []
     for token in tokens:
@@ -144,7 +189,8 @@ def parse_document(path: Path, shown: str, text: str) -> Document:
     captions = find_captions(tokens)
     doc.captions = {caption.fence_line: caption for caption in captions if caption.fence_line is not None}
     problems += caption_problems(doc, captions, tokens)
-    doc.blocks = read_blocks(tokens, doc.fences(), doc.playgrounds, doc.captions)
+    doc.blocks, reading_problems = read_blocks(tokens, doc.fences(), doc.playgrounds, doc.captions)
+    problems += reading_problems
     doc.warnings += math_warnings(doc)
     if problems:
         raise UserError(*(f"{doc.where(line)}: error: {what}" for line, what in sorted(problems)))

@@ -172,6 +172,13 @@ class ProseNumber:
     # digit in that text's flat reading (the blocks.Number there).
     inline: int = field(default=-1, compare=False)
     offset: int = field(default=-1, compare=False)
+    drawn: bool = field(default=True, compare=False)  # the page draws it in its text (not in HTML, nor an image's alt)
+    printed: str = field(default="", compare=False)  # what it quotes, if a rounding: the number printed (0.4102)
+
+
+def quoted(text: str, width: int = 60) -> str:
+    """Text from the input as a message quotes it: repr'd (controls escaped), at most about width characters."""
+    return repr(text if len(text) <= width else text[: width - 1] + "…")
 
 
 def chunk_name(text: str) -> str:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import bisect
-import html
 import itertools
 import os
 import posixpath
@@ -14,7 +13,8 @@ from . import blocks
 from .files import read_regular
 from .inline import BOOK_SPAN_END, BOOK_WORD, NUMBER, SENTENCE_END, Spans, broken_numbers
 from .markdown import normalize_newlines
-from .model import Document, ProseNumber, UserError, output_lines
+from .model import Document, ProseNumber, UserError, output_lines, quoted
+from .printed import Printed
 
 
 MAX_BOOK_FIGURES_BYTES = 1 << 20  # a list of a few hundred numbers
@@ -22,6 +22,7 @@ UNIT_AFTER = re.compile(r" ?[年章节位维轮步列行层种套头秒]")
 BOOK_FIGURES = "book_figures.txt"  # beside MD: the figures the book prints, one a line
 CITATION_WORD = "数字出自"  # <!-- 数字出自 PATH -->: the numbers of the next block (or sentence) come from PATH
 CITING_BLOCKS = (blocks.Paragraph, blocks.ListBlock, blocks.Quote, blocks.Table)
+CITATION = re.compile(rf"<!--\s*{CITATION_WORD}")
 
 
 def prose_numbers(doc: Document) -> list[ProseNumber]:
@@ -32,10 +33,10 @@ def prose_numbers(doc: Document) -> list[ProseNumber]:
     sections = section_sources(doc)
     section_starts = [start for start, _ in sections]
 
-    def read(inline: blocks.Inline, first_line: int, whole_book: bool) -> None:
+    def read(inline: blocks.Inline, first_line: int, whole_book: bool, drawn: bool = True) -> None:
         default = sections[bisect.bisect_right(section_starts, first_line) - 1][1]
         cites = scope[:2] if scope else (default, None)
-        found.extend(numbers_in_inline(doc, inline, first_line, whole_book, cites, problems))
+        found.extend(numbers_in_inline(doc, inline, first_line, whole_book, cites, problems, drawn))
 
     pending = scope = None  # a block comment waiting for its block; the block it applies to
     for event, block, depth in blocks.walk(doc.blocks):
@@ -50,12 +51,16 @@ def prose_numbers(doc: Document) -> list[ProseNumber]:
             if scope and block is scope[2]:
                 scope = None
             continue
-        if isinstance(block, blocks.HtmlBlock):
+        if isinstance(block, blocks.HtmlBlock) and CITATION.match(block.html.strip()):
             program = cited_program(doc, block.html, block.line, problems, alone=True)
             if program is not None:
                 pending = (program, block.line, depth, block)
+        elif isinstance(block, blocks.HtmlBlock) and block.text is not None:  # what the reader sees of it
+            read(block.text, block.line, False, drawn=False)
         elif isinstance(block, blocks.Paragraph) and not block.inline.caption:  # a caption is a name, no claim
             read(block.inline, block.inline.line, False)
+        elif isinstance(block, blocks.Heading):
+            read(block.inline, block.line, False)
         elif isinstance(block, blocks.Table):
             book_columns: set[int] = set()
             for row in [*block.head, *(block.body or [])]:
@@ -98,26 +103,29 @@ def cited_program(doc: Document, html: str, line: int, problems: list[tuple[int,
     """The program a <!-- 数字出自 PATH --> comment names; None if the HTML is no such comment (or a bad one,
     which goes into problems). alone: an HTML block, which must hold nothing but the comment."""
     text = html.strip()
-    if not re.match(rf"<!--\s*{CITATION_WORD}", text):
+    if not CITATION.match(text):
         return None
     match = re.fullmatch(rf"<!--\s*{CITATION_WORD}\s+(\S+)\s*-->", text)
     if not match:
         where = "alone on its line before a paragraph, list, quote or table" if alone else "in a sentence"
-        problems.append((line, f"cannot read {text.splitlines()[0]!r}: write <!-- {CITATION_WORD} PATH --> {where}"))
+        problems.append((line, f"cannot read {quoted(text.splitlines()[0])}: write <!-- {CITATION_WORD} PATH --> "
+                         f"{where}"))
         return None
     target = posixpath.normpath(match[1])
     if target not in doc.transcripts:
         known = ", ".join(doc.transcripts) or "none"
-        problems.append((line, f"{CITATION_WORD} {match[1]}: no program with a transcript by that name "
+        problems.append((line, f"{CITATION_WORD} {quoted(match[1])[1:-1]}: no program with a transcript by that name "
                          f"(there are: {known})"))
         return None
     return target
 
 
-def numbers_in_inline(doc: Document, inline: blocks.Inline, first_line: int, whole_book: bool, cites: tuple[str, int | None],
-                      problems: list[tuple[int, str]]) -> list[ProseNumber]:
-    """The numbers of one paragraph or cell. cites: (program, line of its comment or None) for the whole
-    text; a <!-- 数字出自 PATH --> inside it changes that up to the end of its sentence. Linear in the
+def numbers_in_inline(doc: Document, inline: blocks.Inline, first_line: int, whole_book: bool,
+                      cites: tuple[str, int | None], problems: list[tuple[int, str]],
+                      drawn: bool = True) -> list[ProseNumber]:
+    """The numbers of one paragraph, cell or HTML block's text. cites: (program, line of its comment or None) for
+    the whole text; a <!-- 数字出自 PATH --> inside it changes that up to the end of its sentence. drawn: whether
+    the page draws the text's numbers (not those of an HTML block, nor of an image's description). Linear in the
     text: every lookup below is a bisection in positions found once."""
     text, comments, marks = inline.flat, inline.comments, inline.marks
     newlines = [match.start() for match in re.finditer("\n", text)]
@@ -137,16 +145,12 @@ def numbers_in_inline(doc: Document, inline: blocks.Inline, first_line: int, who
             continue
         inside = sentences.covering(match.start())
         program, cited_on = cited[inside][1:] if inside is not None else cites
+        described = bisect.bisect_right(inline.described, (match.start(), len(text))) - 1
+        in_image = described >= 0 and match.start() < inline.described[described][1]
         numbers.append(ProseNumber(first_line + bisect.bisect_left(newlines, match.start()), match[0],
                                    whole_book or book.covering(match.start()) is not None,
-                                   program, cited_on, inline.key, match.start()))
+                                   program, cited_on, inline.key, match.start(), drawn and not in_image))
     return numbers
-
-
-def transcript_numbers(doc: Document) -> dict[str, set[str]]:
-    """The numbers each program's transcript prints, by program."""
-    return {target: {match[0] for match in NUMBER.finditer(transcript.content)}
-            for target, transcript in doc.transcripts.items()}
 
 
 def read_book_figures(doc: Document) -> set[str]:
@@ -180,74 +184,139 @@ def read_book_figures(doc: Document) -> set[str]:
     return set(figures)
 
 
-def nearest(number: str, candidates: set[str]) -> list[str]:
-    """Up to three candidates like number: first the same value with other decimals (one of the two is
-    the other rounded, to at least 2 decimals), then those with as many decimals, closest first."""
-    decimals = len(number.partition(".")[2])
+class Quotes:
+    """What each prose number may quote, indexed once (printed.Printed): the whole transcript of each program, and
+    the parts of it that stand under each heading. A decimal (0.41) that its section cites, under a heading whose
+    text holds parts of that program's output, quotes those parts: printed there as written, or rounded from a
+    number printed there (0.4102). Any other number (an integer, a decimal cited by a <!-- 数字出自 --> comment, one
+    under a heading without output of its program) quotes the whole transcript, as written. So a stale decimal does
+    not pass because the same digits happen to stand somewhere else in a long output. (A class to keep the
+    indexes with the lesson's headings.)"""
 
-    def rounded(candidate: str) -> bool:
-        places = len(candidate.partition(".")[2])
-        if min(places, decimals) < 2 or places == decimals:
-            return False
-        return (f"{float(number):.{places}f}" == candidate if places < decimals
-                else f"{float(candidate):.{decimals}f}" == number)
+    def __init__(self, doc: Document):
+        self.doc = doc
+        self.headings = [1] + [block.line for event, block, _ in blocks.walk(doc.blocks)
+                               if event == "open" and isinstance(block, blocks.Heading) and block.line > 1]
+        self.parts: dict[tuple[int, str], list] = {}  # (heading's index, program) -> its parts under it
+        for target, transcript in doc.transcripts.items():
+            for piece in transcript.pieces():
+                self.parts.setdefault((self.heading(piece.fence_line), target), []).append(piece)
+        self.indexes: dict[tuple[int, str] | str, Printed] = {}
+        self.printing: dict[tuple[int, str] | str, dict[str, list[int]]] = {}
 
-    first = sorted(c for c in candidates if rounded(c))
-    same = [c for c in candidates if len(c.partition(".")[2]) == decimals and c not in first]
-    return (first + sorted(same, key=lambda c: (abs(float(c) - float(number)), c)))[:3]
+    def heading(self, line: int) -> int:
+        return bisect.bisect_right(self.headings, line) - 1
+
+    def scope(self, number: ProseNumber) -> tuple[int, str] | str:
+        """The key of what number quotes: (heading, program) for the parts under its heading, else the program."""
+        key = (self.heading(number.line), number.program)
+        local = number.cited_on is None and "." in number.text and key in self.parts
+        return key if local else number.program
+
+    def printed(self, scope: tuple[int, str] | str) -> Printed:
+        if scope not in self.indexes:
+            pieces = self.parts[scope] if isinstance(scope, tuple) else [self.doc.transcripts[scope]]
+            self.indexes[scope] = Printed.of(piece.content for piece in pieces)
+        return self.indexes[scope]
+
+    def quote_of(self, number: ProseNumber) -> str | None:
+        """What number quotes as printed (itself, or the number it rounds), or None: not printed where it looks."""
+        if number.program not in self.doc.transcripts:
+            return None
+        scope = self.scope(number)
+        printed = self.printed(scope)
+        if number.text in printed.numbers:
+            return number.text
+        return next(iter(printed.rounds_to(number.text)), None) if isinstance(scope, tuple) else None
+
+    def lines(self, scope: tuple[int, str] | str) -> dict[str, list[int]]:
+        """Each number printed in scope, and the MD lines that print it, first to last (each part read once)."""
+        if scope not in self.printing:
+            pieces = self.parts[scope] if isinstance(scope, tuple) else self.doc.transcripts[scope].pieces()
+            self.printing[scope] = lines_printing(pieces)
+        return self.printing[scope]
+
+    def where(self, scope: tuple[int, str]) -> str:
+        """The parts under a heading, for a message: "part 2, lines 80-95"."""
+        pieces = self.parts[scope]
+        spans = ", ".join(f"lines {piece.first_line}-{piece.first_line + len(output_lines(piece.content)) - 1}"
+                          for piece in pieces)
+        if not pieces[0].part:  # a transcript in one fence
+            return spans
+        return f"part{'s' if len(pieces) > 1 else ''} {', '.join(str(piece.part) for piece in pieces)}, {spans}"
 
 
 def stale_numbers(doc: Document) -> tuple[list[str], list[ProseNumber]]:
-    """Error lines for the prose numbers their cited transcript does not print, and all prose numbers,
-    with book true only for the book's figures (marked as the book's and on its list)."""
+    """Error lines for the prose numbers that do not quote what they cite (Quotes), and all prose numbers, with
+    book true only for the book's figures (marked as the book's and on its list), and printed set for a rounding."""
     numbers = prose_numbers(doc)
-    printed = transcript_numbers(doc)
+    quotes = Quotes(doc)
     figures = read_book_figures(doc) if any(number.book for number in numbers) else set()
     errors, checked = [], []
     for number in numbers:
         figure = number.book and number.text in figures
-        checked.append(replace(number, book=figure))
-        if not figure and number.text not in printed.get(number.program, ()):
-            errors.append(f"{doc.where(number.line)}: error: {unprinted(number, printed)}")
+        quote = None if figure else quotes.quote_of(number)
+        checked.append(replace(number, book=figure, printed=quote if quote not in (None, number.text) else ""))
+        if not figure and quote is None:
+            errors.append(f"{doc.where(number.line)}: error: {unprinted(number, quotes)}")
     return errors, checked
 
 
 def transcript_lines_printing(doc: Document) -> dict[str, dict[str, list[int]]]:
     """For each program, each number its transcript prints (read as the prose check reads it, sign
     ignored) and the MD lines of the transcript lines that print it, first to last."""
-    found: dict[str, dict[str, list[int]]] = {}
-    for target, transcript in doc.transcripts.items():
-        lines = found[target] = {}
-        for piece in transcript.pieces():  # each part at its own lines of MD
-            for offset, text in enumerate(output_lines(piece.content)):
-                for match in NUMBER.finditer(text):
-                    where = lines.setdefault(match[0], [])
-                    if not where or where[-1] != piece.first_line + offset:
-                        where.append(piece.first_line + offset)
-    return found
+    return {target: lines_printing(transcript.pieces()) for target, transcript in doc.transcripts.items()}
+
+
+def lines_printing(pieces) -> dict[str, list[int]]:
+    """Each number these transcript fences print, and the MD lines that print it (each part at its own lines)."""
+    lines: dict[str, list[int]] = {}
+    for piece in pieces:
+        for offset, text in enumerate(output_lines(piece.content)):
+            for match in NUMBER.finditer(text):
+                where = lines.setdefault(match[0], [])
+                if not where or where[-1] != piece.first_line + offset:
+                    where.append(piece.first_line + offset)
+    return lines
 
 
 def prose_number_sources(doc: Document) -> tuple[list[str], list[tuple[ProseNumber, list[int]]]]:
-    """For weave.py: the error lines of the prose check (as stale_numbers gives them), and every prose
-    number with the MD lines of the transcript lines that print it, in the transcript it cites. The
-    list is empty for the book's figures and for the numbers that fail."""
+    """For weave.py: the error lines of the prose check (as stale_numbers gives them), and every prose number that
+    the page draws in its text, quoting a number as written, with the MD lines of the transcript lines it may
+    quote (under its heading, for a decimal that quotes the parts there). The list is empty for the book's
+    figures and for the numbers that fail. Left out: the numbers in HTML and image descriptions, and roundings
+    (number.printed), which are checked but which the page cannot link to the digits they stand for."""
     errors, numbers = stale_numbers(doc)
-    printed = transcript_lines_printing(doc)
-    return errors, [(number, [] if number.book else printed.get(number.program, {}).get(number.text, []))
-                    for number in numbers]
+    quotes = Quotes(doc)
+    known = [number for number in numbers if number.drawn and not number.printed]
+    return errors, [(number, [] if number.book or number.program not in doc.transcripts
+                     else quotes.lines(quotes.scope(number)).get(number.text, [])) for number in known]
 
 
-def unprinted(number: ProseNumber, printed: dict[str, set[str]]) -> str:
-    """Why a number fails: what it is, the transcript it cites, and which other one prints it."""
-    near = nearest(number.text, printed.get(number.program, set()))
-    transcript = (f"the transcript named on line {number.cited_on}" if number.cited_on else "its section's transcript")
+def unprinted(number: ProseNumber, quotes: Quotes) -> str:
+    """Why a number fails: what it is, what it was looked for in, the nearest numbers there, and where else its
+    program or another one prints it."""
+    scope = quotes.scope(number)
+    known = number.program in quotes.doc.transcripts
+    near = quotes.printed(scope).nearest(number.text) if known else []
+    whole = isinstance(scope, tuple) and len(quotes.parts[scope]) == len(quotes.doc.transcripts[scope[1]].pieces())
+    if isinstance(scope, tuple) and not whole:
+        transcript = (f"the output under its heading ({quotes.where(scope)}), printed as written or rounded from a "
+                      "number printed there")
+    else:
+        transcript = (f"the transcript named on line {number.cited_on}" if number.cited_on
+                      else "its section's transcript")
     transcript += f"; nearest: {', '.join(near)}" if near else ""
     if number.book:
         what = (f"{number.text} is marked as the book's (原书) but the book does not print it (not in "
                 f"{BOOK_FIGURES}), nor does {number.program} ({transcript})")
     else:
         what = f"{number.text} is not printed by {number.program} ({transcript})"
-    others = [target for target, numbers in printed.items() if target != number.program and number.text in numbers]
+    if isinstance(scope, tuple) and number.text in quotes.printed(number.program).numbers:
+        what += (f"; {number.program} prints it elsewhere: if it quotes that, cite it with "
+                 f"<!-- {CITATION_WORD} {number.program} --> on the line before the paragraph or before the sentence")
+    others = [target for target in quotes.doc.transcripts
+              if target != number.program and number.text in quotes.printed(target).numbers]
     if others:
         what += (f"; {others[0]} prints it: if it comes from there, cite it with "
                  f"<!-- {CITATION_WORD} {others[0]} --> on the line before the paragraph or before the sentence")

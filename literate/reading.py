@@ -8,15 +8,19 @@ import itertools
 
 from . import blocks as b
 from .formulas import DISPLAY_MATH, INLINE_MATH, dollar_formulas
-from .inline import BARE_URL, NUMBER, SENTENCE_END, caption_of, inline_reading, unmatched_details
+from .inline import BARE_URL, NUMBER, SENTENCE_END, caption_of, html_text, inline_reading, unmatched_details
 from .model import Caption, Piece, Playground, Transcript
 
 CONTAINERS = ("bullet_list_open", "ordered_list_open", "list_item_open", "blockquote_open")
 
 
+MAX_SPAN_DEPTH = 20  # emphasis, links and strikethrough inside each other, as deep as the parser nests blocks
+
+
 def read_blocks(tokens: list, fences: dict[int, tuple[str, str, int, Piece | Transcript]],
-                playgrounds: dict[int, Playground], captions: dict[int, Caption]) -> list:
-    """The blocks of the lesson. fences: Document.fences(); captions: fence line -> its caption."""
+                playgrounds: dict[int, Playground], captions: dict[int, Caption]) -> tuple[list, list[tuple[int, str]]]:
+    """The blocks of the lesson, and the problems found reading them (line, what): spans nested deeper than
+    MAX_SPAN_DEPTH. fences: Document.fences(); captions: fence line -> its caption."""
     reader = Reader(unmatched_details(tokens), {caption.line: fence for fence, caption in captions.items()})
     top: list = []
     stack: list = [top]  # the lists of blocks being filled (a list's: its items), innermost last
@@ -55,7 +59,8 @@ def read_blocks(tokens: list, fences: dict[int, tuple[str, str, int, Piece | Tra
         elif kind == "code_block":
             into.append(b.CodeBlock(line, end, token.content))
         elif kind == "html_block":
-            into.append(b.HtmlBlock(line, end, token.content, reader.unmatched.get(id(token), frozenset())))
+            into.append(b.HtmlBlock(line, end, token.content, reader.unmatched.get(id(token), frozenset()),
+                                    reader.html_block(token.content, line)))
         elif kind == "hr":
             into.append(b.Rule(line, end))
         elif kind == "table_open":
@@ -75,7 +80,7 @@ def read_blocks(tokens: list, fences: dict[int, tuple[str, str, int, Piece | Tra
             context = " | ".join(cell.inline.flat for cell in row.cells)
             for cell in row.cells:
                 cell.inline.context = context
-    return top
+    return top, reader.problems
 
 
 def fence(token, line: int, end: int, fences, playgrounds, reader: Reader, caption_tokens) -> b.Fence:
@@ -94,12 +99,22 @@ class Reader:
 
     def __init__(self, unmatched: dict[int, frozenset[int]], caption_lines: dict[int, int]):
         self.unmatched, self.caption_lines, self.count = unmatched, caption_lines, 0
+        self.problems: list[tuple[int, str]] = []
+
+    def html_block(self, html: str, line: int) -> b.Inline:
+        """What the reader sees of an HTML block, as an Inline of its own (no spans: the page draws the HTML)."""
+        parts, tags = html_text(html)
+        flat = "".join(parts)
+        found = b.Inline(self.count, line, html, flat=flat, comments=tags, context=flat)
+        self.count += 1
+        return found
 
     def inline(self, token) -> b.Inline:
-        parts, comments, marks = inline_reading(token)
+        parts, comments, marks, described = inline_reading(token)
         flat = "".join(parts)
         found = b.Inline(self.count, token.map[0] + 1 if token.map else 0, token.content, flat=flat,
-                         comments=comments, marks=marks, context=flat, caption=caption_of(token) is not None)
+                         comments=comments, marks=marks, described=described, context=flat,
+                         caption=caption_of(token) is not None)
         self.count += 1
         children = token.children or []
         found.plain = "".join(child.content for child in children if child.type in ("text", "code_inline"))
@@ -108,7 +123,7 @@ class Reader:
         numbers = [(match.start(), match[0], sentence(ends, match.start(), len(flat)))
                    for match in NUMBER.finditer(flat)]
         found.formulas = dollar_formulas(token.content)
-        found.spans, found.formula_problem = self.spans(children, found.formulas, starts, numbers)
+        found.spans, found.formula_problem = self.spans(children, found.formulas, starts, numbers, found.line)
         return found
 
     def caption(self, token, read: b.Inline) -> b.Inline:
@@ -123,14 +138,16 @@ class Reader:
         while children and children[0].type == "text" and not children[0].content.strip():
             children.pop(0)
         found = b.Inline(-1, read.line, read.source, formulas=read.formulas)
-        found.spans, found.formula_problem = self.spans(children, read.formulas, None, [])
+        found.spans, found.formula_problem = self.spans(children, read.formulas, None, [], read.line)
         return found
 
-    def spans(self, children: list, dollars: list, starts: list[int] | None, numbers: list) -> tuple[list, bool]:
+    def spans(self, children: list, dollars: list, starts: list[int] | None, numbers: list,
+              line: int) -> tuple[list, bool]:
         """The spans of these children, nested as their tokens open and close, and whether the source's formulas
         (dollars: formulas.dollar_formulas) were not all found in their text. starts: where each child begins in the
         flat text (numbers: (offset there, text, sentence)), None for children that stand in no flat text (a
-        caption's)."""
+        caption's). Spans nested deeper than MAX_SPAN_DEPTH are a problem (at line, the text's first), as the page
+        could not draw them: each kept in its own, nothing dropped."""
         formulas = [(latex, display) for _, latex, display in dollars]
         # $`...`$ (GitHub): a code span between a text ending in $ and one starting with $
         github = {i for i, child in enumerate(children)
@@ -139,6 +156,7 @@ class Reader:
                   and children[i + 1].type == "text" and children[i + 1].content.startswith("$")}
         top: list = []
         stack = [top]
+        too_deep = False
         used, offsets = 0, [offset for offset, _, _ in numbers]
         for i, child in enumerate(children):
             kind, into = child.type, stack[-1]
@@ -169,6 +187,10 @@ class Reader:
                 styled = b.Styled(child.tag)
                 into.append(styled)
                 stack.append(styled.spans)
+            if len(stack) == MAX_SPAN_DEPTH + 2 and kind.endswith("_open") and not too_deep:
+                too_deep = True
+                self.problems.append((line, f"emphasis, links or strikethrough nested more than {MAX_SPAN_DEPTH} "
+                                      "deep in this paragraph: the page cannot draw them; nest them less deeply"))
             elif kind.endswith("_close") and len(stack) > 1:
                 stack.pop()
         return top, used != len(formulas)

@@ -587,7 +587,9 @@ PROSE = {
     "number in the transcript": ("准确率 0.9300。", []),
     "sign is ignored": ("输出是（0.9300, -0.5）。", []),
     "stale number": ("准确率 0.9310。", ["0.9310"]),
-    "same digits only": ("准确率 0.93。", ["0.93"]),
+    "same digits, or rounded from a number printed under its heading": ("准确率 0.93，0.930，0.9。", []),
+    "rounded the wrong way": ("准确率 0.94。", ["0.94"]),
+    "more digits than printed": ("准确率 0.93001。", ["0.93001"]),
     "single digits exempt": ("有 3 个 key 和 0 个 value。", []),
     "units exempt": ("2017 年、第 12 章、16 维、2000 轮、10 位、32 步、12 层、64 头。", []),
     "unit must follow": ("共 2000 个字母。", ["2000"]),
@@ -617,9 +619,11 @@ def test_prose_number_rules(tmp_path, sentence, stale):
     assert all(error.startswith("attention.md:15: error:") for error in errors)
 
 
-def test_numbers_outside_the_prose_are_not_checked(tmp_path, capsys):
+def test_numbers_the_reader_sees_are_checked_and_those_in_code_or_comments_are_not(tmp_path, capsys):
+    """A heading's number and the text of an HTML block are seen (on GitHub and on the page): checked. A fence
+    and a comment are not prose."""
     md = write(tmp_path, PROGRAM + textwrap.dedent("""
-        ## 六、第 0.1234 节标题
+        ## 六、准确率 0.1234 的一节
 
         ```text
         0.5555
@@ -632,7 +636,7 @@ def test_numbers_outside_the_prose_are_not_checked(tmp_path, capsys):
         1. 列表项 0.9300
         """))
     doc = literate.markdown.load(md, "attention.md")
-    assert [number.text for number in literate.prose.prose_numbers(doc)] == ["0.9300"]
+    assert [number.text for number in literate.prose.prose_numbers(doc)] == ["0.1234", "0.7777", "0.9300"]
 
 
 def test_prose_line_numbers_survive_inline_html_and_code_spans(tmp_path):

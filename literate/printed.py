@@ -1,0 +1,89 @@
+"""The numbers a transcript prints, indexed once, for the questions the prose check asks of each prose number: is it
+printed as written, which printed number rounds to it, which printed numbers are nearest (for the message). Every
+question is a bisection in lists sorted once, so checking n numbers against m printed ones takes about
+(n + m) log m steps, however many of them fail."""
+
+from __future__ import annotations
+
+import bisect
+import decimal
+import itertools
+
+from .inline import NUMBER
+
+MAX_SUGGESTED = 3  # numbers named after "nearest:"
+MAX_ROUNDED_PLACES = 12  # a quote rounded to more decimals than this is not looked for
+
+
+def value(text: str) -> decimal.Decimal:
+    return decimal.Decimal(text)
+
+
+def places(text: str) -> int:
+    return len(text.partition(".")[2])
+
+
+def rounded(text: str, to: int) -> set[str]:
+    """text rounded to `to` decimals, as a person rounds (half up) and as printf does (half to even)."""
+    exponent = decimal.Decimal(1).scaleb(-to)
+    with decimal.localcontext() as context:
+        context.prec = len(text) + 2
+        return {str(value(text).quantize(exponent, rounding=mode))
+                for mode in (decimal.ROUND_HALF_UP, decimal.ROUND_HALF_EVEN)}
+
+
+class Printed:
+    """The numbers one transcript (or some of its parts) prints, each as written (NUMBER: no sign), sorted by value
+    once; and by value within each count of decimals, for the nearest ones. (A class to keep the sorted lists
+    with the set they come from.)"""
+
+    def __init__(self, numbers: set[str]):
+        self.numbers = numbers
+        self.sorted = sorted((value(number), number) for number in numbers)
+        self.values = [found for found, _ in self.sorted]
+        self.by_places: dict[int, list[tuple[decimal.Decimal, str]]] = {}
+        for found, number in self.sorted:
+            self.by_places.setdefault(places(number), []).append((found, number))
+
+    @classmethod
+    def of(cls, texts) -> Printed:
+        return cls({match[0] for text in texts for match in NUMBER.finditer(text)})
+
+    def rounds_to(self, number: str, count: int = 1) -> list[str]:
+        """Up to count printed numbers with more decimals that round to number (0.4102 for 0.41). Those lie within
+        half a unit of number's last digit: a bisection finds where, then each is rounded to be sure."""
+        to = places(number)
+        if not to or to > MAX_ROUNDED_PLACES:
+            return []
+        half = decimal.Decimal(5).scaleb(-to - 1)
+        with decimal.localcontext() as context:
+            context.prec = len(number) + 4
+            low, high = value(number) - half, value(number) + half
+        start, end = bisect.bisect_left(self.values, low), bisect.bisect_right(self.values, high)
+        found = (self.sorted[index][1] for index in range(start, end)
+                 if places(self.sorted[index][1]) > to and number in rounded(self.sorted[index][1], to))
+        return list(itertools.islice(found, count))
+
+    def nearest(self, number: str) -> list[str]:
+        """Up to MAX_SUGGESTED printed numbers like number: first the same value with other decimals (one of the
+        two rounded, to at least 2 decimals, is the other), then those with as many decimals, closest first."""
+        to = places(number)
+        first = []
+        if to >= 2:
+            shorter = {text for keep in range(2, min(to, MAX_ROUNDED_PLACES + 1)) for text in rounded(number, keep)}
+            first = sorted({*(text for text in shorter if text in self.numbers),
+                            *self.rounds_to(number, MAX_SUGGESTED)})
+        near = self.closest(number, self.by_places.get(to, []), MAX_SUGGESTED)
+        return (first + [text for text in near if text not in first])[:MAX_SUGGESTED]
+
+    @staticmethod
+    def closest(number: str, candidates: list[tuple[decimal.Decimal, str]], count: int) -> list[str]:
+        """The count candidates (sorted by value) closest to number, ties by their text: the window of count on
+        each side of where number would stand holds them."""
+        at = bisect.bisect_left(candidates, (value(number), ""))
+        window = candidates[max(0, at - count) : at + count]
+        with decimal.localcontext() as context:
+            context.prec = max((len(text) for _, text in window), default=1) + len(number) + 2
+            ordered = sorted(window, key=lambda pair: (abs(pair[0] - value(number)), pair[1]))
+        return [text for _, text in ordered[:count]]
+
