@@ -66,7 +66,8 @@ class Printed:
 
     def nearest(self, number: str) -> list[str]:
         """Up to MAX_SUGGESTED printed numbers like number: first the same value with other decimals (one of the
-        two rounded, to at least 2 decimals, is the other), then those with as many decimals, closest first."""
+        two rounded, to at least 2 decimals, is the other), then those with as many decimals, closest first; if
+        there are none of those, the closest of any."""
         to = places(number)
         first = []
         if to >= 2:
@@ -74,6 +75,8 @@ class Printed:
             first = sorted({*(text for text in shorter if text in self.numbers),
                             *self.rounds_to(number, MAX_SUGGESTED)})
         near = self.closest(number, self.by_places.get(to, []), MAX_SUGGESTED)
+        if not first and not near:  # none with as many decimals: the closest of any
+            near = self.closest(number, self.sorted, MAX_SUGGESTED)
         return (first + [text for text in near if text not in first])[:MAX_SUGGESTED]
 
     @staticmethod
