@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import os
+import shlex
 import sys
 
-from .expansion import comment_forms, generated_state, read_generated, render, writable_problem
+from .expansion import comment_forms, generated_state, orphaned, read_generated, render, writable_problem
 from .files import describe, signals_deferred, write_atomically
 from .markdown import load
 from .model import Conflict, DIFFERENT, Document, OK, UserError
@@ -15,8 +16,18 @@ from .transcripts import deterministic_output, report_difference, split_output, 
 
 
 def command_tangle(args) -> int:
-    write_roots(load(args.md, str(args.md)), args.force)
+    doc = load(args.md, str(args.md))
+    write_roots(doc, args.force)
+    for message in orphan_messages(doc, "warning"):  # not an error: tangle did write every root
+        print(message, file=sys.stderr)
     return OK
+
+
+def orphan_messages(doc: Document, kind: str) -> list[str]:
+    """A file tangle wrote from this lesson that no root writes any more (expansion.orphaned), and how to remove it."""
+    return [f"{doc.target_shown(target)}: {kind}: tangle.py wrote it from {doc.path.name}, but no root of "
+            f"{doc.path.name} writes it any more (a fence deleted, or its file= renamed?), and a program may still "
+            f"import it; delete it: rm {shlex.quote(doc.target_shown(target))}" for target in orphaned(doc)]
 
 
 def write_roots(doc: Document, force: bool, stitched: dict[str, bytes] | None = None) -> None:
@@ -82,8 +93,9 @@ def write_planned(doc: Document, pending: Planned) -> None:
 
 
 def sync_problems(doc: Document) -> list[str]:
-    """Generated files that are not what the Markdown tangles to."""
-    problems = []
+    """Generated files that are not what the Markdown tangles to, and the files tangle wrote that no root writes
+    any more."""
+    problems = orphan_messages(doc, "error")
     for target in doc.roots:
         state = generated_state(read_generated(doc, target), render(doc, target)[0], comment_forms(doc, target))
         if state in ("same", "banner"):

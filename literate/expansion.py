@@ -3,6 +3,7 @@ the banner and hash line, and where a generated file stands against the lesson."
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import posixpath
@@ -11,14 +12,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .files import read_regular
-from .model import (Document, MAX_GENERATED_BYTES, Piece, blank, comment_safe, confinement_problem, location_comment,
-                    reference)
+from .model import (Document, HASH_COMMENT_SUFFIXES, MAX_GENERATED_BYTES, Piece, blank, comment_safe,
+                    confinement_problem, location_comment, reference)
 
 
 BANNER = "# Generated from {source} by tangle.py — edit {source} and run make tangle, or edit here and run make stitch."
 HASH_LINE = "# sha256 of the lines below: {digest}"
 # the banner tangle.py wrote before make stitch existed: files with it are tangle's own too
 FIRST_BANNER = "# Generated from {source} by tangle.py — do not edit; edit {source} and run make tangle."
+BANNER_BYTES = 4096  # enough for the banner line of any lesson's name
 
 
 @dataclass(frozen=True)
@@ -174,3 +176,27 @@ def writable_problem(doc: Document, target: str) -> str | None:
     if not os.access(path if os.path.exists(path) else folder, os.W_OK):
         return f"cannot write file={target}: permission denied"
     return None
+
+
+def orphaned(doc: Document) -> list[str]:
+    """Files that tangle wrote from this lesson (their banner names it), in the folders its roots are written to,
+    that no root writes any more (a fence deleted or its file= renamed): a program may still import them, and the
+    check would pass on code the lesson no longer holds. Their paths relative to the lesson's folder."""
+    own = {form.format(source=comment_safe(doc.path.name)) for form in (BANNER, FIRST_BANNER)}
+    found = []
+    for folder in sorted({posixpath.dirname(target) for target in doc.roots}):
+        try:
+            entries = list(os.scandir(doc.folder / folder))
+        except OSError:  # not made yet, or unreadable: tangle says so when it writes there
+            continue
+        for entry in sorted(entries, key=lambda entry: entry.name):
+            relative = posixpath.join(folder, entry.name)
+            if relative in doc.roots or not entry.name.endswith(HASH_COMMENT_SUFFIXES):
+                continue
+            with contextlib.suppress(OSError):
+                if entry.is_file(follow_symlinks=False):  # a regular file: reading it cannot block
+                    with open(entry.path, "rb") as file:
+                        head = file.read(BANNER_BYTES)
+                    if head.partition(b"\n")[0].decode("utf-8", "replace").rstrip("\r") in own:
+                        found.append(relative)
+    return found

@@ -1370,3 +1370,63 @@ def test_a_playground_is_shown_not_tangled_and_names_its_program(tmp_path, capsy
     write(tmp_path, PROGRAM + "\n```python {playground=generated/other.py}\nprint(2)\n```\n")
     code, _, err = run(capsys, "tangle", md)
     assert code == 2 and "{playground=generated/other.py} names no program" in err
+
+
+# ---------------------------------------------------------------- files no root writes any more
+
+TWO_FILES = """\
+# L
+
+The helper prints 0.75.
+
+```python {file=generated/main.py}
+import helper
+helper.show()
+```
+
+```python {file=generated/helper.py}
+def show():
+    print("v 0.75")
+```
+
+```text {transcript=generated/main.py}
+v 0.75
+```
+"""
+
+
+@pytest.mark.parametrize("edit", ["deleted", "renamed"])
+def test_a_generated_file_that_no_root_writes_any_more_fails_the_check_with_the_command_that_removes_it(
+        tmp_path, capsys, monkeypatch, edit):
+    """The program still imports generated/helper.py, which the lesson no longer holds: check and update fail
+    (exit 1), tangle warns, and the message says how to remove it; nothing is deleted for the author."""
+    md = write(tmp_path, TWO_FILES, "lesson.md")
+    monkeypatch.chdir(tmp_path)
+    assert run(capsys, "tangle", "lesson.md")[0] == 0
+    assert run(capsys, "check", "lesson.md")[0] == 0
+    if edit == "deleted":
+        md.write_text(TWO_FILES.replace('```python {file=generated/helper.py}\ndef show():\n    print("v 0.75")\n```\n\n', ""))
+    else:
+        md.write_text(TWO_FILES.replace("import helper\nhelper.show()", "import helper2\nhelper2.show()")
+                      .replace("generated/helper.py", "generated/helper2.py"))
+    code, _, err = run(capsys, "tangle", "lesson.md")
+    message = ("generated/helper.py: {}: tangle.py wrote it from lesson.md, but no root of lesson.md writes it any "
+               "more (a fence deleted, or its file= renamed?), and a program may still import it; delete it: "
+               "rm generated/helper.py")
+    assert code == 0 and err == message.format("warning") + "\n"
+    for command in ("check", "update"):
+        code, _, err = run(capsys, command, "lesson.md")
+        assert code == 1 and message.format("error") in err
+    assert (tmp_path / "generated" / "helper.py").exists()
+    (tmp_path / "generated" / "helper.py").unlink()
+    code, _, err = run(capsys, "check", "lesson.md")  # what the lesson now says, run: the import fails
+    assert (code, "No module named 'helper'" in err) == ((1, True) if edit == "deleted" else (0, False))
+
+
+def test_a_file_beside_the_generated_ones_that_tangle_did_not_write_is_left_alone(tmp_path, capsys):
+    md = write(tmp_path, TWO_FILES, "lesson.md")
+    assert run(capsys, "tangle", md)[0] == 0
+    (tmp_path / "generated" / "notes.py").write_text("# my own\n")
+    (tmp_path / "generated" / "other.py").write_text(
+        "# Generated from other.md by tangle.py — edit other.md and run make tangle, or edit here and run make stitch.\n")
+    assert run(capsys, "check", md)[0:3:2] == (0, "")
