@@ -3,6 +3,8 @@ the errors every stage raises, the limits and the names shared by the stages (an
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import os
 import re
 from dataclasses import dataclass, field
@@ -78,6 +80,7 @@ class Transcript:
     markup: str
     part: int | None = None  # N of part=N; None: the fence holds the whole output
     parts: list[Transcript] = field(default_factory=list)
+    starts: list[int] | None = field(default=None, repr=False, compare=False)  # md_line's: output line of each part
 
     @property
     def first_line(self) -> int:
@@ -88,13 +91,15 @@ class Transcript:
         return self.parts or [self]
 
     def md_line(self, index: int) -> int:
-        """The Markdown line of output line index (0-based); past the end: the last part's closing fence."""
-        for piece in self.pieces():
-            count = len(output_lines(piece.content))
-            if index < count:
-                return piece.first_line + index
-            index -= count
-        return self.pieces()[-1].closing_line
+        """The Markdown line of output line index (0-based); past the end: the last part's closing fence. Where each
+        part begins in the output is counted once, then each question is a bisection."""
+        if self.starts is None:
+            self.starts = list(itertools.accumulate((len(output_lines(piece.content)) for piece in self.pieces()),
+                                                    initial=0))
+        part = bisect.bisect_right(self.starts, index) - 1
+        if part >= len(self.pieces()):
+            return self.pieces()[-1].closing_line
+        return self.pieces()[part].first_line + index - self.starts[part]
 
 
 @dataclass

@@ -125,11 +125,16 @@ def split_output(transcript: Transcript, output: str) -> tuple[list[str] | None,
     if len(pieces) == 1:
         return [output], "", None
     chunks = re.findall(r"[^\n]*\n|[^\n]+\Z", output)
-    texts = [chunk.rstrip("\n") for chunk in chunks]
+    firsts = {output_lines(piece.content)[0] for piece in pieces[1:]}  # split_problems: never empty
+    where: dict[str, list[int]] = {}  # each part's first line -> the output lines equal to it (one pass)
+    for index, chunk in enumerate(chunks):
+        text = chunk.rstrip("\n")
+        if text in firsts:
+            where.setdefault(text, []).append(index)
     starts = [0]
     for piece in pieces[1:]:
-        first = output_lines(piece.content)[0]  # split_problems: a part after the first is never empty
-        at = [index for index, text in enumerate(texts) if text == first]
+        first = output_lines(piece.content)[0]
+        at = where.get(first, [])
         if len(at) != 1:
             where = ("no longer prints it" if not at else f"prints it {len(at)} times (output lines "
                      + ", ".join(str(index + 1) for index in at[:5]) + (", ..." if len(at) > 5 else "") + ")")
@@ -200,7 +205,8 @@ def rewrite_transcripts(doc: Document, text: str, new: dict[str, str]) -> str:
         if parts is None:
             raise UserError(f"{doc.target_shown(target)}: error: cannot cut its output into parts: {why}")
         replacements += zip(doc.transcripts[target].pieces(), parts)
-    for transcript, content in sorted(replacements, key=lambda pair: -pair[0].fence_line):
+    rewritten, done = [], 0  # the lines up to `done` are in rewritten: one pass, fence by fence in order
+    for transcript, content in sorted(replacements, key=lambda pair: pair[0].fence_line):
         start, end = transcript.fence_line - 1, transcript.closing_line - 1
         opening, closing = lines[start], lines[end]
         eol = re.search(r"\r\n|\r|\n", opening)
@@ -213,8 +219,9 @@ def rewrite_transcripts(doc: Document, text: str, new: dict[str, str]) -> str:
             opening = opening.replace(marker, marker[0] * (longest + 1), 1)
             closing = prefix + marker[0] * (longest + 1) + closing[len(closing_body):]
         body = [(prefix + line if line else prefix.rstrip()) + eol for line in output_lines(content)]
-        lines[start : end + 1] = [opening, *body, closing]
-    return "".join(lines)
+        rewritten += [*lines[done:start], opening, *body, closing]
+        done = end + 1
+    return "".join(rewritten + lines[done:])
 
 
 def write_transcripts(doc: Document, changed: dict[str, str]) -> Document:
