@@ -85,7 +85,8 @@ def edits_in(doc: Document, target: str, text: str) -> tuple[list[Edit], list[st
     origin = origin + [None]
     edits, problems = [], []
     anchors = [index for index, o in enumerate(origin) if o is not None and o.offset < 0]
-    for i1, i2, j1, j2 in changes(rendered, edited, anchors):
+    hunks = changes(rendered, edited, anchors)
+    for number, (i1, i2, j1, j2) in enumerate(hunks):
         where = f"{shown}:{j1 + 3}"
         touched = origin[i1:i2]
         if i1 < i2:
@@ -106,6 +107,17 @@ def edits_in(doc: Document, target: str, text: str) -> tuple[list[Edit], list[st
             anchor, start, end = touched[0], touched[0].offset, touched[-1].offset + 1
         else:
             before, after = (origin[i1 - 1] if i1 else None), origin[i1]
+            reach = (hunks[number - 1][3] if number else 0,
+                     hunks[number + 1][2] if number + 1 < len(hunks) else len(edited))
+            ending = next((origin[at - 1] for at in insertion_places(edited, i1, j1, j2, reach)
+                           if at and origin[at - 1] is not None and ends_a_chunk(doc, origin[at - 1])), None)
+            if ending is not None:
+                label = ending.piece.label
+                problems.append(f"{where}: error: the added lines stand just after the last line of 〈{label}〉 "
+                                f"({doc.where(ending.piece.fence_line)}), where the code that includes it goes on: "
+                                f"they may belong at the end of 〈{label}〉 or after its <<{label}>>, and stitch does "
+                                f"not guess; make this edit in {doc.path.name}")
+                continue
             if before is not None:
                 anchor, start = before, before.offset + 1
             elif after is not None and after.offset >= 0:
@@ -129,6 +141,31 @@ def edits_in(doc: Document, target: str, text: str) -> tuple[list[Edit], list[st
         else:
             edits.append(Edit(anchor.piece, start, end, tuple(new), where, (target, anchor.copy)))
     return edits, problems
+
+
+def insertion_places(edited: list[str], i1: int, j1: int, j2: int, reach: tuple[int, int]) -> list[int]:
+    """Where lines edited[j1:j2], added before rendered line i1, could as well have been added, giving the same
+    file: a block slides over a line equal to its last (or first) one. reach: the edited lines between the
+    hunks before and after, which the block may slide over. At most EXACT_DIFF_LINES each way."""
+    places, step = [i1], 0
+    while step < EXACT_DIFF_LINES and j1 - 1 - step >= reach[0] and edited[j1 - 1 - step] == edited[j2 - 1 - step]:
+        step += 1
+        places.append(i1 - step)
+    step = 0
+    while step < EXACT_DIFF_LINES and j2 + step < reach[1] and edited[j1 + step] == edited[j2 + step]:
+        step += 1
+        places.append(i1 + step)
+    return places
+
+
+def ends_a_chunk(doc: Document, line) -> bool:
+    """Whether a rendered line (its Origin) is where a chunk's expansion ends: the last line of the chunk's last
+    piece (or its location comment, if that piece is empty). Lines added after it could belong to the chunk or to
+    the code that includes it, just after the <<reference>>: two lessons that tangle to the same file."""
+    pieces = doc.chunks.get(line.piece.label)
+    if pieces is None or pieces[-1] is not line.piece:
+        return False
+    return line.offset == len(line.piece.lines) - 1 if line.piece.lines else line.offset == -1
 
 
 def changes(old: list[str], new: list[str], anchors: list[int]) -> list[tuple[int, int, int, int]]:
