@@ -25,6 +25,14 @@ MAX_OUTPUT_BYTES = 16 << 20  # per stream of one run
 PR_SET_CHILD_SUBREAPER = 36  # prctl(2), Linux
 HELD_GRACE = 2.0  # seconds a program's leftovers may hold its output after it exits
 OUTPUT_CONTROL = re.compile(r"[\x00-\x08\x0b\x0d-\x1f\x7f-\x9f]")  # and CR: a transcript holds plain lines
+TERMINAL_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # all a terminal acts on but tab and line feed
+
+
+def inert(text: str) -> str:
+    """A program's output or traceback as tangle.py shows it on a terminal: its control characters (ESC, which
+    starts colour, cursor and window-title sequences; CR; C1's CSI) written as escapes, \\x1b, so that what the
+    program printed is seen, never obeyed."""
+    return TERMINAL_CONTROL.sub(lambda match: match[0].encode("unicode_escape").decode(), text)
 RUN_ENV = {
     "PYTHONIOENCODING": "utf-8",
     "PYTHONUTF8": "1",
@@ -164,7 +172,7 @@ class Echo:
     def write(self, line: bytes) -> None:
         self.done = self.done or line.startswith(b"Traceback (most recent call last)")
         if not self.done:
-            print(self.prefix + line.decode("utf-8", "replace").rstrip("\r"), file=sys.stderr, flush=True)
+            print(self.prefix + inert(line.decode("utf-8", "replace").rstrip("\r")), file=sys.stderr, flush=True)
 
 
 def collect(processes: list[subprocess.Popen], timeout: float, echo: Echo | None = None) -> list[Run]:
@@ -262,7 +270,7 @@ def map_traceback(doc: Document, target: str, stderr: str) -> tuple[str, int | N
     innermost: list[int | None] = [None]  # per traceback in the chain
     causes: list[bool] = []  # whether traceback i is the direct cause of traceback i + 1
     lines = []
-    for text in stderr.splitlines():
+    for text in (inert(line.removesuffix("\r")) for line in stderr.removesuffix("\n").split("\n") if stderr):
         match = FRAME.match(text)
         if match and os.path.realpath(doc.folder / match[2]) == generated:
             number = int(match[3])

@@ -12,7 +12,7 @@ import sys
 from .files import rewrite_lesson
 from .markdown import decode_markdown, fence_runs, normalize_newlines, parse_document
 from .model import Document, LINE_WITH_END, MAX_MARKDOWN_BYTES, Transcript, UserError, output_lines
-from .runner import OUTPUT_CONTROL, report_failed_run, run_program
+from .runner import OUTPUT_CONTROL, inert, report_failed_run, run_program
 from .validation import shown_line
 
 
@@ -69,7 +69,7 @@ def transcript_diff(doc: Document, transcript: Transcript, new: str, new_label: 
     lines = []
     for text in difflib.unified_diff(old_lines, new_lines, f"{doc.shown} (transcript, {span})", new_label,
                                      lineterm=""):
-        lines.append(paint(re.sub(r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@", numbered, text), color))
+        lines.append(paint(re.sub(r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@", numbered, inert(text)), color))
     if new and not new.endswith("\n"):
         lines.append("\\ the output does not end with a newline (a transcript holds whole lines)")
     return lines
@@ -159,8 +159,8 @@ def deterministic_output(doc: Document, target: str, timeout: float, progress: b
         pairs = list(itertools.zip_longest(a_lines, b_lines, fillvalue="(end of output)"))
         index = next(i for i, (a, b) in enumerate(pairs) if a != b)
         print(f"{shown}: error: not deterministic: two runs printed different output; transcript left as it was\n"
-              f"  first difference, output line {index + 1}:\n    run 1: {pairs[index][0]}\n"
-              f"    run 2: {pairs[index][1]}", file=sys.stderr)
+              f"  first difference, output line {index + 1}:\n    run 1: {inert(pairs[index][0])}\n"
+              f"    run 2: {inert(pairs[index][1])}", file=sys.stderr)
         return None
     try:
         output = first.stdout.decode("utf-8")

@@ -7,6 +7,7 @@ Markdown. Then a property test drives random documents through random file-syste
 import contextlib
 import io
 import os
+import re
 import shutil
 import signal
 import stat
@@ -127,6 +128,7 @@ def test_a_reader_that_goes_away_does_not_stop_update_from_writing(tmp_path):
 
 CONCURRENT_EDITOR = """\
 import os
+import re
 try:
     os.close(os.open("edited", os.O_CREAT | os.O_EXCL))
 except FileExistsError:
@@ -564,3 +566,20 @@ def test_no_document_and_no_situation_makes_tangle_crash_hang_or_lose_a_byte(sit
         if command == "check" or situation == "hand-edited target":
             assert (target.read_bytes() if target.is_file() else None) == generated_before
         assert leftovers(folder) == []
+
+
+@pytest.mark.parametrize("where", ["output", "traceback", "progress"])
+def test_a_programs_terminal_escapes_are_shown_never_obeyed(tmp_path, capsys, where):
+    """ESC sequences (clear the screen, colours, the window's title), a carriage return and C1's CSI, printed by the
+    program into the diff, the traceback or its progress, reach the terminal as escapes (\\x1b), never as they are."""
+    hostile = "\\x1b[2J\\x1b[31mred\\x1b]0;PWNED\\x07\\rover\\x9b2J"
+    code = {"output": f"print('v 0.75{hostile}')\n",
+            "traceback": f"raise SystemExit('{hostile}')\n",
+            "progress": f"import sys\nprint('{hostile}', file=sys.stderr)\nprint('v 0.75')\n"}[where]
+    md = write(tmp_path, f"```python {{file=generated/a.py}}\n{code}```\n\n```text {{transcript}}\nv 0.75\n```\n")
+    assert run(capsys, "tangle", md)[0] == 0
+    status, out, err = run(capsys, "check", md, *(["--progress"] if where == "progress" else []))
+    assert status == (0 if where == "progress" else 1)
+    shown = out + err
+    assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]", shown), repr(shown)
+    assert "\\x1b[2J\\x1b[31mred\\x1b]0;PWNED\\x07\\rover\\x9b2J" in shown
