@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Callable
 
 from .files import INTERRUPTS, describe
-from .model import BAD_INPUT, Interrupted, UserError
+from .model import BAD_INPUT, MAX_MESSAGE, Interrupted, UserError
 
 
 def run_command(tool: str, parser: argparse.ArgumentParser, body: Callable[[argparse.Namespace], int],
@@ -31,7 +31,7 @@ def run_command(tool: str, parser: argparse.ArgumentParser, body: Callable[[argp
         try:
             return body(args)
         except UserError as error:
-            print(*error.messages, sep="\n", file=sys.stderr)
+            print(*map(bounded, error.messages), sep="\n", file=sys.stderr)
             return error.code
         except OSError as error:  # the environment, not the tool
             name = f" {error.filename}" if error.filename else ""
@@ -42,6 +42,14 @@ def run_command(tool: str, parser: argparse.ArgumentParser, body: Callable[[argp
             print(f"{tool}: error: out of memory", file=sys.stderr)
         return BAD_INPUT
     return guarded(tool, run, stopped, script)
+
+
+def bounded(message: str) -> str:
+    """An error line as printed: however much of the input it quotes, at most MAX_MESSAGE characters (a message
+    that names thousands of paths still fits a screen; each quote is bounded where it is made, this is the net)."""
+    if len(message) <= MAX_MESSAGE:
+        return message
+    return f"{message[:MAX_MESSAGE]}… ({len(message) - MAX_MESSAGE:,} more characters)"
 
 
 def back_end_parser(prog: str, manual: str, output: str) -> argparse.ArgumentParser:

@@ -105,5 +105,5 @@ def read_declarations(blocks: list[tuple[int, str]]) -> tuple[Declarations, list
             elif key.startswith("notebook-") and value and key not in found.text:
                 found.text[key] = value
             else:
-                problems.append((line, f"cannot read {key}: {value!r} (once, as {KEYS[key].split(':')[0]})"))
+                problems.append((line, f"cannot read {key}: {value[:60]!r} (once, as {KEYS[key].split(':')[0]})"))
     return found, problems

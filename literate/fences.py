@@ -8,8 +8,8 @@ import os
 import posixpath
 import re
 
-from .model import (Document, HASH_COMMENT_SUFFIXES, LINE_BREAKING, chunk_name, confinement_problem, Transcript,
-                    output_lines, reference)
+from .model import (Document, HASH_COMMENT_SUFFIXES, LINE_BREAKING, MAX_NAME, MAX_PATH_DEPTH, chunk_name,
+                    confinement_problem, output_lines, quoted, reference, Transcript)
 from .validation import shown_line
 
 
@@ -23,14 +23,17 @@ def fence_attributes(info: str) -> tuple[str, str | None, str | None, str | None
     brace = info.index("{")
     lang = (info[:brace].split() or [""])[0]
     if not info.endswith("}"):
-        raise ValueError(f"attributes {info[brace:]!r} do not end with }}")
+        raise ValueError(f"attributes {quoted(info[brace:])} do not end with }}")
     inner = info[brace + 1 : -1].strip()
     if inner.startswith("#"):
         name = chunk_name(inner[1:])
         if not name:
             raise ValueError("empty chunk name after #")
+        if len(name) > MAX_NAME:
+            raise ValueError(f"the chunk name {quoted(name)} is {len(name):,} characters long (the limit is "
+                             f"{MAX_NAME}); a name is a few words")
         if reference(f"<<{name}>>") != ("", name):
-            raise ValueError(f"a chunk name cannot hold << or >> nor end in >: <<{name}>> would not name it")
+            raise ValueError(f"a chunk name cannot hold << or >>: <<{name}>> would not name it")
         if re.search(r"(?:^|\s)(?:file|transcript)=", name):
             raise ValueError("a fence is either a named chunk {#name} or a root {file=...}, not both")
         return lang, name, None, None, None, None
@@ -45,11 +48,14 @@ def fence_attributes(info: str) -> tuple[str, str | None, str | None, str | None
             playground = value.strip('"')
         elif key == "part" and equals and part is None:
             if not re.fullmatch(r"[1-9][0-9]{0,3}", value):
-                raise ValueError(f"cannot read {word!r}: a part is numbered 1, 2, 3, ... (part=1 on the first)")
+                raise ValueError(f"cannot read {quoted(word)}: a part is numbered 1, 2, 3, ... (part=1 on the first)")
             part = int(value)
         else:
-            raise ValueError(f"cannot read attribute {word!r}: expected {{#name}}, {{file=PATH}}, "
+            raise ValueError(f"cannot read attribute {quoted(word)}: expected {{#name}}, {{file=PATH}}, "
                              "{transcript} (with part=N) or {playground=PATH}, once each (#name must come first)")
+    long = next((path for path in (target, transcript, playground) if path and len(path) > MAX_NAME), None)
+    if long:
+        raise ValueError(f"the path {quoted(long)} is {len(long):,} characters long (the limit is {MAX_NAME})")
     if sum(value is not None for value in (target, transcript, playground)) > 1:
         raise ValueError("a fence is one of a root {file=...}, a {transcript} and a {playground=...}, not two")
     if part is not None and transcript is None:
@@ -60,10 +66,12 @@ def fence_attributes(info: str) -> tuple[str, str | None, str | None, str | None
 def target_problem(doc: Document, target: str) -> str | None:
     """Why a file= path cannot be written to, or None."""
     if not target or LINE_BREAKING.search(target):
-        return f"file={target!r} is not a usable path"
+        return f"file={quoted(target)} is not a usable path"
     if target.startswith(("/", "\\")) or re.match(r"[A-Za-z]:", target):
         return f"file={target} is absolute; write it relative to the folder of {doc.path.name}"
     normal = posixpath.normpath(target)
+    if normal.count("/") >= MAX_PATH_DEPTH:
+        return f"file={quoted(target)} is {normal.count('/')} folders deep (the limit is {MAX_PATH_DEPTH - 1})"
     if normal in (".", "..") or normal.startswith("../"):
         return f"file={target} is outside the folder of {doc.path.name}"
     if not normal.endswith(HASH_COMMENT_SUFFIXES):

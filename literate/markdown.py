@@ -173,7 +173,7 @@ def parse_document(path: Path, shown: str, text: str) -> Document:
                              + "see code that never runs; name it, or use ```text for an illustration"))
     doc.declared, declaration_problems = read_declarations(
         [(token.map[0] + 1, token.content) for token in tokens if token.type == "html_block" and token.map
-         and is_declaration(token.content)])
+         and is_declaration(token.content) and "-->" in token.content])  # unclosed: hidden_code_problems says so
     problems += declaration_problems
     problems += [(line, f"〈{name}〉 in the notebook's {key} names no chunk: rename it to the chunk's name")
                  for key, text, line in doc.declared.texts() for name in re.findall(r"〈([^〈〉]+)〉", text)

@@ -20,12 +20,16 @@ MAX_MARKDOWN_BYTES = 1 << 20
 MAX_GENERATED_BYTES = 16 << 20  # all the generated files together
 MAX_DEPTH = 100  # chunks included in chunks included in ...
 MAX_SUGGESTIONS = 20  # "did you mean" for the first errors only: each compares every name (difflib)
+MAX_NAME = 300  # characters of a chunk name or a path: every message that names one stays short
+MAX_PATH_DEPTH = 32  # folders in a root's path (a path thousands deep is no lesson's, and no file system's)
+MAX_MESSAGE = 2000  # characters of one error line; beyond, it says how many more there were
 LINE_BREAKING = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")  # never in a name written into a comment
 # the language words that name Python, as GitHub and the highlighters read them: any case, a version after it
 PYTHON_LANGUAGE = re.compile(r"(?:python|py)(?:[23](?:\.[0-9]+)?)?", re.I)
 HASH_COMMENT_SUFFIXES = (".py", ".sh", ".toml", ".yaml", ".yml", ".cfg", ".ini")
-# a line holding one <<name>> and nothing else; a name holds no << or >>, so two references on one line are none
-REFERENCE = re.compile(r"^([ \t]*)<<((?:(?!<<|>>).)+)>>[ \t]*$")
+# a line holding one <<name>> and nothing else; a name holds no << or >> (it may end in one >), so two
+# references on one line are none
+REFERENCE = re.compile(r"^([ \t]*)<<((?:(?!<<|>>).)+>?)>>[ \t]*$")
 REFERENCE_LIKE = re.compile(r"^[ \t]*<<.*>>")  # what a reader takes for a reference line
 LINE_WITH_END = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+")
 

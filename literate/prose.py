@@ -172,7 +172,7 @@ def read_book_figures(doc: Document) -> set[str]:
         if not entry:
             continue
         if not re.fullmatch(r"[+-]?[0-9]+(?:\.[0-9]+)?", entry):
-            problems.append(f"{shown}:{number}: error: {entry!r} is not one number written as the book prints "
+            problems.append(f"{shown}:{number}: error: {quoted(entry)} is not one number written as the book prints "
                             "it (one a line, like 0.6820 or 838; # starts a comment)")
         elif entry.lstrip("+-") in figures:
             problems.append(f"{shown}:{number}: error: {entry} is listed twice "

@@ -8,7 +8,7 @@ import unicodedata
 
 from .captions import expected_captions
 from .characters import code_point, first_unseen, unseen, without_unseen
-from .model import (Document, MAX_DEPTH, MAX_GENERATED_BYTES, MAX_SUGGESTIONS, Piece, REFERENCE_LIKE, location_comment,
+from .model import (Document, MAX_DEPTH, MAX_GENERATED_BYTES, MAX_NAME, MAX_SUGGESTIONS, Piece, REFERENCE_LIKE, location_comment,
                     reference, references, walk)
 
 
@@ -115,11 +115,12 @@ def misread_references(pieces: list[Piece]) -> list[tuple[int, str]]:
 def undefined(doc: Document, name: str, by_look: dict[str, str], suggest: bool) -> str:
     """Why <<name>> is not defined: a chunk that looks the same, or one spelled nearly so (suggest: look
     for one; each look compares every chunk name, so a long list of mistakes gets it only at its start)."""
-    what = f"<<{name}>> is not defined: no fence has {{#{name}}}"
+    shown = name if len(name) <= MAX_NAME else f"{name[:60]}…"  # a chunk's name is bounded, a reference's is not
+    what = f"<<{shown}>> is not defined: no fence has {{#{shown}}}"
     same = by_look.get(looks(name))
     if same is not None:
         return f"{what}; {{#{same}}} looks the same, but {invisible_difference(name, same)}"
-    near = difflib.get_close_matches(name, list(doc.chunks), n=1) if suggest else []
+    near = difflib.get_close_matches(name, list(doc.chunks), n=1) if suggest and len(name) <= MAX_NAME else []
     return what + (f"; did you mean <<{near[0]}>>?" if near else "")
 
 

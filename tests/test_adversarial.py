@@ -1107,3 +1107,38 @@ def test_message_a_lesson_deleted_while_update_runs_is_named(tmp_path, capsys):
     err = capsys.readouterr().err
     assert f"{md}: error: no longer exists" in err and "git checkout" in err and "make update again" in err
     assert not md.exists() and (tmp_path / "generated").is_dir()
+
+
+QUOTING_LESSONS = {
+    "a citation comment repeated 5,000 times": lesson("<!-- 数字出自 generated/p.py -->0.9300；" * 5000 + "\n"),
+    "a path 2,000 folders deep": lesson(target="d/" * 2000 + "p.py"),
+    "a path 40 short folders deep": lesson(target="d/" * 40 + "p.py"),
+    "a chunk name of 5,000 characters": lesson(name="名" * 5000),
+    "a reference of 5,000 characters": lesson().replace("<<打印>>", "<<打印>>\n<<" + "名" * 5000 + ">>"),
+    "an attribute of 100,000 characters": lesson().replace("{#打印}", "{#打印}".replace("}", " x" * 50000 + "}")),
+    "a transcript naming one of 3,000 roots that is not there": "".join(
+        f"```python {{file=generated/p{i}.py}}\nprint(1)\n```\n\n" for i in range(3000))
+        + "```text {transcript=generated/none.py}\n1\n```\n",
+}
+
+
+@pytest.mark.parametrize("text", QUOTING_LESSONS.values(), ids=QUOTING_LESSONS.keys())
+def test_message_an_error_quotes_a_bounded_part_of_the_input_and_names_its_cause(tmp_path, capsys, text):
+    """Each error is one line of at most a few thousand characters, however long what it quotes, and it names what
+    is wrong (never "nested too deeply to read" for a long path, the recursion of making its folders)."""
+    md = write(tmp_path, text)
+    if tangle.main(["tangle", str(md)]) == 0:  # the citations are read by check
+        capsys.readouterr()
+        assert tangle.main(["check", str(md)]) == 2
+    else:
+        assert not (tmp_path / "generated").exists() and not (tmp_path / "d").exists()
+    err = capsys.readouterr().err
+    assert err and all(len(line) <= model.MAX_MESSAGE + 40 for line in err.splitlines()), max(map(len, err.splitlines()))
+    assert "nested too deeply" not in err and "lesson.md:" in err
+
+
+def test_message_an_unclosed_declarations_block_is_named_as_unclosed(tmp_path, capsys):
+    md = write(tmp_path, "<!-- literate\nupdate: generated/p.py make update\n\n" + lesson())
+    assert tangle.main(["tangle", str(md)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"{md}:1: error: unclosed HTML comment: no --> follows") and "declaration" not in err

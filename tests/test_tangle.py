@@ -247,7 +247,7 @@ ERRORS = {
         "attention.md:2: error: «<<a>>  # 打印» reads as a chunk reference but is not one"),
     "a chunk name holding >>": (
         "```python {file=generated/attention.py}\n```\n\n```python {#a>> <<b}\n```\n",
-        "attention.md:4: error: a chunk name cannot hold << or >> nor end in >"),
+        "attention.md:4: error: a chunk name cannot hold << or >>"),
     **{f"a {language} fence without name or file": (
         f"```python {{file=generated/attention.py}}\n```\n\n```{language}\nprint('orphan')\n```\n",
         f"attention.md:4: error: {language} fence with neither {{#name}} nor {{file=...}}")
