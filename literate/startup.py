@@ -1,7 +1,12 @@
 """The first thing each command (tangle.py, weave.py, notebook.py) runs, before the package loads: Ctrl-C while
 the modules load ends it with one line, not the traceback of an import, and a Python older than 3.10 is told
 what to do. It imports only what the interpreter has loaded already and is written for any Python 3, so that
-an old one reads it far enough to say so."""
+an old one reads it far enough to say so.
+
+What it cannot guard is the interpreter's own start-up, before the command's first line: a Ctrl-C there (its
+first few milliseconds: the standard streams, the site-packages and their .pth files) gets the interpreter's
+traceback. Run as python -S, the site-packages load here instead, under the guard; and a launcher that blocks
+SIGINT until it has started the interpreter has its Ctrl-C reported here, as the one line."""
 
 import os
 import signal
@@ -17,6 +22,11 @@ def starting(tool, unchanged):
 
     try:
         signal.signal(signal.SIGINT, interrupted)
+        if hasattr(signal, "pthread_sigmask"):  # a Ctrl-C that a launcher held back through start-up comes now
+            signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGINT])
+        if sys.flags.no_site:  # python -S: the site-packages (and their .pth files) load here, under the guard
+            import site
+            site.main()
     except KeyboardInterrupt:  # before the handler was in place
         interrupted()
     if sys.version_info < (3, 10):

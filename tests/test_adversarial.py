@@ -794,6 +794,36 @@ def test_traceback_interrupted_at_any_moment_says_one_line(tmp_path, tool, after
     assert process.returncode == 130 and len(lines) == 1 and lines[0].startswith(f"{tool}: interrupted (SIGINT)"), err
 
 
+@linux
+@pytest.mark.parametrize("tool", ["tangle.py", "weave.py"])
+def test_traceback_a_ctrl_c_held_through_the_interpreters_start_up_is_the_one_line(tmp_path, tool):
+    """The interpreter's own start-up cannot be guarded from inside (a Ctrl-C there is its traceback). A launcher
+    that blocks SIGINT until the interpreter runs gets it reported by the start-up guard: one line, exit 130,
+    nothing written, however early it came (here: before the interpreter even began)."""
+    md = write(tmp_path, lesson())
+    argv = ["tangle", md] if tool == "tangle.py" else [md, "-o", tmp_path / "p.html"]
+
+    def held():
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGINT])
+        os.kill(os.getpid(), signal.SIGINT)  # pending, before exec: the interpreter starts with it
+    process = subprocess.run([sys.executable, str(ROOT / tool), *map(str, argv)], capture_output=True,
+                             preexec_fn=held, timeout=GUARD)
+    assert process.returncode == 130, process
+    assert process.stderr.decode().splitlines() == [
+        f"{tool}: interrupted (SIGINT) while starting; "
+        + ("nothing was run or written" if tool == "tangle.py" else "the page was not changed")]
+    assert not (tmp_path / "generated").exists() and not (tmp_path / "p.html").exists()
+
+
+def test_traceback_python_dash_capital_s_loads_the_site_packages_under_the_guard(tmp_path):
+    """python -S tangle.py: the site-packages (markdown-it) load inside the start-up guard, and the command works."""
+    md = write(tmp_path, lesson())
+    done = subprocess.run([sys.executable, "-S", str(ROOT / "tangle.py"), "tangle", str(md)], capture_output=True,
+                          timeout=GUARD)
+    assert done.returncode == 0 and done.stdout.decode().startswith("wrote "), done
+
+
 def test_traceback_notebook_to_a_closed_pipe(tmp_path):
     notebook_main()
     md = write(tmp_path, NOTEBOOK_LESSON)
