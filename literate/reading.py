@@ -147,7 +147,7 @@ class Reader:
         (dollars: formulas.dollar_formulas) were not all found in their text. starts: where each child begins in the
         flat text (numbers: (offset there, text, sentence)), None for children that stand in no flat text (a
         caption's). Spans nested deeper than MAX_SPAN_DEPTH are a problem (at line, the text's first), as the page
-        could not draw them: each kept in its own, nothing dropped."""
+        could draw them only by recursing that deep: the reading itself keeps them all, with a stack."""
         formulas = [(latex, display) for _, latex, display in dollars]
         # $`...`$ (GitHub): a code span between a text ending in $ and one starting with $
         github = {i for i, child in enumerate(children)
