@@ -31,7 +31,8 @@ parses it, its typed blocks and spans, and knows no Markdown syntax of its own):
     each part's lines at their own lines); every prose number that make check
     verifies is a link to the number itself (#L<line>-<number>) on one transcript
     line that prints it, in whichever part (the one whose words best match the
-    sentence), highlighted when you arrive; the book's
+    sentence), highlighted when you arrive, its tooltip quoting the line (of a long
+    line, the 120 characters around the number: the page stays linear); the book's
     figures are marked as the book's; the top of the page says how many numbers were
     verified, against which program's transcript;
   - each attention matrix printed in a transcript (a header of column numbers, then rows

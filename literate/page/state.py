@@ -35,6 +35,7 @@ class Page:
     best: dict[tuple, int] = field(default_factory=dict)  # (number, program, contexts) -> the line it links
     formulas: dict[tuple[str, bool], Markup] = field(default_factory=dict)  # (LaTeX, display) -> its MathML
     targets: dict[int, set[str]] = field(default_factory=dict)  # MD line -> the numbers a prose link may land on
+    number_places: dict[int, dict[str, int]] = field(default_factory=dict)  # long MD line -> number -> where first
     scale: float = 2.0  # the largest multiple of uniform any matrix of the page prints: the heatmaps' full colour
     widths: set[tuple[str, int]] = field(default_factory=set)  # the column boxes used (see columns)
     in_formulas: int = 0

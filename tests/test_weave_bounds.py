@@ -1,0 +1,53 @@
+"""What a lesson cannot make the page do, read with html.parser: grow as the square of a transcript line (each
+number's tooltip quotes a bounded part of it)."""
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("latex2mathml", reason="weave.py needs latex2mathml: make test installs requirements-html.txt")
+
+from test_weave import Tree, build, lesson  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def long_line_lesson(folder: Path, count: int) -> Path:
+    """One transcript line of count numbers, and a paragraph citing each of them."""
+    printed = " ".join(f"{i}.25" for i in range(count))
+    md = folder / "lesson.md"
+    md.write_text(f"# 课\n\n```python {{file=generated/a.py}}\nprint({printed!r})\n```\n\n```text {{transcript}}\n"
+                  f"{printed}\n```\n\n" + "".join(f"数字 {i}.25 在这里。\n\n" for i in range(count)))
+    return md
+
+
+def test_a_numbers_tooltip_quotes_a_bounded_part_of_its_line_around_the_number(tmp_path, capsys):
+    sizes = []
+    for count in (500, 1000):
+        folder = tmp_path / str(count)
+        folder.mkdir()
+        code, _, stderr, out = build(capsys, long_line_lesson(folder, count))
+        assert code == 0, stderr
+        page = out.read_text()
+        links = Tree(page).all("a", "num")
+        assert len(links) == count
+        for link in links:
+            quoted = link.attrs["title"].split("：", 1)[1]
+            assert len(quoted) <= 120 + 2 and link.text() in quoted, link.attrs  # 120 characters, and … at the ends
+            assert quoted.startswith("…") or quoted.startswith("0.25 ")
+        sizes.append(len(page))
+    assert sizes[1] < 2.2 * sizes[0], sizes  # twice the lesson, about twice the page: not four times
+
+
+def test_a_short_line_is_quoted_whole(small_page):
+    _, tree = small_page
+    titles = [link.attrs["title"] for link in tree.all("a", "num")]
+    assert titles and all(title.endswith("：acc 0.9300 x 1.2345") or title.endswith("：more 0.6180") for title in titles)
+
+
+@pytest.fixture
+def small_page(tmp_path, capsys):
+    md = lesson(tmp_path)
+    code, _, stderr, out = build(capsys, md)
+    assert code == 0, stderr
+    return md, Tree(out.read_text())
