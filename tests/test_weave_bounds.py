@@ -1,5 +1,5 @@
 """What a lesson cannot make the page do, read with html.parser: grow as the square of a transcript line (each
-number's tooltip quotes a bounded part of it)."""
+number's tooltip quotes a bounded part of it), or give a heading an anchor the page gives something else."""
 
 from pathlib import Path
 
@@ -51,3 +51,37 @@ def small_page(tmp_path, capsys):
     code, _, stderr, out = build(capsys, md)
     assert code == 0, stderr
     return md, Tree(out.read_text())
+
+
+# ---------------------------------------------------------------- anchors
+
+
+def number_target(md: Path) -> str:
+    """The anchor of the number 0.9300 on the first transcript line (where the prose's 0.9300 links)."""
+    line = next(i for i, text in enumerate(md.read_text().split("\n"), 1) if text == "acc 0.9300 x 1.2345")
+    return f"L{line}-0.9300", f"L{line}"
+
+
+def test_no_heading_takes_an_anchor_the_page_gives_to_something_else(tmp_path, capsys):
+    """Headings written as every kind of the page's own anchors (a transcript line, a number on it, a line of
+    code, a caption, the contents, the summary) and as what the page makes of equal headings: every id once,
+    and each link of the page leads where it should."""
+    md = lesson(tmp_path)
+    number, line = number_target(md)
+    code_line = next(i for i, text in enumerate(md.read_text().split("\n"), 1) if text == "import sys")
+    headings = [number, line, f"L{code_line}", "chunk-打印_结果", "file-generated/p.py", "output-generated/p.py-2",
+                "contents", "verified", "section-contents", "重复", "重复", "重复-2"]
+    md.write_text(md.read_text() + "\n" + "\n\n".join(f"## {text}" for text in headings) + "\n")  # lines stay
+    code, _, stderr, out = build(capsys, md)
+    assert code == 0, stderr
+    tree = Tree(out.read_text())
+    ids = tree.by_id()  # fails on an id given twice
+    assert ids[number].tag == "span" and "n" in ids[number].classes()
+    assert ids[line].tag == ids[f"L{code_line}"].tag == "span"
+    assert ids["chunk-打印_结果"].tag == ids["output-generated/p.py-2"].tag == "figure"
+    assert ids["contents"].tag == "nav" and ids["verified"].tag == "p"
+    contents = [a.attrs["href"][1:] for a in ids["contents"].iter() if a.tag == "a"]
+    assert [ids[anchor].text() for anchor in contents[-len(headings) :]] == headings
+    assert all(ids[anchor].tag == "h2" for anchor in contents[-len(headings) :])
+    for link in tree.all("a", "num"):
+        assert ids[link.attrs["href"][1:]].tag == "span", link.attrs

@@ -45,7 +45,9 @@ parses it, its typed blocks and spans, and knows no Markdown syntax of its own):
   - in code and transcripts each wide character stands in a box two columns wide,
     every other non-ASCII one in a box one column wide, so columns line up on any fonts;
   - a phone's width scrolls no page sideways (boxes scroll in place); dark mode; print;
-  - links to a caption's anchor keep it as written (not percent-encoded).
+  - links to a caption's anchor keep it as written (not percent-encoded); a heading never takes
+    an id of the page's own forms (L12, L12-0.75, chunk-/file-/output-..., contents, verified):
+    it gets section- before it, and each id stands once.
   The page needs nothing from the network: CSS is inline, there is no script.
   A number that the check does not verify is shown unlinked, marked, and counted
   in a warning (make check lists and fails on them); the page is still written.

@@ -3,12 +3,16 @@ so far (the numbers linked, the formulas converted, the column boxes used, the p
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from .. import blocks, model
 from .markup import Markup
 
 MAX_CANDIDATES = 256  # a number printed on more lines links to the best of the first 256 (linear time)
+# The forms of the ids the page gives: a line of code or of a transcript (L12), a number on one (L12-0.75), a caption
+# (chunk-, file-, output-...), the contents and the summary. A heading never takes one (page.heading_id).
+OWN_ID = re.compile(r"L[0-9]+(?:-.*)?|(?:chunk|file|output)-.*|contents|verified", re.S)
 GENERATOR = "weave.py"  # <meta name="generator">: marks the pages weave.py wrote, the only files it overwrites
 
 
