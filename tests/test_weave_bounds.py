@@ -1,6 +1,8 @@
-"""What a lesson cannot make the page do, read with html.parser: grow as the square of a transcript line (each
-number's tooltip quotes a bounded part of it), or give a heading an anchor the page gives something else."""
+"""What a lesson cannot make the page do, read with html.parser (the browser's view: test_weave_bounds_browser.py):
+grow as the square of a transcript line (each number's tooltip quotes a bounded part of it), give a heading an
+anchor the page gives something else, or be made wider than a screen by a formula's spacing."""
 
+import re
 from pathlib import Path
 
 import pytest
@@ -8,6 +10,7 @@ import pytest
 pytest.importorskip("latex2mathml", reason="weave.py needs latex2mathml: make test installs requirements-html.txt")
 
 from test_weave import Tree, build, lesson  # noqa: E402
+from literate.page import maths  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -85,3 +88,66 @@ def test_no_heading_takes_an_anchor_the_page_gives_to_something_else(tmp_path, c
     assert all(ids[anchor].tag == "h2" for anchor in contents[-len(headings) :])
     for link in tree.all("a", "num"):
         assert ids[link.attrs["href"][1:]].tag == "span", link.attrs
+
+
+# ---------------------------------------------------------------- formulas' spacing
+
+
+SPACING = [r"a\hspace{100cm}b", r"a" + r"\quad" * 300 + "b", r"a\kern 50em b", r"a\kern-50em b", r"\mkern900mu x",
+           r"a\mspace{-1000mu}b", r"\phantom{" + "x" * 300 + "}", r"a" + r"\!" * 200 + "b", r"\text{" + " " * 300 + "}",
+           "a" + "~" * 300 + "b", r"{\Huge{\Huge{\Huge{\Huge x}}}}", r"\mathrlap{\hspace{10cm}}", r"\rule{10cm}{50cm}",
+           r"\hphantom{\hspace{20cm}}", r"\qquad" * 40]
+
+
+# The page's bounds (docs/page.md): a space at most 2em wide and 1em back; a formula's spaces, blanks (half an em
+# each) and phantom characters (an em each) at most 12em together, its spaces back at most 1em; text at most 3 times
+# as large as around it.
+MAX_SPACE, MIN_SPACE, SPACE_BUDGET, MAX_SCALE = 2.0, -1.0, 12.0, 3.0
+EMS = {"em": 1, "ex": 0.5, "mu": 1 / 18, "pt": 1 / 12, "pc": 1, "px": 1 / 16, "in": 6, "cm": 6 / 2.54, "mm": 0.6 / 2.54}
+
+
+def ems(value: str) -> float:
+    """A length as MathML Core reads it, in ems (a mu, which it does not read, as TeX's); nan: no length."""
+    match = re.fullmatch(r"(-?[0-9]*\.?[0-9]+)([a-z]*)", value.strip())
+    if not match or match[2] not in [*EMS, ""] or (not match[2] and float(match[1])):
+        return float("nan")
+    return float(match[1]) * EMS.get(match[2], 1)
+
+
+@pytest.mark.parametrize("latex", SPACING, ids=range(len(SPACING)))
+def test_a_formulas_spacing_is_bounded(tmp_path, capsys, latex):
+    """However the spacing is asked for, a formula's spaces, blanks and phantoms together stay within the budget,
+    no space goes back more than an em, and no text is enlarged more than MAX_SCALE times."""
+    md = lesson(tmp_path)
+    md.write_text(md.read_text().replace("行内公式", f"间距 $`{latex}`$ 行内公式")
+                  .replace("```math\n", f"```math\n{latex}\n"))
+    code, _, stderr, out = build(capsys, md)
+    assert code == 0, stderr
+    tree = Tree(out.read_text())
+    for formula in tree.all("math"):
+        across = back = 0.0
+        for element in formula.iter():
+            for key in ("width", "lspace", "rspace"):
+                if key in element.attrs and element.tag != "svg":
+                    size = ems(element.attrs[key])
+                    assert MIN_SPACE <= size <= MAX_SPACE, element.attrs
+                    across, back = across + max(size, 0), back + min(size, 0)
+            for key in ("height", "depth"):
+                if key in element.attrs:
+                    assert ems(element.attrs[key]) <= MAX_SPACE, element.attrs
+            scale = 1.0
+            for outer in [element, *element.ancestors()]:
+                if "mathsize" in outer.attrs:
+                    scale *= ems(outer.attrs["mathsize"])
+            assert scale <= MAX_SCALE + 1e-6
+        blanks = sum(text.count(" ") + text.count("\u00a0") for text in [formula.text()])
+        phantoms = sum(len(e.text()) for e in formula.iter() if e.tag == "mphantom")
+        assert across + 0.5 * blanks + phantoms <= SPACE_BUDGET + 1e-6 and back >= MIN_SPACE - 1e-6
+
+
+def test_spacing_as_the_lesson_writes_it_is_kept():
+    """Ordinary spacing passes as it is (mu in ems: CSS has no mu, and would draw no space)."""
+    class Page:
+        formulas, problems = {}, []
+    shown = str(maths.mathml(Page, r"a\,b\;c\quad d\qquad e\!f\mkern18mu g", False, 1))
+    assert re.findall(r'width="([^"]*)"', shown) == ["0.167em", "0.278em", "1em", "2em", "-0.1667em", "1.0000em"]

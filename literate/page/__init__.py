@@ -14,7 +14,10 @@ parses it, its typed blocks and spans, and knows no Markdown syntax of its own):
   - a contents list of the # and ## sections, ### nested under them; on a wide screen
     beside the text, the section being read marked (CSS view timelines, no script);
   - formulas converted to MathML when the page is built (latex2mathml; no script):
-    $$...$$ or a ```math fence on its own (display), $...$ or $`...`$ (inline);
+    $$...$$ or a ```math fence on its own (display), $...$ or $`...`$ (inline); their
+    spacing bounded (\\hspace, \\kern, \\quad, \\mkern, blanks, \\phantom: each space at most
+    2em wide and 1em back, 12em a formula; text at most 3 times larger), so that no formula
+    makes the page wider than a screen or pulls itself over the text before it;
   - each code chunk, and each transcript (each of its parts, where it stands), under
     its caption: the one written above the fence in MD (<a name="chunk-NAME"></a>
     **〈NAME〉**..., which tangle.py checks), its bold name a link to the anchor it
