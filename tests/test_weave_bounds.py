@@ -1,8 +1,11 @@
 """What a lesson cannot make the page do, read with html.parser (the browser's view: test_weave_bounds_browser.py):
 grow as the square of a transcript line (each number's tooltip quotes a bounded part of it), give a heading an
-anchor the page gives something else, or be made wider than a screen by a formula's spacing."""
+anchor the page gives something else, be made wider than a screen by a formula's spacing, or say after an
+interrupt that the page was not changed when it was."""
 
+import os
 import re
+import signal
 from pathlib import Path
 
 import pytest
@@ -10,6 +13,7 @@ import pytest
 pytest.importorskip("latex2mathml", reason="weave.py needs latex2mathml: make test installs requirements-html.txt")
 
 from test_weave import Tree, build, lesson  # noqa: E402
+from literate.page import command as weave  # noqa: E402  (weave.py's main)
 from literate.page import maths  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -151,3 +155,43 @@ def test_spacing_as_the_lesson_writes_it_is_kept():
         formulas, problems = {}, []
     shown = str(maths.mathml(Page, r"a\,b\;c\quad d\qquad e\!f\mkern18mu g", False, 1))
     assert re.findall(r'width="([^"]*)"', shown) == ["0.167em", "0.278em", "1em", "2em", "-0.1667em", "1.0000em"]
+
+
+# ---------------------------------------------------------------- interrupts
+
+
+def interrupted_while_writing(monkeypatch):
+    """SIGTERM while the page is being written (weave holds it back until the file is whole): sent from the fsync
+    of the page's temporary file, a slow disk's moment."""
+    real = os.fsync
+
+    def fsync(descriptor):
+        os.kill(os.getpid(), signal.SIGTERM)
+        return real(descriptor)
+    monkeypatch.setattr(os, "fsync", fsync)
+
+
+def test_an_interrupt_while_the_page_is_written_says_the_page_was_written(tmp_path, capsys, monkeypatch):
+    md = lesson(tmp_path)
+    code, _, _, out = build(capsys, md)
+    assert code == 0
+    md.write_text(md.read_text().replace("## 二、公式", "## 二、新的公式"))
+    interrupted_while_writing(monkeypatch)
+    code, _, stderr, _ = build(capsys, md)
+    assert code == 128 + signal.SIGTERM and "新的公式" in out.read_text()
+    assert stderr.strip().endswith(f"weave.py: interrupted (SIGTERM); {out} holds the new page already"), stderr
+    assert "not changed" not in stderr
+
+
+def test_an_interrupt_before_the_page_is_written_says_it_was_not_changed(tmp_path, capsys, monkeypatch):
+    md = lesson(tmp_path)
+    code, _, _, out = build(capsys, md)
+    before = out.read_bytes()
+    md.write_text(md.read_text().replace("## 二、公式", "## 二、新的公式"))
+
+    def interrupt(doc):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(weave, "weave", interrupt)
+    code, _, stderr, _ = build(capsys, md)
+    assert code == 128 + signal.SIGINT and out.read_bytes() == before
+    assert stderr.strip().endswith("\nweave.py: interrupted (SIGINT); the page was not changed")

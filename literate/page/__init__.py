@@ -62,5 +62,6 @@ are dropped, the rest is shown as text), formulas pass a MathML allow-list; imag
 
 Writes OUT only when its content changes, atomically, and only over a page weave.py wrote: never over MD,
 a file MD tangles, any other file, a folder, a FIFO or a device (-o - writes to stdout). Errors in the input
-are reported as `MD:LINE: error: ...` on stderr. Exit status: 0 ok, 2 bad input or usage, 130 after Ctrl-C.
+are reported as `MD:LINE: error: ...` on stderr. Exit status: 0 ok, 2 bad input or usage, 130 after Ctrl-C
+(an interrupt while the page is replaced takes effect once it is whole, and then says so).
 """
