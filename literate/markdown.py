@@ -18,7 +18,7 @@ from .model import (Document, HASH_COMMENT_SUFFIXES, LINE_BREAKING, LINE_WITH_EN
                     PYTHON_LANGUAGES, chunk_name, confinement_problem, Piece, Playground, Transcript, UserError,
                     output_lines)
 from .declarations import is_declaration, read_declarations
-from .reading import read_blocks
+from .reading import Reader, read_blocks
 from .startup import missing
 from .validation import CONTROL, anchor_problems, invisible_problems, reference_problems, shown_line
 
@@ -47,6 +47,12 @@ def normalize_newlines(text: str) -> str:
 
 def markdown_parser() -> MarkdownIt:
     return MarkdownIt("commonmark").enable("table")
+
+
+def read_inline(text: str) -> list:
+    """The spans (blocks.py) of a line of Markdown that is not in the lesson's body (the notebook's words the lesson
+    declares), read as the lesson's own text is read."""
+    return [span for token in markdown_parser().parseInline(text) for span in Reader({}, {}).inline(token).spans]
 
 
 def load(path: Path, shown: str) -> Document:
