@@ -28,8 +28,11 @@ weave.py, it takes the document as tangle.py parses it (chunks, roots, transcrip
   - where a part of that transcript stands, a code cell that prints exactly that part: the lines the
     lesson declares for it (parts: main # 第 N 段: those of main() from the comment `# 第 N 段` to the
     next), as they are, with the part as the stored output (tests/test_notebook.py runs the notebook in
-    a fresh kernel and compares). Other programs' transcripts (the experiments, minutes long) stay as
-    text and are not rerun; so do all transcripts of a lesson that declares no parts;
+    a fresh kernel and compares). A lesson that declares no parts, and shows that transcript whole, gets
+    there a cell that runs the program: its `if __name__ == "__main__":` block, or, for a program without
+    one, the whole program (then not first: it would print there); a transcript in parts it cannot print is
+    shown as text, under a line that says why. Other programs' transcripts (the experiments, minutes long)
+    stay as text and are not rerun;
   - each of the lesson's {playground=...} fences as a code cell where it stands, tagged as the reader's;
   - the note's words about this lesson (what running it takes, which cells to change) are the lesson's
     own: its notebook-runs, notebook-names and notebook-try declarations (see literate/declarations.py),

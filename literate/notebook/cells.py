@@ -7,9 +7,9 @@ import re
 
 from .. import blocks, expansion, markdown, model
 from ..startup import missing
-from .lesson import first_program, part_blocks, without_main_block
+from .lesson import first_program, main_block, part_blocks, without_main_block
 from .text import inline_markdown, lesson_lines
-from .words import PART_HEADER, PRELUDE_HEADER, ROOT_NOTE, note
+from .words import MAIN_HEADER, PART_HEADER, PRELUDE_HEADER, ROOT_NOTE, UNPRINTED_NOTE, WHOLE_HEADER, note
 
 try:
     import nbformat
@@ -74,12 +74,15 @@ def build(doc: model.Document) -> nbformat.NotebookNode:
     transcript = doc.transcripts[program]
     printing, printing_lines = part_blocks(doc, len(transcript.pieces()))
     body = expansion.render(doc, program)[0].split("\n", 2)[2]  # without the banner and hash line: they speak to
-    how = "parts" if printing_lines else ""                      # whoever edits the file
+    main = main_block(body, program)                             # whoever edits the file
+    # How the cells print the transcript: the lines the lesson declares for each part; else, for a transcript in one
+    # piece, the program's __main__ block after the program (folded, first), or the whole program where the
+    # transcript stands; else not at all (the notebook says why)
+    how = "parts" if printing_lines else "unprinted" if transcript.parts else "main" if main is not None else "whole"
     lines = lesson_lines(doc)
 
     def is_cell(fence: blocks.Fence) -> bool:  # not an illustration, a formula or another program's transcript
-        return fence.kind in ("chunk", "root", "playground") or (fence.kind == "transcript" and fence.label == program
-                                                                and bool(printing_lines))
+        return fence.kind in ("chunk", "root", "playground") or fence.kind == "transcript" and fence.label == program
 
     notebook, cursor, prelude_done = Notebook(), 0, False
     for event, block, depth in blocks.walk(doc.blocks):
@@ -97,33 +100,45 @@ def build(doc: model.Document) -> nbformat.NotebookNode:
         cursor, piece = end, block.piece
         if block.kind == "chunk":
             if any(model.reference(code) for code in piece.lines):  # includes other chunks: not Python
-                notebook.markdown([ROOT_NOTE["program"], *lines[start:end]])
+                notebook.markdown([ROOT_NOTE["whole" if how == "whole" else "program"], *lines[start:end]])
             else:
                 notebook.code("\n".join(piece.lines), "chunk", chunk=block.label, line=line)
         elif block.kind == "root":
-            note_ = ROOT_NOTE["program" if block.label == program else "other"]
+            note_ = ROOT_NOTE[("whole" if how == "whole" else "program") if block.label == program else "other"]
             notebook.markdown([note_, "", *lines[start:end]])
         elif block.kind == "playground":  # the reader's, to change and run: not compared with anything
             cell = notebook.code("\n".join(piece.lines), "playground", program=piece.program, line=line)
             cell.metadata["tags"] = ["playground"]
-        else:
+        elif how == "parts":
             number = block.index + 1
             header = PART_HEADER.format(printing=printing, function=doc.declared.parts.function)
             notebook.code(header + "\n".join(printing_lines[number]), "transcript", outputs=[piece.content],
                           program=program, part=number, line=line)
+        elif how == "main":
+            notebook.code(MAIN_HEADER.format(program=program) + main, "transcript", outputs=[piece.content],
+                          program=program, line=line)
+        elif how == "whole":
+            cell = notebook.code(WHOLE_HEADER.format(md=doc.path.name, program=program) + body.rstrip("\n"),
+                                 "transcript", outputs=[piece.content], program=program, line=line)
+            cell.metadata["jupyter"] = {"source_hidden": True, **cell.metadata.get("jupyter", {})}
+        else:
+            notebook.markdown([UNPRINTED_NOTE, "", *lines[start:end]])
     notebook.markdown(lines[cursor:])
     return v4.new_notebook(cells=notebook.cells, metadata={"kernelspec": KERNEL, "language_info": {"name": "python"},
                                                            "generator": GENERATOR})
 
 
 def prelude(notebook: Notebook, doc: model.Document, program: str, printing: str, how: str, body: str) -> None:
-    """The note on how to read the notebook (with what the lesson declares for it), and the program, folded."""
+    """The note on how to read the notebook (with what the lesson declares for it), and the program, folded
+    (unless it runs whole where its transcript stands)."""
     declared = doc.declared.parts
     texts = {key: inline_markdown(markdown.read_inline(value), line_start=False)  # Markdown, written as prose is
              for key, value in (doc.declared.text or {}).items()}
     notebook.add(v4.new_markdown_cell(note(how, doc.path.name, program, f"{doc.path.stem}.ipynb", texts, printing,
                                            declared.function if declared else "", declared.shown if declared else "")),
                  "note")
+    if how == "whole":
+        return
     cell = notebook.code(PRELUDE_HEADER.format(md=doc.path.name, program=program) + without_main_block(body, program),
                          "prelude", program=program)
     cell.metadata["jupyter"] = {"source_hidden": True}
