@@ -17,7 +17,7 @@ from .model import (Document, LINE_BREAKING, LINE_WITH_END, MAX_MARKDOWN_BYTES, 
                     Playground, Transcript, UserError)
 from .declarations import is_declaration, read_declarations
 from .fences import assign_transcripts, fence_attributes, nested_root_problems, target_problem
-from .reading import read_blocks
+from .reading import Reader, read_blocks
 from .startup import missing
 from .validation import CONTROL, anchor_problems, invisible_problems, reference_problems
 
@@ -84,6 +84,12 @@ def footnote_problems(references: dict, lines: list[str]) -> list[tuple[int, str
            "and the page does not show it; write it as a sentence or in parentheses")
     return [(line, f"[{written[:40]}]: is a footnote: {why}")
             for line, written in sorted(found.get(label, (1, label)) for label in labels)]
+
+
+def read_inline(text: str) -> list:
+    """The spans (blocks.py) of a line of Markdown that is not in the lesson's body (the notebook's words the lesson
+    declares), read as the lesson's own text is read."""
+    return [span for token in markdown_parser().parseInline(text) for span in Reader({}, {}).inline(token).spans]
 
 
 def load(path: Path, shown: str) -> Document:

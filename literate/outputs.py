@@ -4,12 +4,15 @@ and never a file that the back-end did not write itself (ours(data) says which b
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
 import stat
+import sys
 from pathlib import Path
-from typing import Callable
+from typing import Callable, TextIO
 
-from .files import describe, file_kind, read_regular, signals_deferred, write_atomically
+from .files import describe, file_kind, holds, read_regular, signals_deferred, write_atomically
 from .model import Conflict, Document, UserError
 
 
@@ -75,3 +78,34 @@ def write_output(doc: Document, output: Path, data: bytes, tool: str, ours: Call
     if not written:
         raise Conflict(f"{output}: error: changed while {tool} was writing it; left as it is: run it again")
     return True
+
+
+def deliver(doc: Document, output: Path, data: bytes, tool: str, ours: Callable[[bytes], bool], default: Path,
+            report: Callable[[bool, TextIO], None]) -> int | None:
+    """Write the output (-: send it to stdout), then report(whether it changed, the stream for the report: stdout,
+    or stderr when stdout holds the output). An interrupt held back while the output was replaced takes effect
+    once it is whole: then what the commands say after an interrupt (the output was not changed) would be false,
+    so the line says what is true, and its exit status (128 + the signal) is returned; else None."""
+    kind = kind_of(tool)
+    if str(output) == "-":
+        try:
+            with contextlib.suppress(OSError, ValueError):  # a reader that went away (| head) wants no more
+                sys.stdout.buffer.write(data)
+                sys.stdout.flush()
+        except KeyboardInterrupt as stop:
+            return interrupted(tool, stop, f"the {kind} sent to stdout may be cut short")
+        report(True, sys.stderr)
+        return None
+    try:
+        report(write_output(doc, output, data, tool, ours, default), sys.stdout)
+    except KeyboardInterrupt as stop:
+        if not holds(output, data):
+            raise  # before the output was replaced: it did not change, as the command's own line says
+        return interrupted(tool, stop, f"{output} holds the new {kind} already")
+    return None
+
+
+def interrupted(tool: str, stop: KeyboardInterrupt, what: str) -> int:
+    number = getattr(stop, "signum", signal.SIGINT)
+    print(f"{tool}: interrupted ({signal.Signals(number).name}); {what}", file=sys.stderr)
+    return 128 + number

@@ -50,8 +50,11 @@ ALLOWED = {
     "page.command": {"console", "markdown", "model", "outputs", "page.markup", "page.page", "page.state"},
     # the notebook (notebook.py)
     "notebook.lesson": {"model"},
-    "notebook.text": {"blocks", "model", "formulas", "inline"},
-    "notebook.cells": {"blocks", "expansion", "model", "startup", "notebook.lesson", "notebook.text"},
+    "notebook.escaping": {"inline"},
+    "notebook.text": {"blocks", "model", "notebook.escaping"},
+    "notebook.words": {"notebook.escaping"},
+    "notebook.cells": {"blocks", "expansion", "markdown", "model", "startup", "notebook.lesson", "notebook.text",
+                       "notebook.words"},
     "notebook.command": {"console", "markdown", "model", "outputs", "notebook.cells"},
 }
 # The back-ends read the model and the prose rules; they never reach into the stages that build it.

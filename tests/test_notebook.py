@@ -333,3 +333,34 @@ def test_a_lesson_that_declares_no_parts_gets_no_cells_that_print_them(tmp_path)
                                                "lesson.md"))
     assert not [cell for cell in nb.cells if role(cell) == "transcript"]
     assert any("```text {transcript=generated/p.py part=2}" in cell.source for cell in nb.cells)
+
+
+def test_minus_o_dash_writes_the_notebook_to_stdout_and_no_file_named_dash(tmp_path, capsys, monkeypatch):
+    path = write_lesson(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    assert notebook.main([str(path), "-o", "-"]) == 0
+    out, err = capsys.readouterr()
+    assert not (tmp_path / "-").exists()
+    nbformat.validate(nbformat.reads(out, as_version=4))
+    assert err.startswith("wrote -: ") and "cells" in err  # the report, on stderr: stdout holds the notebook
+
+
+def test_an_interrupt_while_the_notebook_is_written_says_it_was_written(tmp_path, capsys, monkeypatch):
+    """SIGTERM while the notebook is written (held back until the file is whole, from the fsync of its temporary
+    file, a slow disk's moment): the line says the notebook holds the new one, not that nothing changed."""
+    import signal
+    path = write_lesson(tmp_path)
+    out = tmp_path / "nb.ipynb"
+    assert notebook.main([str(path), "-o", str(out)]) == 0
+    path.write_text(LESSON.replace("开头，", "新的开头，"), encoding="utf-8")
+    real = os.fsync
+
+    def fsync(descriptor):
+        os.kill(os.getpid(), signal.SIGTERM)
+        return real(descriptor)
+    monkeypatch.setattr(os, "fsync", fsync)
+    capsys.readouterr()
+    assert notebook.main([str(path), "-o", str(out)]) == 128 + signal.SIGTERM
+    err = capsys.readouterr().err
+    assert "新的开头" in out.read_text() and "not changed" not in err
+    assert err.strip().endswith(f"notebook.py: interrupted (SIGTERM); {out} holds the new notebook already"), err

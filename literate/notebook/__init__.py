@@ -10,9 +10,13 @@ examples:
 
 The notebook (nbformat 4, written with the nbformat library) reads like the lesson, in its order. Like
 weave.py, it takes the document as tangle.py parses it (chunks, roots, transcripts, the typed blocks):
-  - prose as Markdown cells, a new cell at each heading; each caption's <a name> becomes an ASCII <a id>,
-    and each link to it is rewritten to match (JupyterLab keeps neither <a name> nor ids that are not ASCII). GitHub's $`...`$ and ```math fences become
-    $...$ and $$...$$, which Jupyter renders; captions stay as they are. A <details> that folds a
+  - prose as Markdown cells, a new cell at each heading, written again from the typed blocks and spans
+    (never copied from the lesson's lines), so that what a viewer renders is what the lesson says and no more:
+    text escaped, a link kept only where the page keeps it, an image a link to it, HTML comments dropped, and
+    of the author's HTML only <details>, <summary> and each caption's <a name>, as an ASCII <a id> with each
+    link to it rewritten to match (JupyterLab keeps neither <a name> nor ids that are not ASCII). GitHub's
+    $`...`$ and ```math fences become $...$ and $$...$$, which Jupyter renders, with no $ inside that could
+    close them early and no < a viewer without formulas would read as a tag. A <details> that folds a
     transcript becomes its summary in bold, and the output of the cell that prints it is folded;
   - each fence of a named chunk as a code cell holding exactly its lines; a root chunk (its
     <<references>> are not Python) as Markdown, to read;
@@ -24,14 +28,18 @@ weave.py, it takes the document as tangle.py parses it (chunks, roots, transcrip
   - where a part of that transcript stands, a code cell that prints exactly that part: the lines the
     lesson declares for it (parts: main # 第 N 段: those of main() from the comment `# 第 N 段` to the
     next), as they are, with the part as the stored output (tests/test_notebook.py runs the notebook in
-    a fresh kernel and compares). Other programs' transcripts (the experiments, minutes long) stay as
-    text and are not rerun; so do all transcripts of a lesson that declares no parts;
+    a fresh kernel and compares). A lesson that declares no parts, and shows that transcript whole, gets
+    there a cell that runs the program: its `if __name__ == "__main__":` block, or, for a program without
+    one, the whole program (then not first: it would print there); a transcript in parts it cannot print is
+    shown as text, under a line that says why. Other programs' transcripts (the experiments, minutes long)
+    stay as text and are not rerun;
   - each of the lesson's {playground=...} fences as a code cell where it stands, tagged as the reader's;
   - the note's words about this lesson (what running it takes, which cells to change) are the lesson's
-    own: its notebook-runs, notebook-names and notebook-try declarations (see literate/declarations.py).
+    own: its notebook-runs, notebook-names and notebook-try declarations (see literate/declarations.py),
+    read as its prose is and written as its prose is.
 
 Writes OUT only when its content changes, atomically, and only over a notebook it wrote itself: the lesson, a
 file the lesson tangles, any other file, a directory or a pipe is refused, saying why (weave.py's rule, the
-same code: literate/outputs.py). Errors in the input are reported as
+same code: literate/outputs.py); -o - writes it to stdout. Errors in the input are reported as
 `MD:LINE: error: ...` on stderr. Exit status: 0 ok, 2 bad input or usage.
 """

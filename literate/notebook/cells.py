@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import re
 
-from .. import blocks, expansion, model
+from .. import blocks, expansion, markdown, model
 from ..startup import missing
-from .lesson import first_program, part_blocks, without_main_block
-from .text import jupyter_anchors, lesson_lines
+from .lesson import first_program, main_block, part_blocks, without_main_block
+from .text import inline_markdown, lesson_lines
+from .words import MAIN_HEADER, PART_HEADER, PRELUDE_HEADER, ROOT_NOTE, UNPRINTED_NOTE, WHOLE_HEADER, note
 
 try:
     import nbformat
@@ -20,32 +21,6 @@ except ImportError:  # run outside the project's .venv
 SUMMARY = re.compile(r"^\s*<summary>(.*)</summary>\s*$")
 GENERATOR = "notebook.py"  # the notebook's metadata: marks the notebooks notebook.py wrote, the only files it overwrites
 KERNEL = {"name": "python3", "display_name": "Python 3", "language": "python"}
-
-NOTE = """\
-**这是讲义的笔记本版**（这一格和下面折叠着的那一格是 `notebook.py` 加的，讲义里没有）
-
-`make notebook` 从 `{md}` 生成了它：讲义的文字是 Markdown 格，讲义的每个代码块是一格代码，顺序就是讲义的阅读顺序。从上往下运行全部格子（Run All）即可；{runs}
-
-- **为什么能从上往下运行**：{names}下面折叠着的那一格，就是 `make tangle` 从讲义拼出来的整个程序 `{program}`，只去掉了开头两行来源说明和最后运行 `main` 的那几行：先运行它，所有名字就都有了。之后每一格运行的是讲义在那里给出的代码块（和折叠格里的是同一段代码），所以你改了哪一格、重新运行它，之后的格子用的就是你改过的版本。讲义的代码一行都没有另外写过。
-{parts}- **邀请你改的格子**：每一格都可以改了再运行。{try_}
-- **改乱了**：你的改动存在这个笔记本文件里，重启内核不会撤销它们。要回到讲义的样子，删掉这个文件（`build/{nbname}`）再 `make notebook`；要留下你的改动，先另存一份（File → Save Notebook As…）：讲义改了以后，`make notebook` 会重新生成这个文件，盖掉这里的改动。"""
-
-PARTS_NOTE = ("- **实跑输出**：讲义里放实跑输出的地方，这里是一格打印它的代码，摘自〈{printing}〉里的 `{function}`（从注释"
-              "「{mark}」到下一段为止）；格子下面已经放着讲义核对过的那一段输出。在新的内核里从头运行，打印出来的和它逐字节相同"
-              "（`tests/test_notebook.py` 就是这样核对的）。讲义里折叠着的几段，这里折叠的是输出。\n")
-
-PRELUDE_HEADER = """\
-# 这一格是 make tangle 从 {md} 拼出来的整个程序 {program}（notebook.py 原样放进来），只去掉了文件开头
-# 的两行来源说明和最后运行 main 的 `if __name__ == "__main__":` 那几行。先运行它，下面每一格用到的名字就都有了。
-"""
-
-ROOT_NOTE = {
-    "program": "*（这一格只供阅读，不运行：`<<名字>>` 的地方拼进同名的代码块，Python 不认识这种写法。拼好的程序就是笔记本开头折叠着的那一格。）*",
-    "other": "*（这一格只供阅读，不运行：这个程序要跑好几分钟。它的实跑输出照讲义放在各段代码的下面，`make experiments` 重新运行并逐字节核对它。）*",
-}
-
-PART_HEADER = "# 这几行摘自〈{printing}〉里的 {function}：\n"
-
 
 class Notebook:
     """The cells so far, and whether a <details> that a code cell split is open."""
@@ -60,11 +35,11 @@ class Notebook:
         self.cells.append(cell)
         return cell
 
-    def markdown(self, lines: list[str]) -> None:
+    def markdown(self, lines: list[str | None]) -> None:
         """Prose up to the next cell. A <details> opened here and closed in a later cell (it folds a
         transcript that is a cell's output now) is dropped, and its summary kept in bold."""
         kept, opened = [], []
-        for line in lines:
+        for line in [part for line in lines if line is not None for part in line.split("\n")]:
             stripped = line.strip()
             if stripped.startswith("<details"):
                 opened.append(len(kept))
@@ -80,7 +55,7 @@ class Notebook:
             kept[index : index + (2 if summary else 1)] = \
                 [f"**{summary[1]}**（讲义里折叠着；这里折叠的是下面格子的输出，点一下就展开）"] if summary else []
             self.folding = True
-        text = jupyter_anchors("\n".join(kept).strip("\n"))
+        text = "\n".join(kept).strip("\n")
         if text.strip():
             self.add(v4.new_markdown_cell(text), "prose")
 
@@ -98,11 +73,16 @@ def build(doc: model.Document) -> nbformat.NotebookNode:
     program = first_program(doc)
     transcript = doc.transcripts[program]
     printing, printing_lines = part_blocks(doc, len(transcript.pieces()))
+    body = expansion.render(doc, program)[0].split("\n", 2)[2]  # without the banner and hash line: they speak to
+    main = main_block(body, program)                             # whoever edits the file
+    # How the cells print the transcript: the lines the lesson declares for each part; else, for a transcript in one
+    # piece, the program's __main__ block after the program (folded, first), or the whole program where the
+    # transcript stands; else not at all (the notebook says why)
+    how = "parts" if printing_lines else "unprinted" if transcript.parts else "main" if main is not None else "whole"
     lines = lesson_lines(doc)
 
     def is_cell(fence: blocks.Fence) -> bool:  # not an illustration, a formula or another program's transcript
-        return fence.kind in ("chunk", "root", "playground") or (fence.kind == "transcript" and fence.label == program
-                                                                and bool(printing_lines))
+        return fence.kind in ("chunk", "root", "playground") or fence.kind == "transcript" and fence.label == program
 
     notebook, cursor, prelude_done = Notebook(), 0, False
     for event, block, depth in blocks.walk(doc.blocks):
@@ -112,46 +92,53 @@ def build(doc: model.Document) -> nbformat.NotebookNode:
         start, end, line = block.line - 1, block.end, block.line
         notebook.markdown(lines[cursor:start])
         cursor = start
-        if heading:
-            if block.level == 2 and not prelude_done:  # after the lesson's opening
-                prelude(notebook, doc, program, printing)
-                prelude_done = True
-            continue
-        if not prelude_done:  # code before the first ## heading: the program must come first
-            prelude(notebook, doc, program, printing)
+        if not prelude_done and (not heading or block.level == 2):  # after the lesson's opening, or before its
+            prelude(notebook, doc, program, printing, how, body)      # first code: the program comes first
             prelude_done = True
+        if heading:
+            continue
         cursor, piece = end, block.piece
         if block.kind == "chunk":
             if any(model.reference(code) for code in piece.lines):  # includes other chunks: not Python
-                notebook.markdown([ROOT_NOTE["program"], *lines[start:end]])
+                notebook.markdown([ROOT_NOTE["whole" if how == "whole" else "program"], *lines[start:end]])
             else:
                 notebook.code("\n".join(piece.lines), "chunk", chunk=block.label, line=line)
         elif block.kind == "root":
-            note = ROOT_NOTE["program" if block.label == program else "other"]
-            notebook.markdown([note, "", *lines[start:end]])
+            note_ = ROOT_NOTE[("whole" if how == "whole" else "program") if block.label == program else "other"]
+            notebook.markdown([note_, "", *lines[start:end]])
         elif block.kind == "playground":  # the reader's, to change and run: not compared with anything
             cell = notebook.code("\n".join(piece.lines), "playground", program=piece.program, line=line)
             cell.metadata["tags"] = ["playground"]
-        else:
+        elif how == "parts":
             number = block.index + 1
             header = PART_HEADER.format(printing=printing, function=doc.declared.parts.function)
             notebook.code(header + "\n".join(printing_lines[number]), "transcript", outputs=[piece.content],
                           program=program, part=number, line=line)
+        elif how == "main":
+            notebook.code(MAIN_HEADER.format(program=program) + main, "transcript", outputs=[piece.content],
+                          program=program, line=line)
+        elif how == "whole":
+            cell = notebook.code(WHOLE_HEADER.format(md=doc.path.name, program=program) + body.rstrip("\n"),
+                                 "transcript", outputs=[piece.content], program=program, line=line)
+            cell.metadata["jupyter"] = {"source_hidden": True, **cell.metadata.get("jupyter", {})}
+        else:
+            notebook.markdown([UNPRINTED_NOTE, "", *lines[start:end]])
     notebook.markdown(lines[cursor:])
     return v4.new_notebook(cells=notebook.cells, metadata={"kernelspec": KERNEL, "language_info": {"name": "python"},
                                                            "generator": GENERATOR})
 
 
-def prelude(notebook: Notebook, doc: model.Document, program: str, printing: str) -> None:
-    """The note on how to read the notebook (with what the lesson declares for it), and the program, folded."""
-    md, declared, text = doc.path.name, doc.declared.parts, doc.declared.text or {}
-    parts = PARTS_NOTE.format(printing=printing, function=declared.function, mark=declared.shown) if printing else ""
-    notebook.add(v4.new_markdown_cell(NOTE.format(md=md, program=program, parts=parts, nbname=f"{doc.path.stem}.ipynb",
-                                                  runs=text.get("notebook-runs", ""),
-                                                  names=text.get("notebook-names", ""),
-                                                  try_=text.get("notebook-try", ""))), "note")
-    text, _ = expansion.render(doc, program)
-    body = text.split("\n", 2)[2]  # without the file's banner and hash line: they speak to whoever edits the file
-    cell = notebook.code(PRELUDE_HEADER.format(md=md, program=program) + without_main_block(body, program),
+def prelude(notebook: Notebook, doc: model.Document, program: str, printing: str, how: str, body: str) -> None:
+    """The note on how to read the notebook (with what the lesson declares for it), and the program, folded
+    (unless it runs whole where its transcript stands)."""
+    declared = doc.declared.parts
+    texts = {key: inline_markdown(markdown.read_inline(value), line_start=False)  # Markdown, written as prose is
+             for key, value in (doc.declared.text or {}).items()}
+    notebook.add(v4.new_markdown_cell(note(how, doc.path.name, program, f"{doc.path.stem}.ipynb", texts, printing,
+                                           declared.function if declared else "", declared.shown if declared else "")),
+                 "note")
+    if how == "whole":
+        return
+    cell = notebook.code(PRELUDE_HEADER.format(md=doc.path.name, program=program) + without_main_block(body, program),
                          "prelude", program=program)
     cell.metadata["jupyter"] = {"source_hidden": True}

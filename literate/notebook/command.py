@@ -12,7 +12,8 @@ from .cells import GENERATOR, build, nbformat
 
 def parser() -> argparse.ArgumentParser:
     return console.back_end_parser("notebook.py", MANUAL, "the notebook to write (default: build/<MD's name>.ipynb "
-                                   "beside MD). An existing file is replaced only if notebook.py wrote it")
+                                   "beside MD; - writes it to stdout). An existing file is replaced only if "
+                                   "notebook.py wrote it")
 
 
 def is_notebook(data: bytes) -> bool:
@@ -49,8 +50,10 @@ def make_notebook(args: argparse.Namespace) -> int:
     notebook = build(doc)
     nbformat.validate(notebook)
     data = (nbformat.writes(notebook) + "\n").encode()
-    changed = outputs.write_output(doc, output, data, "notebook.py", is_notebook, default)
     roles = [cell.metadata["attention"]["role"] for cell in notebook.cells]
-    print(f"{'wrote' if changed else 'unchanged:'} {output}: {len(roles)} cells, {roles.count('chunk')} code "
-          f"chunks, {roles.count('transcript')} printing the transcript, {roles.count('playground')} playgrounds")
-    return model.OK
+
+    def report(changed: bool, stream) -> None:
+        print(f"{'wrote' if changed else 'unchanged:'} {output}: {len(roles)} cells, {roles.count('chunk')} code "
+              f"chunks, {roles.count('transcript')} printing the transcript, {roles.count('playground')} "
+              "playgrounds", file=stream)
+    return outputs.deliver(doc, output, data, "notebook.py", is_notebook, default, report) or model.OK

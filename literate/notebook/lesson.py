@@ -17,10 +17,8 @@ def first_program(doc: model.Document) -> str:
     return min(programs, key=lambda target: doc.transcripts[target].pieces()[0].fence_line)
 
 
-def without_main_block(text: str, shown: str) -> str:
-    """The program's text without its `if __name__ == "__main__":` block (in a kernel, __name__ is
-    "__main__" too, and main() would print the whole transcript in the first cell)."""
-    lines = text.split("\n")
+def main_blocks(text: str, shown: str) -> list[ast.If]:
+    """The program's `if __name__ == "__main__":` blocks (in a kernel, __name__ is "__main__" too)."""
     try:
         tree = ast.parse(text)
     except SyntaxError as error:
@@ -29,11 +27,30 @@ def without_main_block(text: str, shown: str) -> str:
     except (MemoryError, RecursionError):  # what Python's parser raises for code nested thousands deep
         raise model.UserError(f"{shown}: error: the program is nested too deeply for Python's parser to read "
                                "(brackets or operators thousands deep); run make check to see where") from None
-    blocks = [node for node in tree.body if isinstance(node, ast.If) and ast.unparse(node.test).replace("'", '"')
-              in ('__name__ == "__main__"', '"__main__" == __name__')]
-    for node in reversed(blocks):
+    return [node for node in tree.body if isinstance(node, ast.If) and ast.unparse(node.test).replace("'", '"')
+            in ('__name__ == "__main__"', '"__main__" == __name__')]
+
+
+def without_main_block(text: str, shown: str) -> str:
+    """The program's text without its `if __name__ == "__main__":` block (main() would print the whole transcript
+    in the first cell)."""
+    lines = text.split("\n")
+    for node in reversed(main_blocks(text, shown)):
         del lines[node.lineno - 1 : node.end_lineno]
     return "\n".join(lines).rstrip("\n")
+
+
+def main_block(text: str, shown: str) -> str | None:
+    """What the program's `if __name__ == "__main__":` blocks run, dedented (None: it has none): run after the
+    rest of the program, it prints what running the program prints."""
+    lines = text.split("\n")
+    found = main_blocks(text, shown)
+    if not found:
+        return None
+    # its body; the whole if where the body shares its line or an else follows (in a kernel it runs the body too)
+    return "\n".join(textwrap.dedent("\n".join(lines[(node.lineno if node.orelse or node.body[0].lineno == node.lineno
+                                                     else node.body[0].lineno) - 1 : node.end_lineno])).rstrip("\n")
+                     for node in found)
 
 
 def part_blocks(doc: model.Document, parts: int) -> tuple[str, dict[int, list[str]]]:

@@ -1,82 +1,285 @@
-"""The lesson's Markdown as the notebook's cells hold it: its lines as the reader read them, formulas written the
-way Jupyter wants ($`...`$ as $...$, a ```math fence as $$...$$), the prose held to the page's vocabulary, and
-each caption's anchor as an id JupyterLab keeps."""
+"""The lesson's Markdown as the notebook's cells hold it, written again from the typed blocks and spans of the
+reading stage (never from the lesson's lines): text escaped by construction (escaping.py), links only where the
+page would keep them, images as links to them (never loaded), HTML comments dropped, and of the author's HTML only
+the captions' anchors (as ASCII ids, which JupyterLab keeps, with every link to them rewritten to match),
+<details> and <summary>; formulas written the way Jupyter wants ($`...`$ as $...$, a ```math fence as $$...$$).
+
+Each line written stands for a line of the lesson, so that the cells can be cut where the lesson's headings and
+code stand; the blank lines between two blocks are the lesson's."""
 
 from __future__ import annotations
 
-import hashlib
 import html
 import re
+from html.parser import HTMLParser
 from urllib.parse import unquote
 
 from .. import blocks, model
-from ..formulas import GITHUB_MATH, code_spans
-from ..inline import safe_url, without_comments
+from ..blocks import children as inside  # the blocks inside a list, an item or a quote
+from .escaping import code_span, destination, formula, html_text, jupyter_id, markdown_text, title
 
-ALLOWED_TAG = re.compile(r'<a\s+name="(?:chunk|file|output)-[^"<>]*"\s*>|</a>|</?details>|</?summary>', re.I)
-TAG_LIKE = re.compile(r"<(?=[A-Za-z/!?])")  # where a tag, comment or declaration would start
-LINK = re.compile(r"(!?)\[([^\]\n]*)\]\(\s*(<[^>\n]*>|(?:[^()\s]|\([^()\s]*\))*)(?:\s+\"[^\"\n]*\")?\s*\)")  # [t](url)
-CAPTION_LINK = re.compile(r"\]\(#((?:chunk|file|output)-[^)\s]*)\)")  # [text](#chunk-...) in prose
+LINK_DROPPED = "（链接去掉了：只链到页内、相对路径、http(s) 和 mailto）"
+EMPHASIS = {"em": "*", "strong": "**"}
+
+Line = tuple[int, str]  # (index of the lesson's line it stands for, the Markdown written for it)
 
 
-def lesson_lines(doc: model.Document) -> list[str]:
-    """The Markdown's lines as tangle.py read them, with the formulas written the way Jupyter wants, and the
-    prose held to the page's vocabulary (vocabulary): HTML comments dropped, other raw HTML shown as text."""
-    lines = list(doc.lines)
-    in_fence = set()
-    for event, block, _ in blocks.walk(doc.blocks):
-        start, end = block.line - 1, block.end
-        if event != "open":
+def lesson_lines(doc: model.Document) -> list[str | None]:
+    """For each line of the lesson (by index), the Markdown the notebook writes for it, or None: nothing."""
+    written: list[str | None] = [None] * len(doc.lines)
+    for index, text in block_lines(doc.blocks):
+        index = min(index, len(written) - 1)
+        written[index] = text if written[index] is None else written[index] + "\n" + text
+    return written
+
+
+def block_lines(siblings: list, tight: bool = False) -> list[Line]:
+    """Blocks that stand side by side (the lesson's, a list item's, a quote's), a blank line or as many as the
+    lesson has between two of them (none in a tight list). A block that writes nothing (a comment) leaves its
+    lines blank."""
+    out: list[Line] = []
+    previous, other = None, False  # the last block written; whether the list written last took the other marker
+    for block in siblings:
+        if isinstance(block, blocks.ListBlock):  # a list right after another of its kind would continue it
+            other = isinstance(previous, blocks.ListBlock) and previous.ordered == block.ordered and not other
+        lines = one_block(block, other)
+        if not lines:
             continue
-        if isinstance(block, blocks.CodeBlock):  # indented code: shown as written, like a fence
-            in_fence.update(range(start, end))
-        elif isinstance(block, blocks.Fence):
-            in_fence.update(range(start, end))
-            if block.info.strip() == "math":  # ```math ... ``` -> $$ ... $$
-                lines[start], lines[end - 1] = "$$", "$$"
-        elif isinstance(block, blocks.HtmlBlock) and block.html.lstrip().startswith("<!--"):
-            lines[start:end] = [""] * (end - start)  # invisible on GitHub and on the page: not in the notebook
-    return [line if number in in_fence else GITHUB_MATH.sub(r"$\1$", vocabulary(line))
-            for number, line in enumerate(lines)]
+        if previous is not None and not tight:
+            gap = [(index, "") for index in range(previous.end, block.line - 1)]
+            # none where the lesson has none between a heading or a fence and what is next to it; else one at least
+            # (a list's or a quote's last line holds the blank lines after it: its next line would continue it)
+            closed = any(map(stands_alone, (previous, block))) and not inside(previous)
+            out += gap or ([] if closed else [(block.line - 1, "")])
+        out += lines
+        previous = block
+    return out
 
 
-def vocabulary(line: str) -> str:
-    """A line of prose built like the page's: outside code spans, HTML comments are dropped, a tag other than
-    the captions' <a name>, <details> and <summary> is shown as text (its < escaped), a link goes only to
-    #fragments, relative paths, http(s) and mailto, and an image becomes a link to it (never loaded)."""
-    pieces, position = [], 0
-    for start, end in [*code_spans(line), (len(line), len(line))]:
-        outside = LINK.sub(safe_link, without_comments(line[position:start]))
-        escaped, cursor = [], 0
-        for match in TAG_LIKE.finditer(outside):
-            escaped.append(outside[cursor : match.start()] + ("<" if ALLOWED_TAG.match(outside, match.start()) else "&lt;"))
-            cursor = match.start() + 1
-        pieces += ["".join(escaped), outside[cursor:], line[start:end]]
-        position = end
-    return "".join(pieces)
+def stands_alone(block) -> bool:
+    """Whether a block ends where the next begins, blank line or not: a heading, a fence (a ```math fence is
+    written as a $$ paragraph)."""
+    return isinstance(block, blocks.Heading) or isinstance(block, blocks.Fence) and not is_math(block)
 
 
+def is_math(fence: blocks.Fence) -> bool:
+    return fence.language == "math" and fence.kind == "illustration"
 
 
-def safe_link(match: re.Match) -> str:
-    """A Markdown link kept if the page would keep it (inline.safe_url), else its text and why; an image a link."""
-    image, label, url = match[1], match[2], match[3]
-    url = url[1:-1] if url.startswith("<") else url
-    safe = safe_url(url) is not None
-    if image:
-        return f"[图片：{label}]({url})" if safe and url else f"图片：{label}"
-    return match[0] if safe else f"{label}（链接去掉了：只链到页内、相对路径、http(s) 和 mailto）"
+def one_block(block, other_marker: bool) -> list[Line]:
+    first = block.line - 1
+    if isinstance(block, blocks.Heading):
+        text = inline_markdown(block.inline.spans, heading=True)
+        text = text[:-1] + "\\#" if text.endswith("#") else text  # a closing # would be taken off
+        return [(first, "#" * block.level + (" " + text if text else ""))]
+    if isinstance(block, blocks.Paragraph):
+        text = formula(block.display, True) if block.display is not None else inline_markdown(block.inline.spans)
+        return numbered(block, text.split("\n"))
+    if isinstance(block, blocks.Fence):
+        return numbered(block, fence_lines(block))
+    if isinstance(block, blocks.CodeBlock):
+        return numbered(block, ["    " + line if line else "" for line in block.content.rstrip("\n").split("\n")])
+    if isinstance(block, blocks.HtmlBlock):
+        text = html_block(block.html, block.unmatched).rstrip("\n")
+        return numbered(block, text.split("\n")) if text.strip() else []
+    if isinstance(block, blocks.Rule):
+        return [(first, "---")]
+    if isinstance(block, blocks.ListBlock):
+        return list_lines(block, other_marker)
+    if isinstance(block, blocks.Quote):
+        return [(index, "> " + text if text else ">") for index, text in block_lines(inside(block))]
+    if isinstance(block, blocks.Table):
+        return table_lines(block)
+    return []
 
 
-def jupyter_id(anchor: str) -> str:
-    """The id a caption's anchor gets in the notebook: JupyterLab's sanitizer drops <a name> and every id that
-    is not ASCII (chunk-训练_循环 would lead nowhere), so the kind, then a short hash of the anchor."""
-    kind = anchor.partition("-")[0]
-    return f"{kind}-{hashlib.sha256(anchor.encode()).hexdigest()[:12]}"
+def numbered(block, lines: list[str]) -> list[Line]:
+    """The lines written for a block, each standing for the block's line at the same place (its last, beyond)."""
+    return [(min(block.line - 1 + offset, max(block.end - 1, block.line - 1)), line) for offset, line in
+            enumerate(lines)]
 
 
-def jupyter_anchors(text: str) -> str:
-    """Markdown with each caption's <a name="..."> as <a id="..."> and each link to one rewritten to match
-    (jupyter_id), so that every link to a caption lands, in JupyterLab as on GitHub."""
-    text = model.CAPTION_ANCHOR.sub(lambda match: f'<a id="{jupyter_id(html.unescape(match[1]))}">', text)
-    return CAPTION_LINK.sub(lambda match: f"](#{jupyter_id(unquote(match[1]))})", text)
+def fence_lines(fence: blocks.Fence) -> list[str]:
+    """A fence as written, its content exactly, within a fence that nothing in it can close; a ```math fence as
+    $$...$$."""
+    content = fence.content[:-1] if fence.content.endswith("\n") else fence.content
+    if is_math(fence):
+        return formula(f"\n{content}\n", True).split("\n")
+    character = "~" if "`" in fence.info else "`"  # an info string cannot hold a backtick after backticks
+    longest = max(map(len, re.findall(re.escape(character) + "+", content)), default=0)
+    marker = character * max(3, longest + 1)
+    return [marker + fence.info, *(content.split("\n") if content else []), marker]
+
+
+def list_lines(block: blocks.ListBlock, other_marker: bool) -> list[Line]:
+    """Each item with its marker (- or 1., the other one, * or 1), for a list that follows one of its kind), the
+    lines of what it holds indented under it; a blank line between two items unless the list is tight."""
+    tight = any(isinstance(child, blocks.Paragraph) and child.tight for item in block.items for child in inside(item))
+    out: list[Line] = []
+    for number, item in enumerate(block.items, 1 if block.start is None else block.start):
+        marker = (f"{number}{')' if other_marker else '.'}" if block.ordered else "*" if other_marker else "-")
+        lines = block_lines(inside(item), tight)
+        if out and not tight:
+            out.append((item.line - 1, ""))
+        indent = " " * (len(marker) + 1)
+        out += [(index, (marker + " " if k == 0 else indent if text else "") + text)
+                for k, (index, text) in enumerate(lines)] or [(item.line - 1, marker)]
+    return out
+
+
+def table_lines(table: blocks.Table) -> list[Line]:
+    def row(cells) -> str:
+        return "| " + " | ".join(inline_markdown(cell.inline.spans, table=True) or " " for cell in cells) + " |"
+    rule = {None: "---", "left": ":---", "center": ":---:", "right": "---:"}
+    out = [(r.line - 1, row(r.cells)) for r in table.head]
+    out.append((table.line, "|" + "|".join(rule[cell.align] for cell in table.head[0].cells) + "|"))
+    return out + [(r.line - 1, row(r.cells)) for r in table.body or []]
+
+
+# ---------------------------------------------------------------- inline
+
+
+def inline_markdown(spans: list, table: bool = False, heading: bool = False, line_start: bool = True) -> str:
+    """A paragraph's, heading's or cell's spans as Markdown (a heading's line breaks as blanks); line_start: whether
+    they begin a line (a heading's and a cell's follow their marks)."""
+    writer = InlineWriter(table, heading, line_start and not (table or heading))
+    writer.spans(spans)
+    return "".join(writer.out)
+
+
+class InlineWriter:
+    """The spans written in order, knowing whether the next one starts a line (where a text could open a block)
+    and which caption anchors are open (the </a> that closes one is written with it)."""
+
+    def __init__(self, table: bool, heading: bool, line_start: bool):
+        self.table, self.heading, self.line_start = table, heading, line_start
+        self.out, self.anchors, self.label = [], 0, False
+
+    def put(self, text: str) -> None:
+        if text:
+            self.out.append(text)
+            self.line_start = False
+
+    def text(self, text: str) -> None:
+        self.put(markdown_text(text, self.line_start, self.table, self.label))
+
+    def spans(self, spans: list) -> None:
+        pending: list[str] = []  # texts and numbers side by side are one text (1 and . would make a list item)
+        for span in [*spans, None]:
+            if isinstance(span, (blocks.Text, blocks.Number)):
+                pending.append(span.text)
+                continue
+            if pending:
+                self.text("".join(pending))
+                pending = []
+            if span is not None:
+                self.span(span)
+
+    def span(self, span) -> None:
+        if isinstance(span, blocks.Formula):
+            self.put(formula(span.latex, span.display, self.table))
+        elif isinstance(span, blocks.Code):
+            self.put(code_span(span.text, self.table))
+        elif isinstance(span, blocks.Html):
+            self.html(span.html)
+        elif isinstance(span, blocks.Image):  # nothing is loaded: a link to the picture, its description the text
+            target, alt = destination(span.src) if span.src else None, markdown_text(span.alt, False, self.table, True)
+            self.put(f"[图片：{alt}]({target})" if target else f"图片：{alt}")
+        elif isinstance(span, blocks.Break):
+            if self.heading:
+                self.put(" ")
+            else:
+                self.out.append("\\\n" if span.hard else "\n")
+                self.line_start = True
+        elif isinstance(span, blocks.Link):
+            own = model.OWN_LINK.fullmatch(unquote(span.href))  # a caption's anchor: the id it has here
+            target = f"#{jupyter_id(own[1])}" if own else destination(span.href)
+            self.put("[" if target else "")
+            self.label = bool(target)  # links do not nest
+            self.spans(span.spans)
+            self.label = False
+            if target:
+                self.put(f"]({target}{' ' + title(span.title) if span.title else ''})")
+            else:
+                self.put(LINK_DROPPED)
+        elif isinstance(span, blocks.Styled):
+            mark = EMPHASIS.get(span.tag, "")
+            self.put(mark)
+            self.spans(span.spans)
+            self.put(mark)
+
+    def html(self, tag: str) -> None:
+        """Inline HTML: a caption's <a name> as <a id> (closed at once: alone on a line, an open tag would start
+        an HTML block, where code spans are not code), the </a> that closed it dropped, a comment dropped, the
+        rest shown as the text it is."""
+        anchor = model.CAPTION_ANCHOR.fullmatch(tag.strip())
+        if anchor:
+            self.anchors += 1
+            self.put(f'<a id="{jupyter_id(html.unescape(anchor[1]))}"></a>')
+        elif tag.strip().lower() == "</a>" and self.anchors:
+            self.anchors -= 1
+        elif not tag.startswith("<!--"):
+            self.text(tag)
+
+
+# ---------------------------------------------------------------- HTML blocks
+
+
+def html_block(text: str, unmatched: frozenset[int]) -> str:
+    """An HTML block rebuilt: comments dropped; <details> (but those that pair with nothing: they would fold all
+    that follows) and <summary> without their attributes; a caption's <a name> as <a id>; every other tag, and
+    all text, as text (html_text)."""
+    parser = HtmlBlockWriter(unmatched)
+    parser.feed(text)
+    parser.close()
+    return "".join(parser.out)
+
+
+class HtmlBlockWriter(HTMLParser):
+    """An HTML block parsed as a browser would (html.parser) and rebuilt (see html_block; a class because
+    HTMLParser is one)."""
+
+    def __init__(self, unmatched: frozenset[int]):
+        super().__init__(convert_charrefs=True)
+        self.out: list[str] = []
+        self.unmatched, self.details, self.anchors = unmatched, 0, 0
+
+    def kept_details(self) -> bool:
+        self.details += 1  # the <details> and </details> of the block, counted as the reading stage counts them
+        return self.details - 1 not in self.unmatched
+
+    def handle_starttag(self, name, attributes):
+        anchor = dict(attributes).get("name") or ""
+        if name == "details" and self.kept_details() or name == "summary":
+            self.out.append(f"<{name}>")
+        elif name == "a" and model.OWN_LINK.fullmatch("#" + anchor):
+            self.anchors += 1
+            self.out.append(f'<a id="{jupyter_id(anchor)}"></a>')
+        else:
+            self.out.append(html_text(self.get_starttag_text() or ""))
+
+    def handle_startendtag(self, name, attributes):
+        self.handle_starttag(name, attributes)
+
+    def handle_endtag(self, name):
+        if name == "details" and self.kept_details() or name == "summary":
+            self.out.append(f"</{name}>")
+        elif name == "a" and self.anchors:
+            self.anchors -= 1
+        else:
+            self.out.append(html_text(f"</{name}>"))
+
+    def handle_data(self, data):
+        self.out.append(html_text(data))
+
+    def handle_comment(self, data):
+        pass
+
+    def handle_decl(self, decl):
+        self.out.append(html_text(f"<!{decl}>"))
+
+    def unknown_decl(self, data):
+        self.out.append(html_text(f"<![{data}]>"))
+
+    def handle_pi(self, data):
+        self.out.append(html_text(f"<?{data}>"))

@@ -14,7 +14,10 @@ parses it, its typed blocks and spans, and knows no Markdown syntax of its own):
   - a contents list of the # and ## sections, ### nested under them; on a wide screen
     beside the text, the section being read marked (CSS view timelines, no script);
   - formulas converted to MathML when the page is built (latex2mathml; no script):
-    $$...$$ or a ```math fence on its own (display), $...$ or $`...`$ (inline);
+    $$...$$ or a ```math fence on its own (display), $...$ or $`...`$ (inline); their
+    spacing bounded (\\hspace, \\kern, \\quad, \\mkern, blanks, \\phantom: each space at most
+    2em wide and 1em back, 12em a formula; text at most 3 times larger), so that no formula
+    makes the page wider than a screen or pulls itself over the text before it;
   - each code chunk, and each transcript (each of its parts, where it stands), under
     its caption: the one written above the fence in MD (<a name="chunk-NAME"></a>
     **〈NAME〉**..., which tangle.py checks), its bold name a link to the anchor it
@@ -31,7 +34,8 @@ parses it, its typed blocks and spans, and knows no Markdown syntax of its own):
     each part's lines at their own lines); every prose number that make check
     verifies is a link to the number itself (#L<line>-<number>) on one transcript
     line that prints it, in whichever part (the one whose words best match the
-    sentence), highlighted when you arrive; the book's
+    sentence), highlighted when you arrive, its tooltip quoting the line (of a long
+    line, the 120 characters around the number: the page stays linear); the book's
     figures are marked as the book's; the top of the page says how many numbers were
     verified, against which program's transcript;
   - each attention matrix printed in a transcript (a header of column numbers, then rows
@@ -44,7 +48,9 @@ parses it, its typed blocks and spans, and knows no Markdown syntax of its own):
   - in code and transcripts each wide character stands in a box two columns wide,
     every other non-ASCII one in a box one column wide, so columns line up on any fonts;
   - a phone's width scrolls no page sideways (boxes scroll in place); dark mode; print;
-  - links to a caption's anchor keep it as written (not percent-encoded).
+  - links to a caption's anchor keep it as written (not percent-encoded); a heading never takes
+    an id of the page's own forms (L12, L12-0.75, chunk-/file-/output-..., contents, verified):
+    it gets section- before it, and each id stands once.
   The page needs nothing from the network: CSS is inline, there is no script.
   A number that the check does not verify is shown unlinked, marked, and counted
   in a warning (make check lists and fails on them); the page is still written.
@@ -56,5 +62,6 @@ are dropped, the rest is shown as text), formulas pass a MathML allow-list; imag
 
 Writes OUT only when its content changes, atomically, and only over a page weave.py wrote: never over MD,
 a file MD tangles, any other file, a folder, a FIFO or a device (-o - writes to stdout). Errors in the input
-are reported as `MD:LINE: error: ...` on stderr. Exit status: 0 ok, 2 bad input or usage, 130 after Ctrl-C.
+are reported as `MD:LINE: error: ...` on stderr. Exit status: 0 ok, 2 bad input or usage, 130 after Ctrl-C
+(an interrupt while the page is replaced takes effect once it is whole, and then says so).
 """

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import sys
-from pathlib import Path
 
 from .. import console, markdown, model, outputs
 from . import __doc__ as MANUAL  # the package's docstring: what the page holds
@@ -26,13 +24,6 @@ def is_page(data: bytes) -> bool:
     return data.startswith(b"<!DOCTYPE html>") and (mark in data[:4096] or "本页由 <code>weave.py</code>".encode() in data)
 
 
-def write_page(doc: model.Document, output: Path, data: bytes) -> bool:
-    """Write the page unless it holds these bytes already (whether it wrote): the rule every back-end keeps
-    (literate/outputs.py): never the lesson, a file it tangles, or a file that weave.py did not write."""
-    default = doc.path.parent / "build" / (doc.path.stem + ".html")
-    return outputs.write_output(doc, output, data, "weave.py", is_page, default)
-
-
 def main(argv: list[str] | None = None) -> int:
     """Ctrl-C, a closed pipe and a console that cannot show Chinese end it with one line, never a traceback."""
     return console.run_command("weave.py", parser(), make_page, argv, "the page was not changed",
@@ -49,15 +40,10 @@ def make_page(args: argparse.Namespace) -> int:
               "printed by the transcript cited (shown unlinked, marked in red); make check lists them",
               file=sys.stderr)
     data = page_html.encode()
-    if str(output) == "-":
-        with contextlib.suppress(OSError, ValueError):  # a reader that went away (| head) wants no more
-            sys.stdout.buffer.write(data)
-            sys.stdout.flush()
-        report, changed = sys.stderr, True
-    else:
-        report, changed = sys.stdout, write_page(doc, output, data)
     chunks = sum(len(pieces) for pieces in [*doc.chunks.values(), *doc.roots.values()])
-    print(f"{'wrote' if changed else 'unchanged:'} {output}: {chunks} code chunks, {len(page.linked)} numbers linked "
-          f"to their transcript lines, {page.heatmaps} heatmaps", file=report)
-    return model.OK
 
+    def report(changed: bool, stream) -> None:
+        print(f"{'wrote' if changed else 'unchanged:'} {output}: {chunks} code chunks, {len(page.linked)} numbers "
+              f"linked to their transcript lines, {page.heatmaps} heatmaps", file=stream)
+    default = doc.path.parent / "build" / (doc.path.stem + ".html")
+    return outputs.deliver(doc, output, data, "weave.py", is_page, default, report) or model.OK

@@ -10,6 +10,8 @@ from .columns import columns
 from .markup import Markup, tag
 from .state import MAX_CANDIDATES, Page
 
+TOOLTIP_QUOTE = 120  # characters of a long transcript line that a number's tooltip quotes
+
 
 def words(text: str) -> tuple[set[str], set[str]]:
     """The pairs of characters of a text (numbers and punctuation left out), and the numbers in it."""
@@ -74,8 +76,25 @@ def number_html(page: Page, number: model.ProseNumber, lines: list[int], context
     line = best_line(page, number, lines, contexts)
     page.linked.append((number, line))
     title = (f"出自 {number.program} 的实跑输出（{page.doc.path.name} 第 {line} 行）："
-             f"{page.transcript_text[line].strip()}")
+             f"{quoted(page, line, number.text)}")
     return tag("a", {"class": "num", "href": f"#{number_anchor(line, number.text)}", "title": title}, number.text)
+
+
+def quoted(page: Page, line: int, number: str) -> str:
+    """What a number's tooltip quotes of its transcript line: the line, or of a long one (a tooltip per number,
+    each quoting all of it, would make the page grow as the square of the line) the TOOLTIP_QUOTE characters
+    around the number's first place there (where its link lands), marked … where cut."""
+    text = page.transcript_text[line].strip()
+    if len(text) <= TOOLTIP_QUOTE:
+        return text
+    if line not in page.number_places:  # each long line read once, however many numbers link to it
+        places = page.number_places[line] = {}
+        for match in inline.NUMBER.finditer(text):
+            places.setdefault(match[0], match.start())
+    at = page.number_places[line].get(number, 0)
+    start = min(max(0, at - TOOLTIP_QUOTE // 2), len(text) - TOOLTIP_QUOTE)
+    end = start + TOOLTIP_QUOTE
+    return ("…" if start else "") + text[start:end] + ("…" if end < len(text) else "")
 
 
 def number_anchor(line: int, text: str) -> str:

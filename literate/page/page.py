@@ -13,16 +13,17 @@ from .heatmaps import largest_multiple
 from .markup import PROSE_HTML, Markup, join, sanitized, start_tag, tag
 from .maths import mathml
 from .numbers import link_targets, numbers_by_inline
-from .state import GENERATOR, Page, fence_captions, uses
+from .state import GENERATOR, OWN_ID, Page, fence_captions, uses
 from .text import block_close, block_open, render_inline, table_html
 from .transcripts import transcript_html
 
 
 def heading_id(page: Page, text: str) -> str:
-    """The heading's text, spaces as -, unless that looks like an anchor of the page's own; a second heading
-    of the same text gets -2, and so on (counted, so that a thousand equal headings stay linear)."""
+    """The heading's text, spaces as -, unless that has the form of an id the page gives something else (OWN_ID:
+    section- goes before it); a second heading of the same text gets -2, and so on (counted, so that a thousand
+    equal headings stay linear)."""
     base = re.sub(r"\s+", "-", text.strip()) or "section"
-    if re.fullmatch(r"L\d+|(?:chunk|file|output)-.*|contents|verified", base):
+    if OWN_ID.fullmatch(base):
         base = "section-" + base
     anchor = base
     while anchor in page.ids:

@@ -3,12 +3,16 @@ so far (the numbers linked, the formulas converted, the column boxes used, the p
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from .. import blocks, model
 from .markup import Markup
 
 MAX_CANDIDATES = 256  # a number printed on more lines links to the best of the first 256 (linear time)
+# The forms of the ids the page gives: a line of code or of a transcript (L12), a number on one (L12-0.75), a caption
+# (chunk-, file-, output-...), the contents and the summary. A heading never takes one (page.heading_id).
+OWN_ID = re.compile(r"L[0-9]+(?:-.*)?|(?:chunk|file|output)-.*|contents|verified", re.S)
 GENERATOR = "weave.py"  # <meta name="generator">: marks the pages weave.py wrote, the only files it overwrites
 
 
@@ -35,6 +39,7 @@ class Page:
     best: dict[tuple, int] = field(default_factory=dict)  # (number, program, contexts) -> the line it links
     formulas: dict[tuple[str, bool], Markup] = field(default_factory=dict)  # (LaTeX, display) -> its MathML
     targets: dict[int, set[str]] = field(default_factory=dict)  # MD line -> the numbers a prose link may land on
+    number_places: dict[int, dict[str, int]] = field(default_factory=dict)  # long MD line -> number -> where first
     scale: float = 2.0  # the largest multiple of uniform any matrix of the page prints: the heatmaps' full colour
     widths: set[tuple[str, int]] = field(default_factory=set)  # the column boxes used (see columns)
     in_formulas: int = 0
