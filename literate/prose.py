@@ -282,15 +282,16 @@ def lines_printing(pieces) -> dict[str, list[int]]:
 
 def prose_number_sources(doc: Document) -> tuple[list[str], list[tuple[ProseNumber, list[int]]]]:
     """For weave.py: the error lines of the prose check (as stale_numbers gives them), and every prose number that
-    the page draws in its text, quoting a number as written, with the MD lines of the transcript lines it may
-    quote (under its heading, for a decimal that quotes the parts there). The list is empty for the book's
-    figures and for the numbers that fail. Left out: the numbers in HTML and image descriptions, and roundings
-    (number.printed), which are checked but which the page cannot link to the digits they stand for."""
+    the page draws in its text, with the MD lines of the transcript lines it may quote (under its heading, for a
+    decimal that quotes the parts there): the lines that print it as written, or for a rounding the number it
+    rounds (number.printed). The list is empty for the book's figures and for the numbers that fail. Left out:
+    the numbers in HTML and image descriptions, which are checked but which the page does not draw as text."""
     errors, numbers = stale_numbers(doc)
     quotes = Quotes(doc)
-    known = [number for number in numbers if number.drawn and not number.printed]
+    known = [number for number in numbers if number.drawn]
     return errors, [(number, [] if number.book or number.program not in doc.transcripts
-                     else quotes.lines(quotes.scope(number)).get(number.text, [])) for number in known]
+                     else quotes.lines(quotes.scope(number)).get(number.printed or number.text, []))
+                    for number in known]
 
 
 def unprinted(number: ProseNumber, quotes: Quotes) -> str:

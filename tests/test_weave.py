@@ -609,3 +609,20 @@ def test_two_github_formulas_with_unspaced_text_between_are_two_formulas(tmp_pat
     tree = Tree(out.read_text())
     paragraph = next(p for p in tree.all("p") if "甲" in p.text())
     assert len([e for e in paragraph.iter() if e.tag == "math"]) == 2 and "；" in paragraph.text()
+
+
+def test_a_rounded_quote_links_to_the_number_it_rounds(tmp_path, capsys):
+    """0.41 in the prose under a heading whose output prints 0.4102 is checked as its rounding: its link lands on
+    the 0.4102 it stands for, and its tooltip says it is rounded."""
+    md = tmp_path / "lesson.md"
+    md.write_text("# 课\n\n## 一\n\n```python {file=generated/p.py}\nprint('w 0.4102 0.1293')\n```\n\n"
+                  "```text {transcript}\nw 0.4102 0.1293\n```\n\n拿到 0.41，另一个 0.13。\n", encoding="utf-8")
+    (tmp_path / "book_figures.txt").write_text("")
+    code, stdout, stderr, out = build(capsys, md)
+    assert code == 0, stderr
+    tree = Tree(out.read_text())
+    ids = tree.by_id()
+    line = md_line(md, "w 0.4102 0.1293")
+    links = {a.text(): a.attrs for a in tree.all("a", "num")}
+    assert {text: attrs["href"] for text, attrs in links.items()} == {"0.41": f"#L{line}-0.4102", "0.13": f"#L{line}-0.1293"}
+    assert all(attrs["href"][1:] in ids and "四舍五入" in attrs["title"] for attrs in links.values())

@@ -75,9 +75,11 @@ def number_html(page: Page, number: model.ProseNumber, lines: list[int], context
         return tag("span", {"class": "num unverified", "title": why}, number.text)
     line = best_line(page, number, lines, contexts)
     page.linked.append((number, line))
-    title = (f"出自 {number.program} 的实跑输出（{page.doc.path.name} 第 {line} 行）："
-             f"{quoted(page, line, number.text)}")
-    return tag("a", {"class": "num", "href": f"#{number_anchor(line, number.text)}", "title": title}, number.text)
+    target = number.printed or number.text  # a rounding (0.41) links to the number it rounds (0.4102)
+    rounded = f"；{number.text} 是它四舍五入的结果" if number.printed else ""
+    title = (f"出自 {number.program} 的实跑输出（{page.doc.path.name} 第 {line} 行{rounded}）："
+             f"{quoted(page, line, target)}")
+    return tag("a", {"class": "num", "href": f"#{number_anchor(line, target)}", "title": title}, number.text)
 
 
 def quoted(page: Page, line: int, number: str) -> str:
@@ -107,7 +109,7 @@ def link_targets(sources) -> dict[int, set[str]]:
     targets: dict[int, set[str]] = {}
     for number, lines in sources:
         for line in lines[:MAX_CANDIDATES]:
-            targets.setdefault(line, set()).add(number.text)
+            targets.setdefault(line, set()).add(number.printed or number.text)
     return targets
 
 
