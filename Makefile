@@ -2,6 +2,7 @@
 PYTHON ?= python3
 TOOL := tangle.py $(wildcard literate/*.py)
 PAGE := weave.py $(wildcard literate/page/*.py) literate/page/style.css
+NOTEBOOK := notebook.py $(wildcard literate/notebook/*.py)
 VENV_PY := .venv/bin/python
 
 .PHONY: help tangle stitch check html notebook test update experiments update-experiments portability bench clean
@@ -45,7 +46,7 @@ build/attention.html: attention.md $(TOOL) $(PAGE) book_figures.txt | .venv/html
 
 notebook: build/attention.ipynb ## write build/attention.ipynb: the lesson as a Jupyter notebook that prints its transcript
 
-build/attention.ipynb: attention.md $(TOOL) notebook.py | .venv/notebook-stamp
+build/attention.ipynb: attention.md $(TOOL) $(NOTEBOOK) | .venv/notebook-stamp
 	$(VENV_PY) notebook.py attention.md -o $@
 
 test: | .venv/stamp .venv/html-stamp .venv/notebook-stamp ## run all tests (tangle.py, weave.py and the page in chromium, the notebook in a kernel, the program, the portability harness)
