@@ -1,6 +1,6 @@
 # Generated from attention.md by tangle.py — edit attention.md and run make tangle, or edit here and run make stitch.
-# sha256 of the lines below: 1479f44983074ddc9a27a865871d1c89ab82427a37c0b51cbc207904c85c2d4e
-# attention.md:528 (generated/attention.py)
+# sha256 of the lines below: 93907e4e5f1b723df5ca936b3a54803886b3aa4f58bce8bd8661506839f08a41
+# attention.md:301 (generated/attention.py)
 """注意力：每次解码时自己回头挑重点。
 
 由 attention.md 用 tangle.py 生成。请改 attention.md 再 make tangle；直接改了这个文件，make stitch 把改动搬回 attention.md。
@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-# attention.md:2602 (附录：让释放的内存留在进程里)
+# attention.md:2590 (附录：让释放的内存留在进程里)
 def keep_freed_memory():
     """让 glibc 把释放的内存留着重用，不还给系统。只在 glibc 上做：别的 C 库没有 mallopt，或者编号不同。"""
     try:
@@ -30,7 +30,7 @@ def keep_freed_memory():
     if libc.mallopt(M_MMAP_THRESHOLD, 32 << 20):       # 32 MiB 以下的块都从堆里分，不单独映射（32 位的 glibc 不接受，返回 0）
         libc.mallopt(M_TRIM_THRESHOLD, 64 << 20)       # 堆顶空出 64 MiB 以上才还给系统；只调这一个反而更糟
 
-# attention.md:2635 (精确的矩阵乘法、exp 与 tanh)
+# attention.md:2623 (精确的矩阵乘法、exp 与 tanh)
 def mm(a, b):
     """a @ b，形状规则同 np.matmul；但每个结果都按 k = 0, 1, 2, … 的顺序一项项加出来。"""
     if a.ndim == 1:                                   # 左边是一个向量：当成一行来乘
@@ -151,7 +151,7 @@ def log(x):
         series = 1 / k + s2 * series
     return e * LN2 + 2 * s * series
 
-# attention.md:33 (softmax 与一个查询的注意力)
+# attention.md:29 (softmax 与一个查询的注意力)
 def softmax(x, axis=-1):
     """沿 axis 做 softmax。先减去最大值：结果不变，只是 exp 不会溢出。"""
     z = exp(x - x.max(axis=axis, keepdims=True))
@@ -168,7 +168,7 @@ def attend_one(q, K, uniform=False):
         weights = softmax(scores)                  # 第三步：非负、加起来是 1
     return mm(weights, K), weights                 # 按权重对值加权求和
 
-# attention.md:602 (批量的注意力)
+# attention.md:396 (批量的注意力)
 def attend(q, K, V=None, uniform=False, given=None):
     """attend_one 的批量版，返回 (上下文, 权重)。
 
@@ -192,7 +192,7 @@ def attend(q, K, V=None, uniform=False, given=None):
         return context[..., 0, :], weights[..., 0, :]
     return context, weights
 
-# attention.md:58 (手算一遍)
+# attention.md:375 (手算一遍)
 def hand_example():
     """三、手算一遍：一个查询对四个键，三步一步步算；再算一次取平均作对照。"""
     q = np.array([1.0, 0.0, 1.0])
@@ -207,7 +207,7 @@ def hand_example():
     average, _ = attend_one(q, K, uniform=True)    # 不挑：每个键都拿 1/4
     return HandExample(q, K, dots, scaled, weights, context, average)   # 带名字的元组：ex.dots、ex.weights……
 
-# attention.md:632 (反转任务的数据)
+# attention.md:426 (反转任务的数据)
 SEED_TEST, SEED_INIT, SEED_BATCH = 1, 2, 3   # 三路独立的随机流，事先定好，不挑
 LETTERS = 5                                  # 字母 a–e 编号 0–4
 START = 5                                    # 解码器的起始符
@@ -247,7 +247,7 @@ def sample_batch(rng, length, test_codes, size=BATCH):
         clash = in_sorted(seq_codes(src), test_codes)
     return src
 
-# attention.md:680 (模型参数)
+# attention.md:474 (模型参数)
 HIDDEN = 16
 
 
@@ -283,7 +283,7 @@ def untouched(params, attention):
     count = sum(int(s.sum()) for s in same.values())
     return count, bool(same["enc_Wx"][START].all() and count == same["enc_Wx"][START].size)
 
-# attention.md:720 (几个模型摞在一起)
+# attention.md:514 (几个模型摞在一起)
 def as_stack(p, single_ndim):
     """p 是一个模型的参数（有 single_ndim 维），就当成只有一个模型的一摞：前面加一维，(1, …)。
     本来就是一摞 (S, …) 的，原样返回。"""
@@ -338,7 +338,7 @@ def bias_grad(d, b):
     S = n_models(b, 1)
     return d.reshape(S, -1, d.shape[-1]).sum(axis=1).reshape(b.shape)
 
-# attention.md:781 (编码器与解码器)
+# attention.md:575 (编码器与解码器)
 def rnn(x_rows, Wh, h):
     """tanh RNN，每一步 h = tanh(x_t + h @ Wh)。x_rows (B, T, H) 是每一步查好的 Wx 行加偏置；
     h (B, H) 是初始状态。返回每一步的隐状态 (B, T, H)：每一步都留着，注意力要用。
@@ -362,26 +362,24 @@ def encoder(params, src):
 def decoder(params, dec_in, h0):
     return rnn(lookup(params["dec_Wx"], params["dec_b"], dec_in), params["dec_Wh"], h0)
 
-# attention.md:134 (解码一步)
-def decoder_output(params, ht, hs_enc, q, uniform=False, given=None):
-    """解码器的状态 ht 加上注意力，交给输出层。返回 (分数, 输出层的输入, 注意力权重)。
-    ht 和查询 q 可以是一步 (B, H)，也可以是所有步 (B, T, H)；hs_enc (B, T, H) 是编码器各步。
-    given：第五节的干预用，把这一步的权重换成给定的 (B, T)。"""
-    if not uses_attention(params):                       # 6.5 节的模型：输出层只看 ht
-        return affine(ht, params["Wo"], params["bo"]), ht, None
-    ctx, weights = attend(q, hs_enc, uniform=uniform, given=given)   # 三步（attend 是 attend_one 的批量版）
-    features = np.concatenate([ht, ctx], axis=-1)         # 状态拼上上下文：16 + 16 维
-    return affine(features, params["Wo"], params["bo"]), features, weights   # features @ Wo + bo
-
-
+# attention.md:87 (解码一步)
 def decode_step(params, h, token, hs_enc, query="after", uniform=False, given=None):
-    """解码一步：读进上一位 token，状态从 h 更新成 h_new；再回头看编码器各步。"""
+    """解码一步：读进上一位 token，状态从 h 更新成 h_new；再回头看编码器各步 hs_enc (B, T, H)。"""
     h_new = tanh(params["dec_Wx"][token] + params["dec_b"] + mm(h, params["dec_Wh"]))
-    q = h_new if query == "after" else h                  # 谁来问：更新后的状态，还是更新前的
+    q = h_new if query == "after" else h                  # 二选一：更新后的查询，还是更新前的
     logits, _, weights = decoder_output(params, h_new, hs_enc, q, uniform, given)
     return h_new, logits, weights
 
-# attention.md:811 (反向传播)
+
+def decoder_output(params, ht, hs_enc, q, uniform=False, given=None):
+    """状态 ht 拼上注意力的上下文，交给输出层。返回 (分数, 输出层的输入, 权重)。"""
+    if not uses_attention(params):                       # 6.5 节的模型：输出层只看 ht
+        return affine(ht, params["Wo"], params["bo"]), ht, None
+    ctx, weights = attend(q, hs_enc, uniform=uniform, given=given)   # attend_one 的批量版
+    features = np.concatenate([ht, ctx], axis=-1)         # 状态拼上上下文：16 + 16 维
+    return affine(features, params["Wo"], params["bo"]), features, weights   # features @ Wo + bo
+
+# attention.md:605 (反向传播)
 def one_hot(tokens, n=VOCAB):
     return (tokens[..., None] == np.arange(n)).astype(float)
 
@@ -476,7 +474,7 @@ def loss_and_grads(params, src, tgt, query="after", uniform=False, readout_only=
     grads["enc_Wx"], grads["enc_b"] = input_grads(dz, src, params["enc_Wx"]), bias_grad(dz, params["enc_b"])
     return loss, {name: grads[name] for name in params}
 
-# attention.md:912 (梯度检查)
+# attention.md:706 (梯度检查)
 SEED_CHECK = 7                                     # 梯度检查用的随机流
 
 
@@ -512,7 +510,7 @@ def print_gradient_checks():
                                              ("平均对照", True, "after", True)):
         print("  %.1e  %s" % (gradient_check(attention, query, uniform), label))
 
-# attention.md:966 (训练：Adam 与梯度裁剪)
+# attention.md:760 (训练：Adam 与梯度裁剪)
 LR, CLIP = 0.003, 1.0
 BETA1, BETA2, EPS = 0.9, 0.999, 1e-8
 
@@ -559,7 +557,7 @@ def progress(message):
 
 def train(length, attention, rounds, test, seed_list=((SEED_INIT, SEED_BATCH),), query="after",
           lr=LR, uniform=False, after_round=None):
-    """从固定的种子出发训练 rounds 轮：seed_list 里每一对种子（初始权重、训练批次）一个模型，
+    """从固定的种子出发训练 rounds 轮：seed_list 里每一对种子（初始参数、训练批次）一个模型，
     通常只有一对。返回参数字典的列表。几个模型摞在一起训练，每一个都和单独训练时逐位相同。
     after_round(n, models)：每一轮之后调用一次（n 从 1 数起），实验用它记下中途的样子。"""
     what = "%d 位，%s，学习率 %g，种子 %s，%d 轮" % (
@@ -582,7 +580,7 @@ def train(length, attention, rounds, test, seed_list=((SEED_INIT, SEED_BATCH),),
     progress("训练完：%s（%.0f 秒）" % (what, time.monotonic() - started))
     return models
 
-# attention.md:1042 (贪心解码与评估)
+# attention.md:836 (贪心解码与评估)
 def predict(params, src, query="after", uniform=False, given=None):
     """贪心解码：每一步读进自己上一步的输出。返回记号 (B, T)，和注意力权重 (B, T, T)（不用注意力时是 None）。
     given (B, T, T)：第五节的干预，第 t 步的权重换成 given[:, t]。"""
@@ -613,14 +611,14 @@ def evaluate(params, test, query="after", uniform=False, given=None):
     correct = tokens == test[:, ::-1]
     return Evaluation(correct.all(axis=1).mean(), correct.mean(), correct.mean(axis=0), weights)
 
-# attention.md:157 (五位对比)
+# attention.md:873 (五位对比)
 def reversal_comparison(length=5, rounds=2000):
     """6.5 节的模型和加了注意力的模型，各训练 rounds 轮，在同一个测试集上评估。"""
     test = make_test_set(length)
     no_attn, attn = (train(length, attention, rounds, test)[0] for attention in (False, True))   # train 返回模型的列表
     return Comparison(rounds, no_attn, evaluate(no_attn, test), attn, evaluate(attn, test))   # 带名字的结果，见完整实现
 
-# attention.md:204 (拿掉挑选和形成对齐的规则)
+# attention.md:895 (拿掉挑选和形成对齐的规则)
 def with_uniform_weights(params, test, query):
     """拿掉挑选：同一个训练好的模型，参数一个不动，解码时把注意力权重全换成 1/T。"""
     return evaluate(params, test, query, uniform=True)
@@ -643,11 +641,11 @@ def alignment_formed(per_token, per_token_uniform, matrix):
     multiple = diagonal_weight(matrix) * len(matrix)       # 乘 T：是均匀（1/T）的几倍
     return bool(drop >= FORMED_DROP and multiple >= FORMED_DIAGONAL)
 
-# attention.md:229 (十位序列上的一次运行)
-BOOK_SETTING = ("after", LR)        # 更新后的查询（我们对原书示意代码的读法），学习率 0.003，和第四节一样
+# attention.md:924 (第五节的两组设置)
+BOOK_SETTING = ("after", LR)        # 第四节的设置：更新后的查询（我们对原书示意代码的读法），学习率 0.003
 PICKING_SETTING = ("before", 0.02)  # 换两个旋钮：更新前的查询，学习率大一些
 
-# attention.md:361 (把权重换掉)
+# attention.md:932 (把权重换掉)
 def reversal_weights(T, shift=0):
     """倒序要的权重：第 r 行只在第 T+1−r 列上是 1，其余是 0。shift=−1 整体挪到左边一列，
     最后一行左边没有列了，绕回第 T 列。"""
@@ -655,6 +653,13 @@ def reversal_weights(T, shift=0):
     r = np.arange(T)
     W[r, (T - 1 - r + shift) % T] = 1.0
     return W
+
+
+def most_frequent_letter_accuracy(test):
+    """不分第几步、只看整条序列能做到多好：每一步都输出这条序列里出现最多的字母（并列时取编号小的），
+    逐位正确是多少。权重全是 1/T 时，上下文每一步都一样，它能给的就是这样一种整条序列的偏向。"""
+    counts = np.stack([(test == letter).sum(axis=1) for letter in range(LETTERS)], axis=1)   # (B, 5)
+    return (test[:, ::-1] == counts.argmax(axis=1)[:, None]).mean()
 
 
 def interventions(params, test, query, own):
@@ -673,7 +678,7 @@ def interventions(params, test, query, own):
             result["follows"] = (tokens == test[:, w.argmax(axis=1)]).mean()
     return result
 
-# attention.md:1081 (第五节的一次运行：训练、评估、干预)
+# attention.md:991 (第五节的一次运行：训练、评估、干预)
 REFIT_ROUNDS, SEED_REFIT = 3000, 8         # 只重新训练输出层：轮数，和它自己的批次随机流
 REFIT_CHECKPOINTS = (1000, 2000, REFIT_ROUNDS)
 
@@ -751,7 +756,9 @@ def refit_accuracy(params, test, query):
     refit_readout(params, test.shape[1], query, after_round=measure)
     return at
 
-# attention.md:1165 (原书的矩阵)
+# attention.md:1075 (原书的矩阵)
+BOOK_FIVE = ((0.9900, 0.9980), (0.9300, 0.9860))   # 原书第四节的表：(整串全对, 逐位正确)，不用注意力、用注意力
+BOOK_ROUNDS, BOOK_PER_TOKEN = 3000, 0.6820         # 原书第五节：10 位的模型训练 3000 轮，逐位正确 0.6820
 BOOK_MATRIX = np.array([                   # 原书印出的矩阵：行 = 输出第几位，列 = 输入第几位
     [0.08, 0.11, 0.10, 0.06, 0.10, 0.08, 0.07, 0.08, 0.18, 0.15],
     [0.11, 0.11, 0.05, 0.10, 0.08, 0.09, 0.07, 0.20, 0.12, 0.06],
@@ -791,7 +798,7 @@ def encoder_reads_in_order(params, test):
             return False
     return True
 
-# attention.md:1221 (读矩阵和画热图)
+# attention.md:1124 (读矩阵和画热图)
 def peak_columns(matrix):
     """每一行最大权重所在的列（从 1 数起）和那个权重。"""
     return matrix.argmax(axis=1) + 1, matrix.max(axis=1)
@@ -815,18 +822,36 @@ SHADES = (" ", "·", "░", "▓", "█")        # 由浅到深；相邻两级�
 SHADE_LEVELS = (1.0, 1.05, 1.25, 2.0)     # 以均匀的 1/T 为单位的分界
 
 
-def heatmap(matrix, column_labels=None, row_labels=None):
+HEATMAP_LEGEND = "图例（是均匀的几倍）：空白 不到 1，·· 1–1.05，░░ 1.05–1.25，▓▓ 1.25–2，██ 2 倍以上"
+
+
+def heatmap_rows(matrix):
     """每个权重画成两个字符宽的一格，按它是均匀的几倍来涂深浅：反对角线一眼就看得见。
-    每一行用竖线框起来，空白的格子也看得出在哪。缺省时列标输入第几位、行标输出第几位；
-    单条序列可以换成字母。"""
+    每一行用竖线框起来，空白的格子也看得出在哪。"""
+    T = len(matrix)
+    return ["|" + "".join(SHADES[s] * 2 for s in np.searchsorted(SHADE_LEVELS, row * T, side="right")) + "|"
+            for row in matrix]
+
+
+def heatmap(matrix, column_labels=None, row_labels=None):
+    """一张热图。缺省时列标输入第几位、行标输出第几位；单条序列可以换成字母。"""
     T = len(matrix)
     column_labels = column_labels or [str(j + 1) for j in range(T)]
     row_labels = row_labels or ["输出 %-3d" % (i + 1) for i in range(T)]
     print("         " + "".join("%-2s" % label for label in column_labels).rstrip())
-    for label, row in zip(row_labels, matrix):
-        shades = np.searchsorted(SHADE_LEVELS, row * T, side="right")
-        print(label + "|" + "".join(SHADES[s] * 2 for s in shades) + "|")
-    print("图例（是均匀的几倍）：空白 不到 1，·· 1–1.05，░░ 1.05–1.25，▓▓ 1.25–2，██ 2 倍以上")
+    for label, row in zip(row_labels, heatmap_rows(matrix)):
+        print(label + row)
+    print(HEATMAP_LEGEND)
+
+
+def heatmaps_side_by_side(matrices):
+    """几张同样大小的热图并排，一眼比得出来。图例在前；每一行的行标写着倒序要看输入第几列。"""
+    T = len(matrices[0])
+    print(HEATMAP_LEGEND)
+    columns = "".join("%-2d" % (j + 1) for j in range(T))
+    print(" " * 17 + "    ".join([columns] * len(matrices)).rstrip())   # 行标 16 列宽，再加一条竖线
+    for i, rows in enumerate(zip(*map(heatmap_rows, matrices))):
+        print("输出 %-3d应看 %-3d" % (i + 1, T - i) + "  ".join(rows))
 
 
 def letters(seq):
@@ -847,7 +872,7 @@ def train_and_evaluate(length, rounds, attention=True, seeds=(SEED_INIT, SEED_BA
     params = train(length, attention, rounds, test, [seeds], query, lr, uniform)[0]
     return evaluate(params, test, query, uniform)
 
-# attention.md:1283 (打印实跑输出)
+# attention.md:1264 (打印实跑输出)
 class HandExample(NamedTuple):             # 第三节手算的每一步
     q: np.ndarray
     K: np.ndarray
@@ -866,9 +891,6 @@ class Comparison(NamedTuple):              # 第四节的对比：两个训练�
     attn_result: Evaluation
 
 
-RULE = "-" * 68
-
-
 def vector(v):
     return "(" + ", ".join("%g" % x for x in v) + ")"
 
@@ -880,9 +902,6 @@ def signed(v):
 def print_hand_example():
     ex = hand_example()
     q, K = ex.q, ex.K
-    print(RULE)
-    print("Attention：每次解码时自己回头挑重点")
-    print(RULE)
     print("手算一遍：查询 q = %s，四个键 %s，d = %d" % (vector(q), " ".join(vector(k) for k in K), len(q)))
     print()
     print("第几个键    点积     除以根号 d 后    softmax 权重")
@@ -912,10 +931,13 @@ def print_reversal(five):
           % (five.rounds, BATCH, LR))
     print("梯度裁剪 %.1f，测试集 %d 条，训练时从没见过。" % (CLIP, TEST_SIZE))
     print()
-    print("做法          参数    整串全对    逐位正确")
-    print("-" * 46)
-    print("不用注意力    %d     %.4f      %.4f" % (n_plain, whole_plain, token_plain))
-    print("用注意力      %d     %.4f      %.4f" % (n_attn, whole_attn, token_attn))
+    (book_whole_plain, book_token_plain), (book_whole_attn, book_token_attn) = BOOK_FIVE
+    print("做法          参数    整串全对    逐位正确    原书：整串全对    逐位正确")
+    print("-" * 70)
+    print("不用注意力    %d     %.4f      %.4f      %.4f            %.4f"
+          % (n_plain, whole_plain, token_plain, book_whole_plain, book_token_plain))
+    print("用注意力      %d     %.4f      %.4f      %.4f            %.4f"
+          % (n_attn, whole_attn, token_attn, book_whole_attn, book_token_attn))
     print("多出来的 %d 个参数全在输出层：Wo 从 %d×%d 变成 %d×%d。"
           % (n_attn - n_plain, HIDDEN, VOCAB, 2 * HIDDEN, VOCAB))
     plain, attn = five.no_attn, five.attn
@@ -937,43 +959,57 @@ def print_untouched(five):
 QUERY_NAMES = {"after": "更新后的查询", "before": "更新前的查询"}
 
 
-def print_long_run(run):
-    """第五节的一次 10 位训练：准确率、拿掉挑选、热图和按规则的结论。"""
-    matrix = run.matrix
-    T = len(matrix)
-    print("%d 位序列，训练 %d 轮；%s，学习率 %g：" % (T, run.rounds, QUERY_NAMES[run.query], run.lr))
-    print("整串全对 %.4f，逐位正确 %.4f。" % (run.whole, run.per_token))
-    print("按输出位置的逐位正确：" + " ".join("%.2f" % a for a in run.by_position))
-    whole_u, per_token_u = run.uniform.whole, run.uniform.per_token
-    print("拿掉挑选（权重全换成 1/%d）：整串全对 %.4f，逐位正确 %.4f（变化 %+.4f）。"
-          % (T, whole_u, per_token_u, per_token_u - run.per_token))
+RUN_NAMES = ("第一个", "第二个", "第三个")          # 并排的几个模型
+
+
+def print_section_five(runs):
+    """第五节：同一个种子的两次 10 位训练，和原书的矩阵放在一起：一张数字表，三张热图并排。"""
+    T = len(BOOK_MATRIX)
+    print("%d 位序列，各训练 %d 轮，同一个种子。%s模型：%s，学习率 %g；"
+          % (T, runs[0].rounds, RUN_NAMES[0], QUERY_NAMES[runs[0].query], runs[0].lr))
+    print("%s模型：%s，学习率 %g。原书的模型也训练 %d 轮；「原书」一列的逐位正确照抄原书，"
+          % (RUN_NAMES[1], QUERY_NAMES[runs[1].query], runs[1].lr, BOOK_ROUNDS))
+    print("两个倍数是用原书印出的矩阵算的，原书的模型不在手边，没法拿掉挑选。")
     print()
-    print("热图：测试集 %d 条的平均权重；行 = 输出第几位，列 = 输入第几位。" % TEST_SIZE)
-    heatmap(matrix)
-    top = matrix.max()
-    print("最大的权重 %.2f，是均匀的 %.1f 倍；反对角线上的平均权重是均匀的 %.2f 倍。"
-          % (top, top * T, diagonal_weight(matrix) * T))
-    formed = alignment_formed(run.per_token, per_token_u, matrix)
-    print("规则：拿掉挑选后逐位正确降 %.2f 以上，且反对角线 %.0f 倍以上。对齐%s。"
-          % (FORMED_DROP, FORMED_DIAGONAL, "形成了" if formed else "没有形成"))
+    print("原书     " + "   ".join(RUN_NAMES[:len(runs)]))
+    table = (("逐位正确", BOOK_PER_TOKEN, [run.per_token for run in runs], "%.4f"),
+             ("拿掉挑选（解码时权重全换成 1/%d）之后的逐位正确" % T, None, [run.uniform.per_token for run in runs], "%.4f"),
+             ("反对角线上的平均权重是均匀的几倍", diagonal_weight(BOOK_MATRIX) * T,
+              [diagonal_weight(run.matrix) * T for run in runs], "%.2f"),
+             ("反对角线左边一列上的平均权重是均匀的几倍", diagonal_weight(BOOK_MATRIX, -1) * T,
+              [diagonal_weight(run.matrix, -1) * T for run in runs], "%.2f"))
+    for label, book, ours, form in table:
+        values = ["-" if book is None else form % book] + [form % value for value in ours]
+        print("".join("%-9s" % value for value in values) + label)
+    formed = ["形成了" if alignment_formed(run.per_token, run.uniform.per_token, run.matrix) else "没有形成"
+              for run in runs]
+    print("对齐（拿掉挑选后降 %.2f 以上，且反对角线 %.0f 倍以上）：%s模型%s，%s模型%s。"
+          % (FORMED_DROP, FORMED_DIAGONAL, RUN_NAMES[0], formed[0], RUN_NAMES[1], formed[1]))
+    print()
+    print("热图（我们的是测试集 %d 条的平均权重）从左到右：原书、%s模型、%s模型。" % ((TEST_SIZE,) + RUN_NAMES[:2]))
+    heatmaps_side_by_side([BOOK_MATRIX] + [run.matrix for run in runs])
 
 
 def print_long_run_numbers(run):
-    """同一次训练的数字：平均权重矩阵，和每一行的峰值落在哪一列（正文里折叠着）。"""
+    """一次 10 位训练的数字：平均权重矩阵，按输出位置的逐位正确，每一行的峰值落在哪一列。"""
     matrix = run.matrix
     T = len(matrix)
     print("热图的数字（%s，学习率 %g）：" % (QUERY_NAMES[run.query], run.lr))
     print_matrix(matrix)
+    print("整串全对 %.4f，逐位正确 %.4f；拿掉挑选之后整串全对 %.4f，逐位正确 %.4f（变化 %+.4f）。"
+          % (run.whole, run.per_token, run.uniform.whole, run.uniform.per_token, run.uniform.per_token - run.per_token))
+    print("按输出位置的逐位正确：" + " ".join("%.2f" % a for a in run.by_position))
     columns, _ = peak_columns(matrix)
     offsets = peak_offsets(matrix)
-    print("每一行的峰值落在输入第几列：" + " ".join("%d" % c for c in columns))
+    print("最大的权重 %.2f，是均匀的 %.1f 倍；每一行的峰值落在输入第几列：%s"
+          % (matrix.max(), matrix.max() * T, " ".join("%d" % c for c in columns)))
     print("落在反对角线（输入 %d − r）上的有 %d 行，落在它左边一列（输入 %d − r）上的有 %d 行。"
           % (T + 1, (offsets == 0).sum(), T, (offsets == -1).sum()))
 
 
 def print_reading_order(run):
     same = encoder_reads_in_order(run.params, make_test_set(len(run.matrix)))
-    print("把输入第 k 位换成别的字母（这个模型，测试集 %d 条，每一个 k）：" % TEST_SIZE)
+    print("把输入第 k 位换成别的字母（%s模型，测试集 %d 条，每一个 k）：" % (RUN_NAMES[0], TEST_SIZE))
     print("编码器前 k − 1 步的状态一个比特也不变，第 k 步的变了：%s。" % ("是" if same else "否"))
 
 
@@ -985,7 +1021,7 @@ REPLACEMENTS = (("reversal", "（甲）倒序要的那一列：第 r 行只有�
 
 def print_interventions(runs):
     """第五节的干预：同一个模型，解码时把权重换掉，逐位正确怎么变。每个模型一列。"""
-    names = ("第一个", "第二个", "第三个")[:len(runs)]
+    names = RUN_NAMES[:len(runs)]
     print("把权重换掉：参数一个不动，只在解码时把每一步的注意力权重换成别的（逐位正确）。")
     print("；".join("%s模型：%s，学习率 %g" % (name, QUERY_NAMES[run.query], run.lr) for name, run in zip(names, runs)) + "。")
     print("".join("%s   " % name for name in names) + "解码时每一步的权重")
@@ -997,10 +1033,12 @@ def print_interventions(runs):
                  [run.refit[REFIT_ROUNDS] for run in runs]))
     for label, values in rows:
         print("".join("%.4f   " % v for v in values) + label)
+    print("对照：每一步都输出这条序列里出现最多的字母（不分第几步），逐位正确 %.4f。"
+          % most_frequent_letter_accuracy(make_test_set(len(runs[0].matrix))))
 
 
 def print_transcript(attention_runs=attention_runs):
-    """按顺序打印实跑输出的九段，段与段之间空一行。每段前面的注释写着它是第几段、在讲义的哪里；
+    """按顺序打印实跑输出的七段，段与段之间空一行。每段前面的注释写着它是第几段、在讲义的哪里；
     笔记本（make notebook）把每段的这几行原样放进那一段实跑输出上面的一格。
     参数 attention_runs 缺省就是第五节的那个函数，当场训练；程序的 main（〈附录：同时训练〉）
     传进来的是早早交给别的进程去训练、这里只取结果的版本。"""
@@ -1011,35 +1049,28 @@ def print_transcript(attention_runs=attention_runs):
     five = reversal_comparison()
     print_reversal(five)
     print()
-    # 第 3 段：第五节的第一次 10 位训练
-    book_run = attention_runs(*BOOK_SETTING)[0]
-    print_long_run(book_run)
+    # 第 3 段：第五节，原书的矩阵和同一个种子的两次 10 位训练
+    runs = (attention_runs(*BOOK_SETTING)[0], attention_runs(*PICKING_SETTING)[0])
+    print_section_five(runs)
     print()
-    # 第 4 段：它的热图的数字，和原书的矩阵（正文里折叠着）
-    print_long_run_numbers(book_run)
-    print_reading_order(book_run)
-    print()
-    print_book_matrix()
-    print()
-    # 第 5 段：第二次，只换两个旋钮
-    picking_run = attention_runs(*PICKING_SETTING)[0]
-    print("同一个种子，只换两个旋钮：%s，学习率 %g。" % (QUERY_NAMES[picking_run.query], picking_run.lr))
-    print()
-    print_long_run(picking_run)
-    print()
-    # 第 6 段：它的热图的数字（折叠着）
-    print_long_run_numbers(picking_run)
-    print()
-    # 第 7 段：把两个模型的权重换掉
-    print_interventions((book_run, picking_run))
-    print()
-    # 第 8 段：完整实现里的梯度检查
+    # 第 4 段：完整实现里的梯度检查
     print_gradient_checks()
     print()
-    # 第 9 段：五位对比的细节
+    # 第 5 段：第四节两个模型没动过的参数
     print_untouched(five)
+    print()
+    # 第 6 段：第五节的干预，把两个模型的权重换掉
+    print_interventions(runs)
+    print()
+    # 第 7 段：第五节三张热图的数字
+    for run in runs:
+        print_long_run_numbers(run)
+        print()
+    print_book_matrix()
+    print()
+    print_reading_order(runs[0])
 
-# attention.md:2580 (附录：同时训练)
+# attention.md:2568 (附录：同时训练)
 def in_background(pool, function, *args):
     """让另一个进程去算 function(*args)，返回一个之后取结果的 Future。进程之间按「模块名.函数名」
     传函数，所以这个模块要能按名字导入；不能的时候（比如被别的程序按文件路径执行），就当场算。"""

@@ -7,6 +7,7 @@ import literate.blocks  # noqa: E402
 import literate.markdown  # noqa: E402
 import importlib.util
 import multiprocessing
+import re
 import sys
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -493,7 +494,8 @@ def test_reversal_table_in_the_transcript_is_what_predict_gives(five_letter_resu
         params, result = five_letter_results[attention]
         n_params, whole, per_token = A.count_params(params), result.whole, result.per_token
         row = next(line for line in lines if line.startswith(label + " "))
-        assert row.split()[1:] == [str(n_params), "%.4f" % whole, "%.4f" % per_token]
+        book = ["%.4f" % figure for figure in A.BOOK_FIVE[attention]]      # the book's two columns beside ours
+        assert row.split()[1:] == [str(n_params), "%.4f" % whole, "%.4f" % per_token] + book
 
 
 def test_main_prints_the_transcript_even_when_loaded_by_path(capsys, monkeypatch):
@@ -506,7 +508,7 @@ def test_main_prints_the_transcript_even_when_loaded_by_path(capsys, monkeypatch
     out = capsys.readouterr().out
     assert calls == [A.BOOK_SETTING, A.PICKING_SETTING]
     assert "不用注意力    838     1.0000      1.0000" in out
-    assert "每一行的峰值落在输入第几列：10 9 8 7 6 5 4 3 2 1" in out and "对齐形成了" in out
+    assert "每一行的峰值落在输入第几列：10 9 8 7 6 5 4 3 2 1" in out and "：第一个模型形成了，第二个模型形成了。" in out
 
 
 def test_main_prints_what_print_transcript_prints_when_it_trains_in_order(capsys, monkeypatch):
@@ -519,7 +521,8 @@ def test_main_prints_what_print_transcript_prints_when_it_trains_in_order(capsys
     parallel = capsys.readouterr().out
     A.print_transcript(fake_runs)
     in_order = capsys.readouterr().out
-    assert parallel == in_order and "对齐形成了" in in_order and in_order.count("10 位序列，训练 3000 轮") == 2
+    assert parallel == in_order and "：第一个模型形成了，第二个模型形成了。" in in_order
+    assert in_order.count("热图的数字（") == 2            # both runs' numbers, each once
 
 
 def untrained(attention):
@@ -718,6 +721,24 @@ def test_the_heatmap_glyphs_are_five_distinct_levels_and_the_legend_shows_each(c
     assert all(glyph * 2 in lines[-1] for glyph in A.SHADES[1:]) and "空白" in lines[-1]
 
 
+def test_side_by_side_heatmaps_put_each_column_number_over_its_cells_and_say_the_reversals_column(capsys):
+    reversal = np.eye(10)[::-1] * 0.9 + 0.01
+    A.heatmaps_side_by_side([np.full((10, 10), 0.1), reversal, reversal])
+    legend, header, *rows = capsys.readouterr().out.splitlines()
+    assert legend == A.HEATMAP_LEGEND and len(rows) == 10
+    for r, row in enumerate(rows):
+        assert row.startswith("输出 %-3d应看 %-3d|" % (r + 1, 10 - r))
+        bars = [display_width(row[:i]) for i, c in enumerate(row) if c == "|"]
+        assert len(bars) == 6                                         # three panels, each framed
+        for panel in range(3):
+            first_cell = bars[2 * panel] + 1
+            assert display_width(header[:first_cell]) == first_cell and header[first_cell] == "1"
+            assert header[first_cell + 18:first_cell + 20] == "10"    # column 10 over the tenth cell
+            cells = row[bars[2 * panel] + 1 - display_width(row[:bars[0]]) + len(row[:bars[0]]):][:20]
+            dark = [j // 2 + 1 for j in range(0, 20, 2) if cells[j] == "█"]
+            assert dark == ([] if panel == 0 else [10 - r])           # the reversal's column, in the right place
+
+
 def test_progress_goes_to_stderr_only_when_asked(capsys, monkeypatch):
     test = A.make_test_set(5)
     monkeypatch.delenv("ATTENTION_PROGRESS", raising=False)
@@ -745,8 +766,9 @@ def test_sections_show_their_own_checked_output():
                 and block.line <= line][-1]
 
     main = doc.transcripts["generated/attention.py"].parts
-    assert [heading_of(part.fence_line, "h2")[:2] for part in main] == ["三、", "四、"] + ["五、"] * 5 + ["完整"] * 2
-    assert [heading_of(part.fence_line, "h3") for part in main[7:]] == ["梯度检查", "五位对比的细节"]
+    assert [heading_of(part.fence_line, "h2")[:2] for part in main] == ["三、", "四、", "五、"] + ["完整"] * 4
+    assert [heading_of(part.fence_line, "h3") for part in main[3:]] == [
+        "梯度检查", "第四节的对比", "第五节的规则、两组设置和干预", "读矩阵和画热图"]
     assert main[0].content.splitlines()[-4].startswith("取平均")
     assert main[1].content.startswith("加到 6.5 节的反转任务上")
     experiments = doc.transcripts["generated/experiments.py"].parts
@@ -754,24 +776,54 @@ def test_sections_show_their_own_checked_output():
         "实验一", "实验二", "实验三", "实验四", "实验五", "实验六", "实验七"]
 
 
-def test_the_main_line_ends_at_the_full_implementation_and_folds_only_numbers():
-    """One level-2 heading with 「完整实现」 ends the main line. Above it: the code a learner needs
-    (at most 120 lines, so that it reads in about half an hour) and nothing folded into <details> but transcript."""
+# What a learner fresh from 6.5 reads in a minute, measured on fresh learners: Chinese characters of prose,
+# lines of code, lines of program output. What is folded into <details> counts half: about half of it is opened.
+LEARNER_RATES = {"prose": 175, "code": 5, "output": 10}
+
+
+def reading_minutes(lines):
+    """Minutes a learner needs for these lines of the lesson, at LEARNER_RATES."""
+    counts = {kind: 0.0 for kind in LEARNER_RATES}
+    fence, folded = None, 0
+    for line in lines:
+        share = 0.5 if folded else 1.0
+        opens = re.match(r"\s*(`{3,}|~{3,})(.*)$", line)
+        if fence is None and opens:
+            info = opens.group(2)
+            fence = (opens.group(1), "transcript=" in info or info.strip().startswith("text"))
+        elif fence is not None:
+            if line.strip() == fence[0]:
+                fence = None
+            elif line.strip():
+                counts["output" if fence[1] else "code"] += share
+        else:
+            folded += line.lstrip().startswith("<details") - line.lstrip().startswith("</details>")
+            counts["prose"] += share * len(re.findall(r"[\u4e00-\u9fff]", re.sub(r"<[^>]*>", "", line)))
+    return sum(counts[kind] / LEARNER_RATES[kind] for kind in counts)
+
+
+def test_reading_minutes_counts_prose_code_and_output_at_a_learners_pace_and_folds_half():
+    assert reading_minutes(["字" * 175]) == 1.0
+    assert reading_minutes(["```python {#a}", "x = 1", "", "y = 2", "```"]) == 2 / 5
+    assert reading_minutes(["```text {transcript=generated/a.py}"] + ["0.5"] * 10 + ["```"]) == 1.0
+    assert reading_minutes(["<details>", "<summary>折</summary>", "字" * 350, "</details>"]) == (1 + 350) / 2 / 175
+
+
+def test_the_main_line_ends_at_the_full_implementation_and_reads_in_half_an_hour():
+    """One level-2 heading with 「完整实现」 ends the main line. Above it: the code a learner needs (one query's
+    attention and one decoder step), the transcript of 三, 四 and 五, and about half an hour of reading at a
+    learner's pace, the book's own section being about twenty minutes by the same count."""
     text = (ROOT / "attention.md").read_text(encoding="utf-8").split("\n")
     ends = [i + 1 for i, line in enumerate(text) if line.startswith("## ") and "完整实现" in line]
     assert len(ends) == 1
     end = ends[0]
     doc = lesson()
-    folded, depth = [], 0
-    for number, line in enumerate(text[:end], start=1):
-        depth += line.startswith("<details") - line.startswith("</details")
-        if depth and line.startswith("```") and line.strip() != "```":
-            folded.append(line)
-    assert folded and all("{transcript=" in line for line in folded), folded
-    main_code = [line for pieces in doc.chunks.values() for piece in pieces if piece.fence_line < end
-                 for line in piece.lines if line.strip()]
-    assert 40 < len(main_code) <= 120
+    main_chunks = sorted(name for name, pieces in doc.chunks.items() if pieces[0].fence_line < end)
+    assert main_chunks == ["softmax 与一个查询的注意力", "解码一步"]
+    parts = doc.transcripts["generated/attention.py"].parts
+    assert [part.part for part in parts if part.fence_line < end] == [1, 2, 3]
     assert all(piece.fence_line > end for pieces in doc.roots.values() for piece in pieces)
+    assert reading_minutes(text[:end - 1]) <= 30
 
 
 def test_every_fence_of_the_lesson_has_its_caption():

@@ -144,7 +144,7 @@ def test_each_part_stands_where_the_lesson_shows_it_with_the_checked_output(doc,
         depth += line.startswith("<details") - line.startswith("</details")
         if depth:
             in_details.add(number)
-    assert folded and folded == [n for n, piece in enumerate(transcript.pieces(), 1) if piece.fence_line in in_details]
+    assert folded == [n for n, piece in enumerate(transcript.pieces(), 1) if piece.fence_line in in_details]
     lines = [cell.metadata.attention.line for cell in built.cells if "line" in cell.metadata.attention]
     assert lines == sorted(lines), "reading order"
     text = "\n".join(cell.source for cell in built.cells if cell.cell_type == "markdown")
