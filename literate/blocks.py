@@ -86,6 +86,10 @@ class Inline:
     comments: list[tuple[int, str]] = field(default_factory=list)  # (offset in flat, inline HTML)
     marks: list[int] = field(default_factory=list)  # offsets in flat where emphasis or a link opens or closes
     described: list[tuple[int, int]] = field(default_factory=list)  # (start, end) in flat of images' descriptions
+    codes: list[tuple[int, str]] = field(default_factory=list)  # (offset in flat, code span's text)
+    # (offset in flat, what a reader may see of it): of HTML markup (inline.markup_text: a title, an alt text, a
+    # tag the page shows as text) and of a link's or image's title (a tooltip); its numbers are checked, not drawn
+    markup: list[tuple[int, str]] = field(default_factory=list)
     context: str = ""  # what its numbers are read in: its text, or for a table cell the whole row
     plain: str = ""  # its text and code only (a heading's title)
     caption: bool = False  # it opens with a caption's <a name="chunk-|file-|output-...">

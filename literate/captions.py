@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import html
+import re
 from urllib.parse import unquote
 
 from . import blocks
@@ -49,12 +50,29 @@ def own_links(tokens: list) -> list[tuple[int, str]]:
     return found
 
 
+# What Markdown would read as markup in a caption's text (emphasis, code, links, HTML, character references, the
+# page's formulas) and in a link's target (its end, HTML, references); a backslash makes each a character.
+TEXT_MARKUP = re.compile(r"([\\`*_\[\]<&$~])")
+TARGET_MARKUP = re.compile(r"([\\()<>&])")
+
+
 def caption_markdown(anchor: str, title: str, includes: list[str] | None) -> str:
-    """The caption a fence should have, as Markdown (what the messages tell the writer to put there)."""
-    text = f'<a name="{html.escape(anchor)}"></a>**{title}**'
+    """The caption a fence should have, as Markdown (what the messages tell the writer to put there): names written
+    so that they read back as themselves ({#a*b*c} is **〈a\\*b\\*c〉**, not emphasis)."""
+    text = f'<a name="{html.escape(anchor)}"></a>**{as_text(title)}**'
     if includes:
-        text += "，由这些代码块依次拼成：" + "、".join(f"[〈{name}〉](#{chunk_anchor(name)})" for name in includes)
+        text += "，由这些代码块依次拼成：" + "、".join(f"[〈{as_text(name)}〉](#{as_target(chunk_anchor(name))})"
+                                             for name in includes)
     return text
+
+
+def as_text(text: str) -> str:
+    return TEXT_MARKUP.sub(r"\\\1", text)
+
+
+def as_target(anchor: str) -> str:
+    """An anchor as a link's target: its markup escaped, and a % as %25 (a link is read percent-decoded)."""
+    return TARGET_MARKUP.sub(r"\\\1", anchor.replace("%", "%25"))
 
 
 def expected_captions(doc: Document) -> dict[int, tuple[str, str, str, list[str] | None]]:

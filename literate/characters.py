@@ -16,6 +16,14 @@ IGNORABLE_RANGES = ((0x034F, 0x034F), (0x115F, 0x1160), (0x17B4, 0x17B5), (0x180
                     (0xFE00, 0xFE0F), (0xFFA0, 0xFFA0), (0xFFF0, 0xFFF8), (0xE0000, 0xE0FFF))
 
 
+# the bidi controls that reorder the text after them: embeddings, overrides, isolates and the pops that end them
+REORDERING = ((0x202A, 0x202E), (0x2066, 0x2069))
+
+
+def reorders(character: str) -> bool:
+    return any(low <= ord(character) <= high for low, high in REORDERING)
+
+
 def shows_nothing(character: str) -> bool:
     code = ord(character)
     if code < 0xAD:  # ASCII and Latin-1 up to the soft hyphen: all visible or controls (refused elsewhere)
@@ -41,6 +49,14 @@ def first_unseen(text: str) -> str | None:
 def without_unseen(text: str) -> str:
     """The text as a reader sees it: without the characters that show nothing."""
     return text if text.isascii() else "".join(character for character in text if not shows_nothing(character))
+
+
+def escaped(text: str) -> str:
+    """The text with each character that shows nothing written as its escape (\\u202e), so that a message shows it."""
+    if text.isascii():
+        return text
+    return "".join((f"\\u{ord(c):04x}" if ord(c) <= 0xFFFF else f"\\U{ord(c):08x}") if shows_nothing(c) else c
+                   for c in text)
 
 
 def code_point(character: str) -> str:

@@ -11,16 +11,26 @@ from .files import describe, signals_deferred, write_atomically
 from .markdown import load
 from .model import Conflict, DIFFERENT, Document, OK, UserError
 from .prose import stale_numbers
+from .reach import unrun_problems
 from .runner import report_failed_run, run_program
 from .transcripts import deterministic_output, report_difference, split_output, write_transcripts
+from .validation import lookalike
 
 
 def command_tangle(args) -> int:
     doc = load(args.md, str(args.md))
     write_roots(doc, args.force)
-    for message in orphan_messages(doc, "warning"):  # not an error: tangle did write every root
+    # not errors: tangle did write every root (and a lesson being written may have no transcript yet)
+    unrun = unrun_messages(doc, "warning") if doc.transcripts else []
+    for message in [*orphan_messages(doc, "warning"), *unrun]:
         print(message, file=sys.stderr)
     return OK
+
+
+def unrun_messages(doc: Document, kind: str) -> list[str]:
+    """The Python roots that no program with a transcript runs or imports (reach.py): an error for check and update,
+    a warning for tangle."""
+    return [f"{doc.where(line)}: {kind}: {why}" for line, why in unrun_problems(doc)]
 
 
 def orphan_messages(doc: Document, kind: str) -> list[str]:
@@ -145,7 +155,7 @@ def selected_targets(doc: Document, only: str | None) -> list[str]:
     if not chosen:
         known = ", ".join(doc.transcripts) or "none"
         raise UserError(f"{doc.shown}: error: --only {only}: no program with a transcript by that name "
-                        f"(there are: {known})")
+                        f"(there are: {known}){lookalike(os.path.normpath(only), doc.transcripts)}")
     return chosen
 
 
@@ -165,6 +175,9 @@ def in_sync(args) -> tuple[Document, list[str]] | None:
     when generated/ is not what the lesson tangles to."""
     doc = load(args.md, str(args.md))
     require_transcripts(doc)
+    unrun = unrun_messages(doc, "error")
+    if unrun:
+        raise UserError(*unrun)
     targets = selected_targets(doc, args.only)
     problems = sync_problems(doc)
     if problems:

@@ -21,7 +21,8 @@ from dataclasses import dataclass
 KEYS = {
     "parts": "FUNCTION MARK: the notebook prints part N of the first program's transcript with the lines of "
              "FUNCTION() from the comment MARK (N standing for the part's number) to the next (notebook)",
-    "update": "PROGRAM COMMAND: the command that records PROGRAM's transcript, which messages name (tangle.py)",
+    "update": "PROGRAM COMMAND: the command that records PROGRAM's transcript, which messages name (tangle.py); a "
+              "plain command: words, no shell syntax",
     "heatmap": "ROWS COLUMNS LEGEND: a matrix printed as a header of column numbers and rows `ROWS 1  0.10 ...` is "
                "drawn as a heatmap, with the same matrix drawn in characters below it up to the line starting with "
                "LEGEND; its axes are named ROWS and COLUMNS (the page)",
@@ -32,6 +33,9 @@ KEYS = {
 __doc__ += "".join(f"\n  {key}: {what}" for key, what in KEYS.items())
 OPENING = "<!-- literate"
 LINE = re.compile(r"([a-z-]+):[ \t]*(.*)")
+# a command that a message may tell the reader to run: words, no shell syntax (; | & $ ` < > quotes, globs, ~)
+PLAIN_WORD = r"[\w./=:+,@%-]+"
+PLAIN_COMMAND = re.compile(rf"{PLAIN_WORD}(?: {PLAIN_WORD})*")
 
 
 @dataclass(frozen=True)
@@ -98,6 +102,12 @@ def read_declarations(blocks: list[tuple[int, str]]) -> tuple[Declarations, list
                 function, mark = words[0], " ".join(words[1:])
                 pattern = r"\s*" + r"\s+".join(re.escape(word) if word != "N" else r"(\d+)" for word in mark.split())
                 found.parts = Parts(function, re.compile(pattern), mark)
+            elif key == "update" and len(words) >= 2 and not PLAIN_COMMAND.fullmatch(" ".join(words[1:])):
+                shell = sorted(set(re.sub(PLAIN_WORD, "", " ".join(words[1:])).replace(" ", "")))
+                problems.append((line, f"update: the command to record {words[0][:60]!r} holds "
+                                       f"{' '.join(shell)[:40]}: messages tell readers to run it, so it must be a "
+                                       "plain command (words of letters, digits and . / _ - = : + , @ %), such as "
+                                       "make update"))
             elif key == "update" and len(words) >= 2 and words[0] not in found.update:
                 found.update[words[0]] = " ".join(words[1:])
             elif key == "heatmap" and len(words) == 3 and found.heatmap is None:

@@ -13,7 +13,8 @@ from pathlib import Path
 
 from .files import read_regular
 from .model import (Document, HASH_COMMENT_SUFFIXES, MAX_GENERATED_BYTES, Piece, blank, comment_safe,
-                    confinement_problem, location_comment, reference)
+                    location_comment, reference)
+from .places import confinement_problem
 
 
 BANNER = "# Generated from {source} by tangle.py — edit {source} and run make tangle, or edit here and run make stitch."
@@ -166,8 +167,9 @@ def writable_problem(doc: Document, target: str) -> str | None:
     if not real.is_relative_to(folder_real):
         return f"file={target} leads outside the folder of {doc.path.name} (through a symlink)"
     inside = real.relative_to(folder_real).as_posix()
-    if inside != posixpath.normpath(target) and confinement_problem(inside):  # a symlinked folder on the way
-        return f"file={target} leads to {inside} (through a symlink): {confinement_problem(inside)}"
+    problem = confinement_problem(inside, doc.folder) if inside != posixpath.normpath(target) else None
+    if problem:  # a symlinked folder on the way
+        return f"file={target} leads to {inside} (through a symlink): {problem}"
     folder = path.parent
     while not os.path.exists(folder) and folder != folder.parent:
         folder = folder.parent

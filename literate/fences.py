@@ -8,9 +8,10 @@ import os
 import posixpath
 import re
 
-from .model import (Document, HASH_COMMENT_SUFFIXES, LINE_BREAKING, MAX_NAME, MAX_PATH_DEPTH, chunk_name,
-                    confinement_problem, output_lines, quoted, reference, Transcript)
-from .validation import shown_line
+from .model import (Document, HASH_COMMENT_SUFFIXES, LINE_BREAKING, MAX_NAME, MAX_PATH_DEPTH, PYTHON_LANGUAGE,
+                    chunk_name, output_lines, quoted, reference, Transcript, walk)
+from .places import confinement_problem
+from .validation import lookalike, shown_line
 
 
 def fence_attributes(info: str) -> tuple[str, str | None, str | None, str | None, int | None, str | None]:
@@ -76,7 +77,7 @@ def target_problem(doc: Document, target: str) -> str | None:
         return f"file={target} is outside the folder of {doc.path.name}"
     if not normal.endswith(HASH_COMMENT_SUFFIXES):
         return f"file={target}: tangle writes only files that take # comments ({' '.join(HASH_COMMENT_SUFFIXES)})"
-    problem = confinement_problem(normal)
+    problem = confinement_problem(normal, doc.folder)
     if problem:
         return f"file={target} {problem}"
     if os.path.realpath(doc.folder / normal) == os.path.realpath(doc.path):
@@ -102,7 +103,7 @@ def assign_transcripts(doc: Document, found: list[tuple[str | None, Transcript]]
             target = posixpath.normpath(target)
             if target not in programs:
                 problems.append((line, f"{{transcript={target}}} names no .py root; the roots are: "
-                                 + (", ".join(programs) or "none")))
+                                 + (", ".join(programs) or "none") + lookalike(target, programs)))
                 continue
         elif len(programs) != 1:
             problems.append((line, "{transcript} of which program? " + (
@@ -155,4 +156,21 @@ def split_problems(target: str, parts: list[Transcript]) -> list[tuple[int, str]
                              f"which the output prints {count} times: make update finds where a part begins by "
                              "its first line, so a part must begin with a line printed once (a heading the "
                              "program prints); move the split"))
+    return problems
+
+
+def misplaced_python(doc: Document) -> list[tuple[int, str]]:
+    """(line, why) for each fence in a Python language (python, py3, ...) that goes into a root that is no .py file:
+    only .py roots run, so its Python would never run. Other roots (a .sh script, a .toml setting) are written as
+    they are and not run: their fences are shown in their own language."""
+    problems = []
+    for target, pieces in doc.roots.items():
+        if target.endswith(".py"):
+            continue
+        included = [piece for event, _, name, _ in walk(doc.chunks, pieces, set()) if event == "enter"
+                    for piece in doc.chunks[name]]
+        problems += [(piece.fence_line, f"{piece.language} code goes into file={target}, which is not run (only .py "
+                      "roots are): the reader would see Python that never runs; write it to a .py root, or mark the "
+                      "fence with the file's own language") for piece in [*pieces, *included]
+                     if PYTHON_LANGUAGE.fullmatch(piece.language)]
     return problems

@@ -1,27 +1,25 @@
-"""The prose rules: how an inline token's text is read (flattened, with its HTML and marks), numbers, sentences,
-the book's (原书) spans, and the caption paragraph's parts."""
+"""The prose rules: how an inline token's text is read (flattened, with its HTML, marks and code spans), what a reader
+may see of markup, numbers, sentences, the book's (原书) spans, and the caption paragraph's parts."""
 
 from __future__ import annotations
 
 import bisect
 import html
 import re
-import unicodedata
 from urllib.parse import unquote, urlsplit
 
-from .characters import shows_nothing
 from .model import CAPTION_ANCHOR, OWN_LINK, chunk_name
 
 
-NUMBER = re.compile(r"(?<![A-Za-z0-9_.])(?<![0-9][eE][+-])[0-9]+(?:\.[0-9]+)?(?![A-Za-z0-9_]|\.[0-9])")
+# A number: digits, with thousands separators (1,000: one number, as the reader reads it) or without, and a decimal
+# part; not touching ASCII letters, digits, _ or another .digits on its left (W1, 6.5.1, the 16 of 1e-16), nor on its
+# right, except that a decimal may be followed by letters (0.93ms, 2.5x: a measure in units) but not by an exponent
+# (1.5e-3). A plain integer is none where it begins a group of thousands that is no number (the 1 of 1,000GB).
+WHOLE = r"(?:[0-9]{1,3}(?:,[0-9]{3}(?![0-9]))+|[0-9]+(?!,[0-9]{3}(?![0-9])))"
+NUMBER = re.compile(rf"(?<![A-Za-z0-9_.])(?<![0-9][eE][+-])(?:{WHOLE}\.[0-9]+(?![0-9_]|\.[0-9]|[eE][+-]?[0-9])"
+                    rf"|{WHOLE}(?![A-Za-z0-9_]|\.[0-9]))")
 BOOK_WORD, BOOK_SPAN_END = "原书", re.compile(r"[。；！？]|本仓库")
 SENTENCE_END = re.compile(r"[。；！？]")
-DIGIT_RUN = re.compile(r"\d+(?:\.\d+)*")  # \d: 0-9, full-width ０-９ and the digits of other scripts
-# between two digits (a dot on either side allowed): a run that is neither digit, dot nor blank
-BETWEEN_DIGITS = re.compile(r"(?<=[0-9])\.?([^0-9. \t]+)(?=\.?[0-9])")
-MARKS = {"Mn", "Me"}  # combining marks: over a digit, they change how it looks
-NUMBER_LIKE = re.compile(r"[0-9]+(?:\.[0-9]+)?")
-BARE_DECIMAL = re.compile(r"(?<![A-Za-z0-9_.])\.[0-9]+(?![A-Za-z0-9_]|\.[0-9])")  # .93: NUMBER needs a digit first
 BARE_URL = re.compile(r"\b(?:https?|ftp)://[!-~]+|\bwww\.[!-~]+")
 
 
@@ -72,18 +70,22 @@ class Spans:
 SEPARATOR = "\ufffc"  # what stands in the flattened text for what is no text: code, HTML, a URL
 
 
-def inline_parts(token) -> tuple[list[str], list[tuple[int, str]], list[tuple[int, int]]]:
+def inline_parts(token) -> tuple[list[str], dict[str, list]]:
     """The text of an inline token as the prose checks read it, one string for each child: line breaks as \\n;
     code spans, HTML, autolinks and bare URLs become a separator; an image, its description (the alt text, which
-    the page shows and GitHub shows in its place) between two separators. Also (offset in that text, HTML) of each
-    inline HTML, and (start, end) of each image's description."""
+    the page shows and GitHub shows in its place) between two separators. Also, by kind, (offset in that text, ...)
+    of: each inline HTML ("html": as written), each code span ("codes": its text), what the reader may see of markup
+    ("markup": markup_text of inline HTML, and the title of a link or image, shown as a tooltip), and (start, end)
+    of each image's description ("described")."""
     parts: list[str] = []
-    html: list[tuple[int, str]] = []
-    described: list[tuple[int, int]] = []
+    found: dict[str, list] = {"html": [], "codes": [], "markup": [], "described": []}
     length = 0
     in_autolink = False
     for child in token.children or []:
         part = ""
+        title = (child.attrs or {}).get("title") if child.type in ("link_open", "image") else None
+        if title:
+            found["markup"].append((length, str(title)))
         if child.type in ("link_open", "link_close") and child.markup == "autolink":
             in_autolink = child.type == "link_open"
         elif child.type == "text" and not in_autolink:
@@ -92,54 +94,82 @@ def inline_parts(token) -> tuple[list[str], list[tuple[int, str]], list[tuple[in
             part = "\n"
         elif child.type == "image":
             part = SEPARATOR + BARE_URL.sub(SEPARATOR, child.content) + SEPARATOR
-            described.append((length + 1, length + len(part) - 1))
+            found["described"].append((length + 1, length + len(part) - 1))
         elif child.type in ("code_inline", "html_inline"):
             if child.type == "html_inline":
-                html.append((length, child.content))
+                found["html"].append((length, child.content))
+                seen = markup_text(child.content)
+                if seen:
+                    found["markup"].append((length, seen))
+            else:
+                found["codes"].append((length, child.content))
             part = SEPARATOR + "\n" * child.content.count("\n")
         parts.append(part)
         length += len(part)
-    return parts, html, described
+    return parts, found
 
 
-def inline_reading(token) -> tuple[list[str], list[tuple[int, str]], list[int], list[tuple[int, int]]]:
-    """inline_parts, and the offsets where emphasis, strikethrough or a link opens or closes (they leave no
-    character in the text: a number they split reads as one there, but not on the page). The reading stage keeps
-    them all in the blocks.Inline it makes of the token."""
-    parts, html, described = inline_parts(token)
+def inline_reading(token) -> tuple[list[str], dict[str, list]]:
+    """inline_parts, and ("marks") the offsets where emphasis, strikethrough or a link opens or closes (they leave
+    no character in the text: a number they split reads as one there, but not on the page). The reading stage
+    keeps them all in the blocks.Inline it makes of the token."""
+    parts, found = inline_parts(token)
     marks, length = [], 0
     for child, part in zip(token.children or [], parts):
         if child.type.endswith(("_open", "_close")):
             marks.append(length)
         length += len(part)
-    return parts, html, marks, described
+    found["marks"] = marks
+    return parts, found
 
 
-def html_text(source: str) -> tuple[list[str], list[tuple[int, str]]]:
+COMMENT_END = re.compile(r"--!?>")  # HTML5 ends a comment at --> and at --!> (GitHub and browsers show what follows)
+TAG_END = re.compile(">")
+# attributes whose value no reader sees: a link's target, an image's source, an anchor (as a Markdown link's target)
+UNSEEN_VALUE = re.compile(r"""(\s(?:href|src|name|id)\s*=\s*)("[^"]*"|'[^']*'|[^\s"'=<>`]+)""", re.I)
+
+
+def markup_text(markup: str) -> str:
+    """What a reader may see of a piece of HTML markup, read for numbers: of a comment, what follows a --!> in it
+    (HTML5 ends the comment there; nothing if none); of a processing instruction (<?...?>), a declaration
+    (<!DOCTYPE ...>) or CDATA, all of it (GitHub drops it, the page and the notebook show it as text); of a tag,
+    all of it but the values of href, src, name and id, with its character references decoded (a title is a
+    tooltip, an alt text stands for an image, and the page shows a tag it does not draw as text)."""
+    if markup.startswith("<!--"):
+        end = COMMENT_END.search(markup, 2)
+        return markup[end.end():] if end and end[0] == "--!>" else ""
+    if markup.startswith(("<?", "<!")):
+        return markup
+    return html.unescape(UNSEEN_VALUE.sub(lambda match: match[1] + '""', markup))
+
+
+def html_text(source: str) -> tuple[list[str], list[tuple[int, str]], list[tuple[int, str]]]:
     """What a reader sees of an HTML block, read as the prose checks read a paragraph: the text between its tags
     and comments (character references decoded, as a browser shows them), each tag or comment a separator; and
-    (offset in that text, tag or comment) of each. A comment ends at the first --> (<!--> and <!---> at once, as
-    browsers read them) or, unclosed, at the end; a < that no > closes before the next < is text. One pass: each
-    "-->" and ">" is looked for once."""
+    (offset in that text, tag or comment) of each; and (offset, markup_text) of those a reader may see something
+    of. A comment ends at the first --> or --!> (<!--> and <!---> at once, as browsers read them) or, unclosed, at
+    the end; a < that no > closes before the next < is text. One pass: each comment end and > is looked for
+    once."""
     parts: list[str] = []
     tags: list[tuple[int, str]] = []
     position = length = 0
-    closing = {"-->": -2, ">": -2}  # the next of each at or after where it was last looked for (-1: none left)
+    closing: dict[str, tuple[int, int] | None] = {}  # the next end of each kind (None: none left), once looked for
     for match in re.finditer(r"<(?:!--|[A-Za-z/!?])", source):
         start = match.start()
         if start < position:
             continue
         comment = source.startswith("<!--", start)
-        marker, after = ("-->", start + 2) if comment else (">", start + 1)
-        if -1 < closing[marker] < after or closing[marker] == -2:
-            closing[marker] = source.find(marker, after)
-        end = closing[marker]
+        kind, after = ("comment", start + 2) if comment else (">", start + 1)
+        known = closing.get(kind, (-1, -1))
+        if known is not None and known[0] < after:
+            found = (COMMENT_END if comment else TAG_END).search(source, after)
+            closing[kind] = known = found.span() if found else None
         if comment:
-            end = len(source) if end < 0 else end + 3
-        elif end < 0 or -1 < source.find("<", start + 1, end) < end:  # scans only up to the next <
+            end = len(source) if known is None else known[1]
+        elif known is None or -1 < source.find("<", start + 1, known[0]) < known[0]:  # scans only up to the next <
             continue
         else:
-            end += 1
+            end = known[1]
         text = html.unescape(source[position:start])
         separator = SEPARATOR + "\n" * source.count("\n", start, end)
         tags.append((length + len(text), source[start:end]))
@@ -147,44 +177,8 @@ def html_text(source: str) -> tuple[list[str], list[tuple[int, str]]]:
         length += len(text) + len(separator)
         position = end
     parts.append(html.unescape(source[position:]))
-    return parts, tags
-
-
-def broken_numbers(text: str, html: list[tuple[int, str]], marks: list[int]) -> list[tuple[int, str]]:
-    """(offset, why) for each number the reader sees whole but the prose check would read otherwise: digits
-    other than 0-9, no digit before the decimal point (.93), a character that shows nothing (characters.py), a
-    combining mark or inline HTML between its digits, or markup that splits it."""
-    found = []
-    for match in DIGIT_RUN.finditer(text):
-        if not match[0].isascii():
-            ascii_digits = "".join(str(unicodedata.digit(c)) if c != "." else c for c in match[0])
-            names = sorted({unicodedata.name(c, "a digit") for c in match[0] if c != "." and not c.isascii()})
-            found.append((match.start(), f"{match[0]} is written with other digits than 0-9 ({', '.join(names[:2])}"
-                          f"{', ...' if len(names) > 2 else ''}), which the check does not read; write {ascii_digits}"))
-    for match in BARE_DECIMAL.finditer(text):
-        found.append((match.start(), f"{match[0]} has no digit before its decimal point, so the check would not "
-                      f"read it as a number; write 0{match[0]}"))
-    tags = dict(html)
-    for match in BETWEEN_DIGITS.finditer(text):
-        run = match[1]
-        hidden = [(offset, character) for offset, character in enumerate(run, match.start(1))
-                  if character != "\n" and (offset in tags or shows_nothing(character)
-                                             or unicodedata.category(character) in MARKS)]
-        if hidden and len(hidden) == len(run) - run.count("\n"):
-            what = " and ".join(sorted({f"inline HTML {tags[offset].strip()[:30]!r}" if offset in tags
-                                        else f"U+{ord(c):04X} {unicodedata.name(c, '')}".strip()
-                                        for offset, c in hidden}))
-            before = re.search(r"[0-9.]{0,40}$", text[max(0, match.start() - 40) : match.start()])[0]
-            after = re.match(r"[0-9.]{0,40}", text[match.end(1) : match.end(1) + 40])[0]
-            shown = before + match[0][: match.start(1) - match.start()] + after
-            found.append((match.start(), f"{shown} has {what} between its digits, which the reader does not see "
-                          "and the check would read as two numbers; remove it"))
-    for match in NUMBER_LIKE.finditer(text):
-        inside = bisect.bisect_right(marks, match.start())
-        if inside < len(marks) and marks[inside] < match.end():
-            found.append((match.start(), f"{match[0]} is split by emphasis, strikethrough or a link, which the "
-                          "page would show as two numbers; put the markup around the whole number"))
-    return sorted(found)
+    seen = [(offset, markup_text(tag)) for offset, tag in tags]
+    return parts, tags, [(offset, text) for offset, text in seen if text]
 
 
 URL_SCHEMES = {"", "http", "https", "mailto"}  # where the page and the notebook let a link go
@@ -203,11 +197,12 @@ def safe_url(url: str) -> str | None:
 
 
 def without_comments(text: str) -> str:
-    """The text without its <!-- ... --> comments, which the sanitizer drops (one pass: each --> looked for once)."""
+    """The text without its <!-- ... --> comments (ended at --> or --!>, as html_text ends them), which the sanitizer
+    drops (one pass: each end looked for once)."""
     pieces, position = [], 0
-    while (start := text.find("<!--", position)) >= 0 and (end := text.find("-->", start + 4)) >= 0:
+    while (start := text.find("<!--", position)) >= 0 and (end := COMMENT_END.search(text, start + 2)):
         pieces.append(text[position:start])
-        position = end + 3
+        position = end.end()
     return "".join(pieces) + text[position:]
 
 

@@ -16,10 +16,11 @@ from .files import describe, file_kind, read_regular
 from .model import (Document, LINE_BREAKING, LINE_WITH_END, MAX_MARKDOWN_BYTES, PYTHON_LANGUAGE, chunk_name, Piece,
                     Playground, Transcript, UserError)
 from .declarations import is_declaration, read_declarations
-from .fences import assign_transcripts, fence_attributes, nested_root_problems, target_problem
+from .fences import assign_transcripts, fence_attributes, misplaced_python, nested_root_problems, target_problem
 from .reading import Reader, read_blocks
 from .startup import missing
-from .validation import CONTROL, anchor_problems, invisible_problems, reference_problems
+from .validation import (CONTROL, anchor_problems, invisible_problems, lookalike, parts_problems,
+                         reference_problems)
 
 
 try:
@@ -185,12 +186,15 @@ def parse_document(path: Path, shown: str, text: str) -> Document:
                  for key, text, line in doc.declared.texts() for name in re.findall(r"〈([^〈〉]+)〉", text)
                  if chunk_name(name) not in doc.chunks and name not in doc.roots]
     problems += [(line, f"{{playground={found.program}}} names no program: a playground uses the names of one "
-                        "{file=....py} root") for line, found in doc.playgrounds.items()
+                        "{file=....py} root" + lookalike(found.program, doc.roots))
+                 for line, found in doc.playgrounds.items()
                  if found.program not in doc.roots or not found.program.endswith(".py")]
     problems += nested_root_problems(doc)
     problems += assign_transcripts(doc, loose_transcripts)
     problems += invisible_problems(doc)
     problems += reference_problems(doc)
+    problems += misplaced_python(doc)
+    problems += parts_problems(doc)
     problems += anchor_problems(doc)
     captions = find_captions(tokens)
     doc.captions = {caption.fence_line: caption for caption in captions if caption.fence_line is not None}

@@ -278,25 +278,3 @@ def blank(line: str) -> bool:
     spaces can be inside a string literal, and code is written exactly as the lesson has it."""
     return not line.strip(" \t")
 
-
-# Files that a tool runs or reads by itself when it finds them, unasked: Python's start-up hooks, pytest's
-# conftest.py and its configuration (pytest.ini, tox.ini, setup.cfg, pyproject.toml: addopts can silence every test),
-# the files that make a folder a Python project (setup.py, and nox's noxfile.py).
-READ_UNASKED = {"sitecustomize.py", "usercustomize.py", "conftest.py", "pytest.ini", "tox.ini", "setup.cfg",
-                "pyproject.toml", "setup.py", "noxfile.py"}
-
-
-def confinement_problem(relative: str) -> str | None:
-    """Why a path inside the lesson's folder is no place for a generated file, or None: a hidden folder (.git,
-    .venv, caches) or file (.pre-commit-config.yaml), the tests, or a file that a tool runs or reads by itself
-    when it finds it (READ_UNASKED)."""
-    parts = relative.split("/")
-    if any(part.startswith(".") or part == "__pycache__" for part in parts[:-1]):
-        return "is inside a hidden or cache folder (.git, .venv, __pycache__ ...); write generated files elsewhere"
-    if parts[-1].startswith("."):
-        return "is a hidden file, the kind that tools (git hooks, CI, editors) read by themselves; give the root " \
-               "another path"
-    if parts[0] == "tests" or parts[-1].lower() in READ_UNASKED:
-        return (f"would be run or read by itself ({parts[-1]} or a file in tests/ is what Python, a virtual "
-                "environment, pip or pytest picks up unasked): give the root another path")
-    return None

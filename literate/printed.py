@@ -16,7 +16,8 @@ MAX_ROUNDED_PLACES = 12  # a quote rounded to more decimals than this is not loo
 
 
 def value(text: str) -> decimal.Decimal:
-    return decimal.Decimal(text)
+    """A number as written (inline.NUMBER: 0.4102, 1,000) as a value."""
+    return decimal.Decimal(text.replace(",", ""))
 
 
 def places(text: str) -> int:

@@ -11,14 +11,22 @@ from dataclasses import replace
 
 from . import blocks
 from .files import read_regular
-from .inline import BOOK_SPAN_END, BOOK_WORD, NUMBER, SENTENCE_END, Spans, broken_numbers
+from .inline import BOOK_SPAN_END, BOOK_WORD, NUMBER, SENTENCE_END, Spans
 from .markdown import normalize_newlines
 from .model import Document, ProseNumber, UserError, output_lines, quoted
 from .printed import Printed
+from .validation import lookalike
+from .writing import broken_numbers, reordered
 
 
 MAX_BOOK_FIGURES_BYTES = 1 << 20  # a list of a few hundred numbers
-UNIT_AFTER = re.compile(r" ?[年章节位维轮步列行层种套头秒]")
+MEASURE_WORDS = "年章节位维轮步列行层种套头秒"
+# Words that begin with a measure word's character but are no measure: the number before them is a claim (损失 41
+# 行不行, 准确率 93 位居第一). Chinese has no spaces between words, so the whole words are listed.
+NOT_MEASURES = ("位居", "位于", "位列", "行不行", "行为", "行业", "列表", "层面", "层次", "种子", "套用", "头部", "步骤",
+                "秒杀", "维持", "维护", "节点", "节约", "节省", "章程", "年龄")
+MEASURE_AFTER = re.compile(rf" ?(?!{'|'.join(NOT_MEASURES)})[{MEASURE_WORDS}]")
+SECTION_AFTER = re.compile(rf" ?(?!{'|'.join(NOT_MEASURES)})[章节]")
 BOOK_FIGURES = "book_figures.txt"  # beside MD: the figures the book prints, one a line
 CITATION_WORD = "数字出自"  # <!-- 数字出自 PATH -->: the numbers of the next block (or sentence) come from PATH
 CITING_BLOCKS = (blocks.Paragraph, blocks.ListBlock, blocks.Quote, blocks.Table)
@@ -115,7 +123,7 @@ def cited_program(doc: Document, html: str, line: int, problems: list[tuple[int,
     if target not in doc.transcripts:
         known = ", ".join(doc.transcripts) or "none"
         problems.append((line, f"{CITATION_WORD} {quoted(match[1])[1:-1]}: no program with a transcript by that name "
-                         f"(there are: {known})"))
+                         f"(there are: {known}){lookalike(target, doc.transcripts)}"))
         return None
     return target
 
@@ -123,34 +131,61 @@ def cited_program(doc: Document, html: str, line: int, problems: list[tuple[int,
 def numbers_in_inline(doc: Document, inline: blocks.Inline, first_line: int, whole_book: bool,
                       cites: tuple[str, int | None], problems: list[tuple[int, str]],
                       drawn: bool = True) -> list[ProseNumber]:
-    """The numbers of one paragraph, cell or HTML block's text. cites: (program, line of its comment or None) for
-    the whole text; a <!-- 数字出自 PATH --> inside it changes that up to the end of its sentence. drawn: whether
-    the page draws the text's numbers (not those of an HTML block, nor of an image's description). Linear in the
-    text: every lookup below is a bisection in positions found once."""
-    text, comments, marks = inline.flat, inline.comments, inline.marks
+    """The numbers of one paragraph, cell or HTML block's text, and of what a reader may see of its markup (titles,
+    tags: inline.markup_text), which the page does not draw. cites: (program, line of its comment or None) for the
+    whole text; a <!-- 数字出自 PATH --> inside it changes that up to the end of its sentence. drawn: whether the page
+    draws the text's numbers (not those of an HTML block, nor of an image's description). Linear in the text: every
+    lookup below is a bisection in positions found once."""
+    text, comments = inline.flat, inline.comments
     newlines = [match.start() for match in re.finditer("\n", text)]
-    for offset, why in broken_numbers(text, comments, marks):
-        problems.append((first_line + bisect.bisect_left(newlines, offset), why))
+
+    def line_of(offset: int) -> int:
+        return first_line + bisect.bisect_left(newlines, offset)
+
+    problems += [(line_of(offset), why) for offset, why in broken_numbers(text, comments, inline.marks, inline.codes)]
+    problems += [(line_of(offset) + seen.count("\n", 0, inner), why) for offset, seen in inline.markup
+                 for inner, why in broken_numbers(seen, [], [])]
+    turned = reordered(inline.source)
+    if turned:
+        problems.append((first_line + inline.source.count("\n", 0, turned[0]), turned[1]))
     book = Spans(text, [match.start() for match in re.finditer(BOOK_WORD, text)], BOOK_SPAN_END)
     cited = []
     for offset, html in comments:
-        line = first_line + bisect.bisect_left(newlines, offset)
-        program = cited_program(doc, html, line, problems, alone=False)
+        program = cited_program(doc, html, line_of(offset), problems, alone=False)
         if program is not None:
-            cited.append((offset, program, line))
+            cited.append((offset, program, line_of(offset)))
     sentences = Spans(text, [offset for offset, _, _ in cited], SENTENCE_END)
-    numbers = []
-    for match in NUMBER.finditer(text):
-        if ("." not in match[0] and len(match[0]) == 1) or UNIT_AFTER.match(text, match.end()):
-            continue
-        inside = sentences.covering(match.start())
+
+    def number(offset: int, written: str, line: int, shown: bool) -> ProseNumber:
+        inside = sentences.covering(offset)
         program, cited_on = cited[inside][1:] if inside is not None else cites
-        described = bisect.bisect_right(inline.described, (match.start(), len(text))) - 1
-        in_image = described >= 0 and match.start() < inline.described[described][1]
-        numbers.append(ProseNumber(first_line + bisect.bisect_left(newlines, match.start()), match[0],
-                                   whole_book or book.covering(match.start()) is not None,
-                                   program, cited_on, inline.key, match.start(), drawn and not in_image))
+        return ProseNumber(line, written, whole_book or book.covering(offset) is not None, program, cited_on,
+                           inline.key, offset, shown)
+
+    numbers = [number(match.start(), match[0], line_of(match.start()), drawn and not in_image(inline, match.start()))
+               for match in claims(text)]
+    numbers += [number(offset, match[0], line_of(offset) + seen.count("\n", 0, match.start()), False)
+                for offset, seen in inline.markup for match in claims(seen)]
     return numbers
+
+
+def claims(text: str):
+    """The numbers of a text that claim something, so that the check looks for them: all but the exempt ones. Exempt:
+    a single-digit integer, an integer followed (after at most one space) by a measure word (MEASURE_AFTER), and a
+    decimal followed so by 节 or 章 (a section number: 6.5 节)."""
+    for match in NUMBER.finditer(text):
+        if "." not in match[0]:
+            if len(match[0]) == 1 or MEASURE_AFTER.match(text, match.end()):
+                continue
+        elif SECTION_AFTER.match(text, match.end()):
+            continue
+        yield match
+
+
+def in_image(inline: blocks.Inline, offset: int) -> bool:
+    """Whether the offset is in an image's description (which the page shows, but does not draw as text)."""
+    described = bisect.bisect_right(inline.described, (offset, len(inline.flat))) - 1
+    return described >= 0 and offset < inline.described[described][1]
 
 
 def read_book_figures(doc: Document) -> set[str]:

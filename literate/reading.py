@@ -103,18 +103,18 @@ class Reader:
 
     def html_block(self, html: str, line: int) -> b.Inline:
         """What the reader sees of an HTML block, as an Inline of its own (no spans: the page draws the HTML)."""
-        parts, tags = html_text(html)
+        parts, tags, markup = html_text(html)
         flat = "".join(parts)
-        found = b.Inline(self.count, line, html, flat=flat, comments=tags, context=flat)
+        found = b.Inline(self.count, line, html, flat=flat, comments=tags, context=flat, markup=markup)
         self.count += 1
         return found
 
     def inline(self, token) -> b.Inline:
-        parts, comments, marks, described = inline_reading(token)
+        parts, read = inline_reading(token)
         flat = "".join(parts)
         found = b.Inline(self.count, token.map[0] + 1 if token.map else 0, token.content, flat=flat,
-                         comments=comments, marks=marks, described=described, context=flat,
-                         caption=caption_of(token) is not None)
+                         comments=read["html"], marks=read["marks"], described=read["described"], codes=read["codes"],
+                         markup=read["markup"], context=flat, caption=caption_of(token) is not None)
         self.count += 1
         children = token.children or []
         found.plain = "".join(child.content for child in children if child.type in ("text", "code_inline"))

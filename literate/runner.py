@@ -16,6 +16,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from .characters import escaped
 from .expansion import render
 from .files import POSIX, describe
 from .model import Document, UserError
@@ -24,15 +25,16 @@ from .model import Document, UserError
 MAX_OUTPUT_BYTES = 16 << 20  # per stream of one run
 PR_SET_CHILD_SUBREAPER = 36  # prctl(2), Linux
 HELD_GRACE = 2.0  # seconds a program's leftovers may hold its output after it exits
-OUTPUT_CONTROL = re.compile(r"[\x00-\x08\x0b\x0d-\x1f\x7f-\x9f]")  # and CR: a transcript holds plain lines
-TERMINAL_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # all a terminal acts on but tab and line feed
+# all a terminal acts on but tab and line feed; none of them stands in a transcript, which holds plain lines
+TERMINAL_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 def inert(text: str) -> str:
     """A program's output or traceback as tangle.py shows it on a terminal: its control characters (ESC, which
     starts colour, cursor and window-title sequences; CR; C1's CSI) written as escapes, \\x1b, so that what the
-    program printed is seen, never obeyed."""
-    return TERMINAL_CONTROL.sub(lambda match: match[0].encode("unicode_escape").decode(), text)
+    program printed is seen, never obeyed; and the characters that show nothing (a bidi override, a soft hyphen,
+    U+2028) as \\u202e, so that a line that differs only in one of them is seen to differ."""
+    return escaped(TERMINAL_CONTROL.sub(lambda match: match[0].encode("unicode_escape").decode(), text))
 RUN_ENV = {
     "PYTHONIOENCODING": "utf-8",
     "PYTHONUTF8": "1",

@@ -38,8 +38,18 @@ def starting(tool, unchanged):
 def command(tool, unchanged, module, **options):
     """Run TOOL: the start guarded (starting), then the main() of MODULE, whose status is the exit status."""
     starting(tool, unchanged)
+    own_folder_last()
     import importlib
     raise SystemExit(importlib.import_module(module).main(**options))
+
+
+def own_folder_last():
+    """Search the command's own folder (sys.path[0], for a script) after the standard and installed modules: this
+    package is loaded from it already, and a stray html.py or difflib.py left beside tangle.py cannot stand
+    in for a module the tools import. (The lesson cannot write one there: places.py refuses such roots.)"""
+    script = os.path.dirname(os.path.realpath(sys.argv[0])) if sys.argv and sys.argv[0] else None
+    if script and sys.path and os.path.realpath(sys.path[0] or ".") == script:
+        sys.path.append(sys.path.pop(0))
 
 
 def missing(tool, package, fix):

@@ -9,15 +9,27 @@ import os
 import re
 import sys
 
+from .characters import code_point, unseen
 from .files import rewrite_lesson
 from .markdown import decode_markdown, fence_runs, normalize_newlines, parse_document
 from .model import Document, LINE_WITH_END, MAX_MARKDOWN_BYTES, Transcript, UserError, output_lines
-from .runner import OUTPUT_CONTROL, inert, report_failed_run, run_program
+from .runner import TERMINAL_CONTROL, inert, report_failed_run, run_program
 from .validation import shown_line
 
 
 DRIFT_UNITS = 10  # drift moves the last printed digits of a number by a few units at most
+# A rounding difference between platforms shows in the last of many printed digits: in a number printed with fewer
+# digits than this (0.95, 2.0), a changed last digit is a changed result. (0.0000 has 4: a sum that cancels to about
+# zero is where drift shows first.)
+DRIFT_DIGITS = 4
+MAX_DIFF_LINES = 200  # of one diff shown: enough to see what changed, short enough to read
 SIGNED_NUMBER = re.compile(r" *[+-]?[0-9]+(?:\.[0-9]+)?")
+
+
+def printed_digits(number: str) -> int:
+    """The digits a decimal is printed with, less the leading zeros of its integer part (0.95: 2; 0.0012: 4)."""
+    whole, _, decimals = number.lstrip("+-").partition(".")
+    return len(whole.lstrip("0")) + len(decimals)
 
 
 def classify_change(old: str, new: str) -> str:
@@ -26,7 +38,7 @@ def classify_change(old: str, new: str) -> str:
     changed = "text/layout changed"
     if len(old_lines) != len(new_lines):
         return changed
-    deltas, decimals, units = [], 0, 0
+    deltas, decimals, units, digits = [], 0, 0, None  # digits: the fewest digits a changed number is printed with
     for a, b in zip(old_lines, new_lines, strict=True):
         if SIGNED_NUMBER.sub(" #", a) != SIGNED_NUMBER.sub(" #", b):
             return changed
@@ -39,6 +51,8 @@ def classify_change(old: str, new: str) -> str:
             deltas.append(abs(float(x) - float(y)))
             units = max(units, round(deltas[-1] * 10 ** len(x.split(".")[1])))
             decimals = max(decimals, len(x.split(".")[1]))
+            fewest = min(printed_digits(x), printed_digits(y))
+            digits = fewest if digits is None else min(digits, fewest)
     if not deltas:
         return changed
     values = f"{len(deltas)} value{'s' if len(deltas) != 1 else ''}"
@@ -46,6 +60,10 @@ def classify_change(old: str, new: str) -> str:
     if units > DRIFT_UNITS:
         return said + (f"a number moved by {units} units in its last printed digit, more than rounding "
                        "differences between platforms give: the results changed (not floating-point drift)")
+    if digits < DRIFT_DIGITS:
+        return said + (f"a number printed with {digits} digit{'s' if digits != 1 else ''} changed, "
+                       f"too few (under {DRIFT_DIGITS}) for a rounding difference between platforms to show in it: "
+                       "the results changed (not floating-point drift)")
     return said + "looks like floating-point drift (a platform difference); see README, 可移植性"
 
 
@@ -66,10 +84,13 @@ def transcript_diff(doc: Document, transcript: Transcript, new: str, new_label: 
         shift = (transcript.md_line(start - 1) - start) if start else transcript.fence_line
         return f"@@ -{start + shift}{match[2] or ''} +{int(match[3]) + shift}{match[4] or ''} @@"
 
-    lines = []
-    for text in difflib.unified_diff(old_lines, new_lines, f"{doc.shown} (transcript, {span})", new_label,
-                                     lineterm=""):
-        lines.append(paint(re.sub(r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@", numbered, inert(text)), color))
+    diff = difflib.unified_diff(old_lines, new_lines, f"{doc.shown} (transcript, {span})", new_label, lineterm="")
+    lines = [paint(re.sub(r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@", numbered, inert(text)), color)
+             for text in itertools.islice(diff, MAX_DIFF_LINES)]
+    left_out = sum(1 for _ in diff)  # counted, not kept: a program that prints a million lines gets a short message
+    if left_out:
+        lines.append(f"… {left_out:,} more line{'s' if left_out != 1 else ''} of the diff left out (the first "
+                     f"{MAX_DIFF_LINES} are shown)")
     if new and not new.endswith("\n"):
         lines.append("\\ the output does not end with a newline (a transcript holds whole lines)")
     return lines
@@ -175,15 +196,30 @@ def deterministic_output(doc: Document, target: str, timeout: float, progress: b
         print(f"{shown}: error: its output ({len(first.stdout):,} bytes) would make {doc.path.name} larger than "
               f"{MAX_MARKDOWN_BYTES >> 20} MiB, more than tangle.py reads; transcript left as it was", file=sys.stderr)
         return None
-    control = OUTPUT_CONTROL.search(output)
+    problem = output_problem(output)
+    if problem:
+        print(f"{shown}: error: {problem}; transcript left as it was", file=sys.stderr)
+        return None
+    return output
+
+
+def output_problem(output: str) -> str | None:
+    """Why an output cannot be a transcript, which holds plain lines that read as their bytes: a control character
+    (a terminal acts on it), or a character that shows nothing (a bidi override, a soft hyphen, U+2028: the line
+    would read differently from what is checked). None: it can."""
+    control = TERMINAL_CONTROL.search(output)
     if control:
         name = {"\r": "a carriage return (\\r)", "\x1b": "an escape character (colours?)", "\x00": "a NUL byte"}.get(
             control[0], f"the control character U+{ord(control[0]):04X}")
-        print(f"{shown}: error: output line {output.count(chr(10), 0, control.start()) + 1} holds {name}; a "
-              "transcript holds plain lines (progress bars and colours belong on stderr); transcript left as "
-              "it was", file=sys.stderr)
-        return None
-    return output
+        return (f"output line {output.count(chr(10), 0, control.start()) + 1} holds {name}; a transcript holds plain "
+                "lines (progress bars and colours belong on stderr)")
+    hidden = next(iter(unseen(output)), None)
+    if hidden:
+        offset, character = hidden
+        return (f"output line {output.count(chr(10), 0, offset) + 1} holds {code_point(character)}, which shows "
+                "nothing: the transcript would read differently from the bytes checked; print it as an escape "
+                f"(\\u{ord(character):04x})")
+    return None
 
 
 def update_command(doc: Document, target: str) -> str:

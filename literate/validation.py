@@ -2,19 +2,21 @@
 
 from __future__ import annotations
 
+import ast
 import difflib
 import re
 import unicodedata
 
 from .captions import expected_captions
 from .characters import code_point, first_unseen, unseen, without_unseen
-from .model import (Document, MAX_DEPTH, MAX_GENERATED_BYTES, MAX_NAME, MAX_SUGGESTIONS, Piece, REFERENCE_LIKE, location_comment,
-                    reference, references, walk)
+from .model import (Document, MAX_DEPTH, MAX_GENERATED_BYTES, MAX_NAME, MAX_SUGGESTIONS, Piece, REFERENCE_LIKE,
+                    location_comment, output_lines, reference, references, walk)
 
 
-# Invisible characters that Markdown, Python and editors read differently (markdown-it turns NUL
-# into U+FFFD; str.splitlines breaks at \x0b, \x1c-\x1e and \x85). Tab, LF, CR and form feed are fine.
-CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f-\x9f]")
+# Invisible characters that Markdown, Python and editors read differently (markdown-it turns NUL into U+FFFD;
+# str.splitlines, and the editors and tools that read lines so, break at \x0b, the form feed \x0c, \x1c-\x1e and
+# \x85, where the lesson's lines do not break). Tab, LF and CR are fine.
+CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 
 
 def shown_line(line: str, width: int = 60) -> str:
@@ -34,7 +36,22 @@ def invisible_problems(doc: Document) -> list[tuple[int, str]]:
                 problems.append((pieces[0].fence_line, f"{code_point(found)} in {what.format(ascii(label)[1:-1])}: "
                                  "two names that look the same would differ; delete it"))
             problems += code_problems(pieces)
-    return problems + code_problems(doc.playgrounds.values())
+    return problems + code_problems(doc.playgrounds.values()) + transcript_problems(doc)
+
+
+def transcript_problems(doc: Document) -> list[tuple[int, str]]:
+    """A character that shows nothing in a transcript: the line reads differently from the bytes the check compares
+    (a bidi override turns 52.0 into 0.25 on the screen), and update never writes one (transcripts.output_problem)."""
+    problems = []
+    for transcript in doc.transcripts.values():
+        for part in transcript.pieces():
+            for offset, line in enumerate(output_lines(part.content)):
+                found = first_unseen(line)
+                if found:
+                    problems.append((part.first_line + offset, f"{code_point(found)} in a transcript: it shows "
+                                     "nothing, so the line reads differently from the output it is checked against; "
+                                     f"the program should print it as an escape (\\u{ord(found):04x})"))
+    return problems
 
 
 def code_problems(pieces) -> list[tuple[int, str]]:
@@ -61,6 +78,13 @@ def invisible_difference(name: str, other: str) -> str:
                 "editors and macOS file names save it), the other composed (NFC); retype one of them")
     hidden = sorted({code_point(c) for _, c in unseen(name + other)})
     return f"they differ only in invisible characters ({', '.join(hidden)}); retype one of them"
+
+
+def lookalike(name: str, known) -> str:
+    """For a message about a name that is none of the known ones: "; X looks the same, but ..." when one of them looks
+    the same (composed or decomposed, a character that shows nothing), else ""."""
+    same = next((other for other in known if looks(other) == looks(name)), None)
+    return f"; {same} looks the same, but {invisible_difference(name, same)}" if same is not None else ""
 
 
 def anchor_problems(doc: Document) -> list[tuple[int, str]]:
@@ -197,3 +221,35 @@ def shorten_chain(chain: list[str]) -> str:
     if len(chain) > 9:
         chain = [*chain[:4], f"… {len(chain) - 8} more …", *chain[-4:]]
     return " → ".join(chain)
+
+
+def parts_problems(doc: Document) -> list[tuple[int, str]]:
+    """The notebook prints each part of the transcript with the lines of FUNCTION() from each mark (the declaration
+    parts: FUNCTION MARK), which it takes from the named chunk that defines FUNCTION() with marks in it. A FUNCTION()
+    marked so in a root's own fence, and in no chunk, is refused here, at the declaration's line, saying where it is
+    (the notebook, which looks in chunks, would say it found none; when there is none at all, it says so)."""
+    declared = doc.declared.parts
+    if declared is None:
+        return []
+    line, function = (doc.declared.lines or {}).get("parts", 0), declared.function
+    if any(marked(piece, function, declared.mark) for pieces in doc.chunks.values() for piece in pieces):
+        return []
+    where = next((f"{{file={target}}} (line {piece.fence_line})" for target, pieces in doc.roots.items()
+                  for piece in pieces if marked(piece, function, declared.mark)), None)
+    return [] if where is None else [
+        (line, f"parts: {function}() is defined in the fence of the root {where}, but the notebook takes the lines "
+               f"that print each part from a named chunk: move {function}() into a chunk ({{#{function}}}) and "
+               f"include it there with <<{function}>>")]
+
+
+def marked(piece: Piece, function: str, mark: re.Pattern) -> bool:
+    """Whether the piece defines function() at its top level with a line marked as a part's beginning in it."""
+    if function not in "\n".join(piece.lines):
+        return False
+    try:
+        tree = ast.parse("\n".join(piece.lines))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):  # a fragment (an indented block), or too deep
+        return False
+    return any(isinstance(node, ast.FunctionDef) and node.name == function
+               and any(mark.match(code) for code in piece.lines[node.lineno : node.end_lineno])
+               for node in tree.body)

@@ -355,8 +355,9 @@ def test_data_loss_weave_replaces_its_own_page_old_and_new(tmp_path, capsys):
 
 @pytest.mark.parametrize("force", [[], ["--force"]], ids=["plain", "--force"])
 def test_data_loss_tangle_never_overwrites_a_file_it_never_wrote(tmp_path, capsys, force):
-    md = write(tmp_path, lesson(target="tool.py"))
-    tool = tmp_path / "tool.py"
+    md = write(tmp_path, lesson(target="generated/tool.py"))
+    tool = tmp_path / "generated" / "tool.py"
+    tool.parent.mkdir()
     tool.write_text("print('my own tool')\n")
     assert tangle.main(["tangle", str(md), *force]) == 2
     err = capsys.readouterr().err
@@ -433,14 +434,15 @@ def test_data_loss_an_edit_to_a_comment_shaped_like_a_location_comment_is_stitch
 
 
 def test_data_loss_a_file_that_only_starts_like_tangles_banner_is_never_replaced(tmp_path, capsys):
-    md = write(tmp_path, lesson(target="parser.py"))
+    md = write(tmp_path, lesson(target="generated/parser.py"))
     antlr = "# Generated from Expr.g4 by ANTLR 4.13.1\nfrom antlr4 import *\n"
-    (tmp_path / "parser.py").write_text(antlr)
+    (tmp_path / "generated").mkdir()
+    (tmp_path / "generated" / "parser.py").write_text(antlr)
     for force in ([], ["--force"]):
         assert tangle.main(["tangle", str(md), *force]) == 2
         err = capsys.readouterr().err
         assert "was not written by tangle.py" in err and "not even with --force" in err
-    assert (tmp_path / "parser.py").read_text() == antlr
+    assert (tmp_path / "generated" / "parser.py").read_text() == antlr
 
 
 def stitched_lesson(tmp_path, capsys, extra_root: bool = False):

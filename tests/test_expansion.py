@@ -6,7 +6,7 @@ from literate.expansion import render, trace
 from literate.markdown import parse_document
 
 LESSON = """\
-```python {file=out.py}
+```python {file=generated/out.py}
 def main():
     <<一步>>
     <<一步>>
@@ -22,18 +22,18 @@ y = 2
 
 def test_each_line_knows_its_piece_offset_indentation_and_copy():
     doc = parse_document(Path("lesson.md"), "lesson.md", LESSON)
-    body, origin = trace(doc, "out.py")
-    assert body == ["# lesson.md:2 (out.py)", "def main():", "    # lesson.md:8 (一步)", "    x = 1", "", "    y = 2",
+    body, origin = trace(doc, "generated/out.py")
+    assert body == ["# lesson.md:2 (generated/out.py)", "def main():", "    # lesson.md:8 (一步)", "    x = 1", "", "    y = 2",
                     "    # lesson.md:8 (一步)", "    x = 1", "", "    y = 2"]
     assert [(o.piece.label, o.offset, o.indent, o.copy) for o in origin[1:6]] == [
-        ("out.py", 0, "", 0), ("一步", -1, "    ", 2), ("一步", 0, "    ", 2), ("一步", 1, "    ", 2),
+        ("generated/out.py", 0, "", 0), ("一步", -1, "    ", 2), ("一步", 0, "    ", 2), ("一步", 1, "    ", 2),
         ("一步", 2, "    ", 2)]
     assert origin[7].copy == 6 and origin[7].md_line == 8 and origin[5].md_line == 10
 
 
 def test_render_is_trace_below_a_banner_with_the_body_hash():
     doc = parse_document(Path("lesson.md"), "lesson.md", LESSON)
-    text, origin = render(doc, "out.py")
-    body, _ = trace(doc, "out.py")
+    text, origin = render(doc, "generated/out.py")
+    body, _ = trace(doc, "generated/out.py")
     assert text.split("\n")[2:] == body + [""]
-    assert origin[:2] == [None, None] and origin[3] == (2, "out.py") and origin[5] == (8, "一步")
+    assert origin[:2] == [None, None] and origin[3] == (2, "generated/out.py") and origin[5] == (8, "一步")

@@ -49,6 +49,19 @@ SEEN = {
     "an image's description": "Accuracy chart ![accuracy 0.93](chart.png) here.",
     "a heading": "## Accuracy 0.93",
     "a table cell": "| a |\n|---|\n| 0.93 |",
+    "an abbreviation's title (a tooltip)": '<abbr title="0.93">acc</abbr> here.',
+    "a data attribute (the page shows the tag as text)": 'x <span data-v="0.93">y</span>',
+    "an HTML image's alt text": '<img alt="0.93" src="chart.png">',
+    "a character reference in an attribute": '<abbr title="0.9&#51;">acc</abbr> here.',
+    "a processing instruction": "<?php echo 0.93; ?>",
+    "CDATA": "A <![CDATA[ 0.93 ]]> B",
+    "a declaration": "<!DOCTYPE 0.93>",
+    "a link's title": '[acc](#x "0.93")',
+    "an image's title": '![acc](chart.png "0.93")',
+    "an HTML block after a comment ended by --!>": "<!-- note --!> 准确率 0.93 -->",
+    "inline HTML after a comment ended by --!>": "x <!-- note --!> 准确率 0.93 --> y",
+    "a decimal followed by a unit": "Each step takes 0.93ms.",
+    "a decimal before a word that starts with a measure word": "准确率 0.93 位居第一。",
 }
 
 
@@ -66,6 +79,14 @@ def test_the_same_number_printed_passes(tmp_path, capsys, prose):
     assert (code, err) == (0, "") and "checked 1 prose numbers" in out
 
 
+def test_targets_and_anchors_in_markup_are_not_read(tmp_path, capsys):
+    """A link's target and an anchor are no text, as a Markdown link's target is none."""
+    prose = ('<a href="https://arxiv.org/abs/1409.0473" name="n12">论文</a> 和 '
+             '<img src="fig/2024.png" alt="图"> [链接](https://example.com/3.14 "看这里")')
+    code, out, err = check(tmp_path, capsys, lesson(prose))
+    assert (code, err) == (0, "") and "checked 0 prose numbers" in out
+
+
 def test_an_html_block_that_is_only_a_comment_or_tags_shows_nothing(tmp_path, capsys):
     prose = "<!-- 0.93 is hidden -->\n\n<details>\n<summary>折叠</summary>\n\n正文 0.75\n\n</details>"
     code, out, err = check(tmp_path, capsys, lesson(prose))
@@ -80,11 +101,11 @@ def test_a_citation_inside_the_text_of_an_html_block_cites_for_its_sentence(tmp_
 
 def test_html_text_is_read_in_one_pass_over_its_tags():
     """Thousands of < that no > closes, and comments that never close: each --> and > is looked for once."""
-    parts, tags = literate.inline.html_text("<a" * 20000 + " 0.93 <!-- x --> <!-- 0.5" + " <!--" * 20000)
+    parts, tags, _ = literate.inline.html_text("<a" * 20000 + " 0.93 <!-- x --> <!-- 0.5" + " <!--" * 20000)
     text = "".join(parts)
     assert text.startswith("<a<a") and " 0.93 " in text and len(tags) == 2  # the closed comment, the open one
     assert tags[1][1].startswith("<!-- 0.5 <!--") and tags[1][1].endswith("<!--")
-    parts, tags = literate.inline.html_text("<!-->0.5 <!--->0.6 <b>0.7</b>")
+    parts, tags, _ = literate.inline.html_text("<!-->0.5 <!--->0.6 <b>0.7</b>")
     assert "".join(parts) == "\ufffc0.5 \ufffc0.6 \ufffc0.7\ufffc"
 
 
@@ -228,3 +249,69 @@ def test_suggestions_for_every_stale_number_are_found_by_bisection(tmp_path, mon
     assert len(errors) == count and "(its section's transcript; nearest: 0.25, 1.25, 2.25)" in errors[0]
     assert f"{count - 1}.75 is not printed" in errors[-1] and f"nearest: {count - 1}.25" in errors[-1]
     assert len(values) <= 20 * count
+
+
+# ---------------------------------------------------------------- how numbers are written
+
+READ_AS = {  # prose: the number the check reads in it (None: none)
+    "thousands separators": ("训练用了 1,000 条序列。", "1,000"),
+    "thousands with a decimal part": ("共 12,345.5 秒。", "12,345.5"),
+    "two numbers after a comma": ("取 10,20 两种。", "10"),
+    "a decimal and a unit": ("每步 0.93ms。", "0.93"),
+    "a decimal and a factor": ("快 2.5x。", "2.5"),
+    "an integer and a unit": ("显存 12GB。", None),
+    "scientific notation": ("误差 1.5e-3。", None),
+    "a version": ("用 v2.5 版。", None),
+    "an integer before a measure word": ("10 位的对比。", None),
+    "a decimal before a measure word": ("第 3.5 轮。", "3.5"),
+    "an integer before a word that starts with a measure word": ("损失 41 行不行？", "41"),
+    "a section number": ("见 6.5 节。", None),
+}
+
+
+@pytest.mark.parametrize("prose, read", READ_AS.values(), ids=READ_AS.keys())
+def test_what_the_check_reads_as_a_number(tmp_path, prose, read):
+    md = write(tmp_path, lesson(prose), "lesson.md")
+    _, numbers = literate.prose.stale_numbers(literate.markdown.load(md, "lesson.md"))
+    assert [number.text for number in numbers][:1] == ([read] if read else [])
+
+
+@pytest.mark.parametrize("printed, passes", [("sequences: 1,000", True), ("sequences: 9,000", False),
+                                             ("sequences: 1000", False)])
+def test_a_number_with_thousands_separators_is_checked_as_written(tmp_path, capsys, printed, passes):
+    code, out, err = check(tmp_path, capsys, lesson("训练用了 1,000 条序列。", printed=printed))
+    assert code == (0 if passes else 1)
+    if not passes:
+        assert "error: 1,000 is not printed by generated/a.py" in err
+
+
+REFUSED = {  # prose: what the error says
+    "a bidi override around a number": ("准确率 \u202e52.0\u202c，不错。", "U+202E (RIGHT-TO-LEFT OVERRIDE) reorders"),
+    "a bidi override before the number": ("准确率 \u202e 是 52.0 和 0.3\u202c。", "U+202E (RIGHT-TO-LEFT OVERRIDE) reorders"),
+    "a bidi isolate in a code span": ("`\u2067x` 之后 52.0。", "U+2067 (RIGHT-TO-LEFT ISOLATE) reorders"),
+    "a zero-width space after a number": ("准确率 52.0\u200b，不错。",
+                                          "U+200B (ZERO WIDTH SPACE) stands next to the number 52.0"),
+    "a soft hyphen before a number": ("准确率 \u00ad52.0。", "U+00AD (SOFT HYPHEN) stands next to the number 52.0"),
+    "a code span inside a number": ("准确率 0`.7`7。", "0.77 is split by the code span `.7`"),
+    "a code span ending a number's first digits": ("准确率 `0.7`7。", "0.77 is split by the code span `0.7`"),
+    "a code span after a decimal point": ("准确率 0.`77`。", "0.77 is split by the code span `77`"),
+    "a code span in the middle": ("准确率 9`9.9`9。", "99.99 is split by the code span `9.9`"),
+    "superscript decimals": ("准确率 0.⁷⁷。", "0.⁷⁷ is written with superscript or subscript digits"),
+    "subscript digits": ("准确率 ₀.₇₇。", "₀.₇₇ is written with superscript or subscript digits"),
+    "superscript digits alone": ("共 ¹⁰⁰⁰ 条。", "¹⁰⁰⁰ is written with superscript or subscript digits"),
+    "a power of ten": ("误差 10⁻¹⁸。", "¹⁸ is written with superscript or subscript digits"),
+    "a number in a title written with other digits": ('[a](#x "０.９３")', "０.９３ is written with other digits"),
+}
+
+
+@pytest.mark.parametrize("prose, message", REFUSED.values(), ids=REFUSED.keys())
+def test_a_number_the_reader_sees_otherwise_is_refused_at_its_line(tmp_path, capsys, prose, message):
+    text = lesson("第一行。\n\n" + prose)
+    code, _, err = check(tmp_path, capsys, text)
+    assert code == 2 and f"lesson.md:5: error: {message}" in err
+
+
+@pytest.mark.parametrize("prose", ["x² 和 T₁₀，(a+b)² 与 m³", "`a`0.75", "0.75`x`", "v`0.75`", "`9`，0.75"])
+def test_exponents_indices_and_code_beside_a_number_are_no_split(tmp_path, capsys, prose):
+    code, _, err = check(tmp_path, capsys, lesson(prose))
+    assert (code, err) == (0, "")

@@ -276,8 +276,8 @@ def test_names_cannot_inject_code(tmp_path, capsys):
     md = write(tmp_path, "```python {file=generated/a\u2028b.py}\nprint(1)\n```\n")
     assert run(capsys, "tangle", md)[:3:2] == (2, f"{md}:1: error: file='generated/a\\u2028b.py' is not a usable path\n")
     assert not (tmp_path / "generated").exists()
-    doc = literate.markdown.parse_document(Path("x\u2028y.md"), "x", "```python {file=a.py}\nprint(1)\n```\n")
-    assert "# x\\u2028y.md:2 (a.py)" in literate.expansion.render(doc, "a.py")[0]
+    doc = literate.markdown.parse_document(Path("x\u2028y.md"), "x", "```python {file=bin/a.py}\nprint(1)\n```\n")
+    assert "# x\\u2028y.md:2 (bin/a.py)" in literate.expansion.render(doc, "bin/a.py")[0]
 
 
 @pytest.mark.parametrize("value", ["nan", "-1", "0", "inf", "1e300", "soon"])
