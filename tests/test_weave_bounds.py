@@ -157,6 +157,24 @@ def test_spacing_as_the_lesson_writes_it_is_kept():
     assert re.findall(r'width="([^"]*)"', shown) == ["0.167em", "0.278em", "1em", "2em", "-0.1667em", "1.0000em"]
 
 
+def shown(latex: str) -> str:
+    class Page:
+        formulas, problems = {}, []
+    return str(maths.mathml(Page, latex, False, 1))
+
+
+def test_nothing_visible_is_drawn_away_from_its_box():
+    """What would draw a formula's text outside its box (and over the text around it: test_weave_formula_ink_browser)
+    is left out; what moves only phantoms, and spaces back between two characters, stay."""
+    for latex in (r"\raise{2em}{\raise{2em}{x}}", r"\lower{1em}{x}", r"\smash{\frac{a}{b}}", r"\mathllap{x}",
+                  r"\mathrlap{x}", r"\moveleft{3em}{x}"):
+        assert not re.search(r"<mpadded [^>]", shown(latex)), latex
+    assert '<mpadded width="0">' in shown(r"\vphantom{\frac{a}{b}} x")  # adds height, not width
+    assert 'linethickness="0.2500em"' in shown(r"{a \above 30em b}") and 'linethickness="0"' in shown(r"a \choose b")
+    assert re.findall(r"<mspace[^>]*>", shown(r"\kern-1em x\kern-1em")) == ["<mspace>", "<mspace>"]  # at the ends
+    assert re.findall(r"<mspace[^>]*>", shown(r"x\!y")) == ['<mspace width="-0.1667em">']  # between two: kept
+
+
 # ---------------------------------------------------------------- interrupts
 
 
