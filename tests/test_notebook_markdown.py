@@ -5,6 +5,7 @@ no event handler, no link the page would not keep, nothing loaded; and what the 
 
 These tests need no kernel: only nbformat (requirements-notebook.txt), like notebook.py."""
 
+import html
 import re
 from html.parser import HTMLParser
 from pathlib import Path
@@ -312,6 +313,17 @@ def test_escaping_loses_nothing_the_lesson_says(tmp_path):
     written = renderer().render(first + "\n\n" + second + "\n")
     assert "<span>\\</span>" in written and "<span>$</span>" in written  # where JupyterLab's MathJax reads no math
     assert written.replace("<span>", "").replace("</span>", "") == renderer().render(FAITHFUL)
+
+
+def test_markup_shown_as_text_is_shown_as_written(tmp_path):
+    """What is not kept of the author's HTML reads as its source, every ] of a CDATA section, the case and blanks
+    of an end tag; a marked section html.parser does not know (which made it raise) too."""
+    prose = "A <![CDATA[ 0.77 ]]> B <?php 1 ?> </B >\n\n<div>\n<![bogus 0.77]> <![CDATA[ 0.88 ] ]> </Span >\n</div>"
+    [first, *_] = markdown_cells(tmp_path, lesson(prose))
+    assert_inert(first)
+    shown = html.unescape(re.sub(r"<[^>]*>", "", renderer().render(first)))
+    assert "A <![CDATA[ 0.77 ]]> B <?php 1 ?> </B >" in shown
+    assert "<div>\n<![bogus 0.77]> <![CDATA[ 0.88 ] ]> </Span >\n</div>" in shown
 
 
 def test_the_cells_are_written_from_the_blocks_not_from_the_lessons_lines(tmp_path):

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import html
 import re
-from html.parser import HTMLParser
 from urllib.parse import unquote
 
 from .. import blocks, model
 from ..blocks import children as inside  # the blocks inside a list, an item or a quote
+from ..page.markup import SourceParser  # the author's HTML read as the page reads it
 from .escaping import code_span, destination, formula, html_text, jupyter_id, markdown_text, preformatted, title
 
 LINK_DROPPED = "（链接去掉了：只链到页内、相对路径、http(s) 和 mailto）"
@@ -239,14 +239,16 @@ def html_block(text: str, unmatched: frozenset[int]) -> str:
     return "".join(parser.out)
 
 
-class HtmlBlockWriter(HTMLParser):
-    """An HTML block parsed as a browser would (html.parser) and rebuilt (see html_block; a class because
-    HTMLParser is one)."""
+class HtmlBlockWriter(SourceParser):
+    """An HTML block parsed as a browser would (html.parser) and rebuilt (see html_block), what is shown as text
+    shown as exactly its source (SourceParser; a class because HTMLParser is one)."""
 
     def __init__(self, unmatched: frozenset[int]):
-        super().__init__(convert_charrefs=True)
-        self.out: list[str] = []
+        super().__init__()
         self.unmatched, self.details, self.anchors = unmatched, 0, 0
+
+    def shown(self, text: str) -> str:
+        return html_text(text)
 
     def kept_details(self) -> bool:
         self.details += 1  # the <details> and </details> of the block, counted as the reading stage counts them
@@ -271,19 +273,10 @@ class HtmlBlockWriter(HTMLParser):
         elif name == "a" and self.anchors:
             self.anchors -= 1
         else:
-            self.out.append(html_text(f"</{name}>"))
+            self.show_source(f"</{name}>")
 
     def handle_data(self, data):
         self.out.append(html_text(data))
 
     def handle_comment(self, data):
         pass
-
-    def handle_decl(self, decl):
-        self.out.append(html_text(f"<!{decl}>"))
-
-    def unknown_decl(self, data):
-        self.out.append(html_text(f"<![{data}]>"))
-
-    def handle_pi(self, data):
-        self.out.append(html_text(f"<?{data}>"))

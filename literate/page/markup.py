@@ -87,15 +87,61 @@ def tag(name: str, attributes: dict | None = None, *children) -> Markup:
     return Markup(start_tag(name, attributes) + join(children) + end_tag(name))
 
 
-class Sanitizer(HTMLParser):
+class SourceParser(HTMLParser):
+    """html.parser for HTML whose tags not kept are shown as text: show_source puts what is being parsed into out
+    as exactly the source it was parsed from (html.parser hands back some rebuilt: <![CDATA[x]]> as its data, so
+    that <![ + data + ]> lost a ], </B > as b). And <![...> is read as a browser reads it in HTML, up to the next >
+    (the html.parser of some Pythons raises AssertionError on <![x]>, of others drops <![CDATA[...]]> as a comment).
+    The page's Sanitizer and the notebook's HTML blocks are built on it; shown() is how each writes text."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.out: list = []
+        self.pending: int | None = None  # where in out a construct shown as text waits for its source
+
+    def shown(self, text: str):
+        raise NotImplementedError
+
+    def show_source(self, rebuilt: str) -> None:
+        """What is being parsed, as text: rebuilt for now, its source once html.parser says where it ends."""
+        self.out.append(self.shown(rebuilt))
+        self.pending = len(self.out) - 1
+
+    def updatepos(self, i: int, j: int) -> int:
+        """html.parser's step past what it just parsed, rawdata[i:j]: the source of a construct shown as text."""
+        if self.pending is not None and i < j:
+            self.out[self.pending] = self.shown(self.rawdata[i:j])
+        self.pending = None
+        return super().updatepos(i, j)
+
+    def parse_html_declaration(self, i: int) -> int:
+        if self.rawdata.startswith("<![", i):
+            end = self.rawdata.find(">", i)
+            if end < 0:
+                return -1  # not whole yet; at the end html.parser shows the rest as text
+            self.show_source(self.rawdata[i : end + 1])
+            return end + 1
+        return super().parse_html_declaration(i)
+
+    def handle_decl(self, decl):
+        self.show_source(f"<!{decl}>")
+
+    def unknown_decl(self, data):
+        self.show_source(f"<![{data}]]>")
+
+    def handle_pi(self, data):
+        self.show_source(f"<?{data}>")
+
+
+class Sanitizer(SourceParser):
     """HTML written by someone else, rebuilt: a tag of the allow-list (name -> its allowed attributes) by
     start_tag, with only those attributes; any other tag, declaration or processing instruction shown as
-    the text it is written as; comments dropped; text escaped. Parsed as a browser would (html.parser):
-    the content of a <script> or <style> is text too. (A class because HTMLParser is one.)"""
+    the text it is written as (SourceParser); comments dropped; text escaped. Parsed as a browser would
+    (html.parser): the content of a <script> or <style> is text too. (A class because HTMLParser is one.)"""
 
     def __init__(self, allowed: dict[str, set[str]], unmatched: frozenset[int] = frozenset()):
-        super().__init__(convert_charrefs=True)
-        self.allowed, self.out = allowed, []
+        super().__init__()
+        self.allowed = allowed
         self.unmatched, self.details = unmatched, 0  # which <details> and </details> of the text lead nowhere
         self.open: list[str] = []  # the tags opened here and not yet closed, other than <details>
 
@@ -123,34 +169,31 @@ class Sanitizer(HTMLParser):
             if name == "details":
                 self.details += 1
                 if self.details - 1 in self.unmatched:
-                    self.out.append(escape(f"</{name}>"))
+                    self.show_source(f"</{name}>")
                     return
             elif name not in self.open:  # closes nothing opened here: as text
-                self.out.append(escape(f"</{name}>"))
+                self.show_source(f"</{name}>")
                 return
             else:
                 while self.open and self.open.pop() != name:
                     pass
-        self.out.append(end_tag(name) if name in self.allowed else escape(f"</{name}>"))
+        if name in self.allowed:
+            self.out.append(end_tag(name))
+        else:
+            self.show_source(f"</{name}>")
 
     def closed(self) -> list:
         """The output, with the <a> and <summary> it left open closed (else they would hold what follows)."""
         return self.out + [end_tag(name) for name in reversed(self.open)]
+
+    def shown(self, text: str) -> Markup:
+        return escape(text)
 
     def handle_data(self, data):
         self.out.append(escape(data))
 
     def handle_comment(self, data):
         pass
-
-    def handle_decl(self, decl):
-        self.out.append(escape(f"<!{decl}>"))
-
-    def unknown_decl(self, data):
-        self.out.append(escape(f"<![{data}]>"))
-
-    def handle_pi(self, data):
-        self.out.append(escape(f"<?{data}>"))
 
 
 def sanitized(text: str, allowed: dict[str, set[str]], unmatched: frozenset[int] = frozenset()) -> Markup:
