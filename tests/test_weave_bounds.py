@@ -175,6 +175,26 @@ def test_nothing_visible_is_drawn_away_from_its_box():
     assert re.findall(r"<mspace[^>]*>", shown(r"x\!y")) == ['<mspace width="-0.1667em">']  # between two: kept
 
 
+# ---------------------------------------------------------------- where the page is written
+
+
+def test_the_page_is_never_written_through_a_symlink(tmp_path, capsys):
+    """-o naming a symlink is refused, whether it leads nowhere (weave.py wrote the page at the far end, in a folder
+    it made) or to a page weave.py wrote; nothing is created or changed at either end."""
+    md = lesson(tmp_path)
+    assert build(capsys, md)[0] == 0
+    page = md.parent / "build" / "page.html"
+    before = page.read_bytes()
+    (tmp_path / "dangling.html").symlink_to(tmp_path / "elsewhere" / "new.html")
+    (tmp_path / "to-page.html").symlink_to(page)
+    md.write_text(md.read_text() + "\n新的一段。\n")
+    for link in ("dangling.html", "to-page.html"):
+        assert weave.main([str(md), "-o", str(tmp_path / link)]) == 2
+        err = capsys.readouterr().err
+        assert f"{tmp_path / link}: error: is a symbolic link" in err and "Traceback" not in err, err
+    assert not (tmp_path / "elsewhere").exists() and page.read_bytes() == before
+
+
 # ---------------------------------------------------------------- interrupts
 
 
