@@ -7,6 +7,7 @@ Skipped without chromium, like test_weave_browser.py (and, like it, failed inste
 
 import json
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -75,7 +76,6 @@ HIDDEN = "<style>math { visibility: hidden !important; }</style>"
 
 
 def run_chromium(folder: Path, *args: str) -> str:
-    import subprocess
     command = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run",
                "--disable-dev-shm-usage", "--mute-audio", f"--user-data-dir={folder / 'profile'}",
                "--force-device-scale-factor=1", *args]

@@ -15,7 +15,7 @@ from urllib.parse import unquote
 
 from .. import blocks, model
 from ..blocks import children as inside  # the blocks inside a list, an item or a quote
-from ..page.markup import SourceParser  # the author's HTML read as the page reads it
+from ..htmlsource import SourceParser  # the author's HTML read as the page reads it
 from .escaping import code_span, destination, formula, html_text, jupyter_id, markdown_text, preformatted, title
 
 LINK_DROPPED = "（链接去掉了：只链到页内、相对路径、http(s) 和 mailto）"

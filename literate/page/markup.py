@@ -7,7 +7,8 @@ and latex2mathml's output are parsed and rebuilt through an allow-list (Sanitize
 from __future__ import annotations
 
 import html
-from html.parser import HTMLParser
+
+from ..htmlsource import SourceParser
 from ..inline import safe_url
 
 
@@ -85,52 +86,6 @@ def tag(name: str, attributes: dict | None = None, *children) -> Markup:
     if name in VOID_TAGS:
         return start_tag(name, attributes)
     return Markup(start_tag(name, attributes) + join(children) + end_tag(name))
-
-
-class SourceParser(HTMLParser):
-    """html.parser for HTML whose tags not kept are shown as text: show_source puts what is being parsed into out
-    as exactly the source it was parsed from (html.parser hands back some rebuilt: <![CDATA[x]]> as its data, so
-    that <![ + data + ]> lost a ], </B > as b). And <![...> is read as a browser reads it in HTML, up to the next >
-    (the html.parser of some Pythons raises AssertionError on <![x]>, of others drops <![CDATA[...]]> as a comment).
-    The page's Sanitizer and the notebook's HTML blocks are built on it; shown() is how each writes text."""
-
-    def __init__(self):
-        super().__init__(convert_charrefs=True)
-        self.out: list = []
-        self.pending: int | None = None  # where in out a construct shown as text waits for its source
-
-    def shown(self, text: str):
-        raise NotImplementedError
-
-    def show_source(self, rebuilt: str) -> None:
-        """What is being parsed, as text: rebuilt for now, its source once html.parser says where it ends."""
-        self.out.append(self.shown(rebuilt))
-        self.pending = len(self.out) - 1
-
-    def updatepos(self, i: int, j: int) -> int:
-        """html.parser's step past what it just parsed, rawdata[i:j]: the source of a construct shown as text."""
-        if self.pending is not None and i < j:
-            self.out[self.pending] = self.shown(self.rawdata[i:j])
-        self.pending = None
-        return super().updatepos(i, j)
-
-    def parse_html_declaration(self, i: int) -> int:
-        if self.rawdata.startswith("<![", i):
-            end = self.rawdata.find(">", i)
-            if end < 0:
-                return -1  # not whole yet; at the end html.parser shows the rest as text
-            self.show_source(self.rawdata[i : end + 1])
-            return end + 1
-        return super().parse_html_declaration(i)
-
-    def handle_decl(self, decl):
-        self.show_source(f"<!{decl}>")
-
-    def unknown_decl(self, data):
-        self.show_source(f"<![{data}]]>")
-
-    def handle_pi(self, data):
-        self.show_source(f"<?{data}>")
 
 
 class Sanitizer(SourceParser):
