@@ -1,6 +1,7 @@
 """A back-end's output file (weave.py's page, notebook.py's notebook): which paths it may replace, and writing
-it. One rule for both: never the lesson, never a file the lesson tangles, never anything but a regular file,
-and never a file that the back-end did not write itself (ours(data) says which bytes are its own)."""
+it. One rule for both: never the lesson, never a file the lesson tangles, never through a symbolic link (one
+that leads nowhere would have the output created wherever it points), never anything but a regular file, and
+never a file that the back-end did not write itself (ours(data) says which bytes are its own)."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ KINDS = {"weave.py": "page", "notebook.py": "notebook"}  # what each back-end wr
 def existing_output(doc: Document, output: Path, tool: str, ours: Callable[[bytes], bool],
                     default: Path) -> bytes | None:
     """What is at output now (None: nothing), if tool may replace it; else UserError saying why not: it is
-    the lesson, a file the lesson tangles, no regular file, or a file that tool did not write."""
+    the lesson, a file the lesson tangles, a symbolic link, no regular file, or a file that tool did not write."""
     shown = str(output)
     real = os.path.realpath(output)
     taken = {os.path.realpath(doc.folder / target): f"{doc.target_shown(target)}, which {doc.shown} tangles"
@@ -33,13 +34,15 @@ def existing_output(doc: Document, output: Path, tool: str, ours: Callable[[byte
         raise UserError(f"{shown}: error: is {taken[real]}; write the {kind_of(tool)} elsewhere (the default is "
                         f"{default})")
     try:
-        info = os.stat(output)
+        info = os.lstat(output)  # the path itself: its last part may be a link, which is refused below
     except FileNotFoundError:
         return None
     except NotADirectoryError:
         folder_problem(output)
     except OSError as error:
         raise UserError(f"{shown}: error: cannot use it: {describe(error)}") from None
+    if stat.S_ISLNK(info.st_mode):
+        link_problem(output, tool)
     if not stat.S_ISREG(info.st_mode):
         raise UserError(f"{shown}: error: is {file_kind(info.st_mode)}, not a regular file; {tool} replaces only "
                         f"a {kind_of(tool)} it wrote: give -o the path of a {default.suffix} file")
@@ -52,6 +55,16 @@ def existing_output(doc: Document, output: Path, tool: str, ours: Callable[[byte
 
 def kind_of(tool: str) -> str:
     return KINDS.get(tool, "file")
+
+
+def link_problem(output: Path, tool: str):
+    """UserError: output is a symbolic link (a folder on the way may be one: the path's own last part may not)."""
+    try:
+        target = f" to {os.readlink(output)}" + ("" if os.path.exists(output) else ", which does not exist")
+    except OSError:
+        target = ""
+    raise UserError(f"{output}: error: is a symbolic link{target}; {tool} never writes through a link, which could "
+                    f"lead anywhere: give -o the path of the {kind_of(tool)} itself, or remove the link")
 
 
 def folder_problem(output: Path):

@@ -38,8 +38,9 @@ ALLOWED = {
     "cli": {"model", "files", "console", "commands", "stitch"},
     "formulas": set(),
     "startup": set(),
+    "htmlsource": set(),
     # the page (weave.py): the HTML vocabulary at the bottom, the command on top
-    "page.markup": {"inline"},
+    "page.markup": {"inline", "htmlsource"},
     "page.state": {"model", "blocks", "page.markup"},
     "page.columns": {"page.markup"},
     "page.heatmaps": {"model", "declarations", "page.markup"},
@@ -55,7 +56,7 @@ ALLOWED = {
     # the notebook (notebook.py)
     "notebook.lesson": {"model"},
     "notebook.escaping": {"inline"},
-    "notebook.text": {"blocks", "model", "notebook.escaping"},
+    "notebook.text": {"blocks", "htmlsource", "model", "notebook.escaping"},
     "notebook.words": {"notebook.escaping"},
     "notebook.cells": {"blocks", "expansion", "markdown", "model", "startup", "notebook.lesson", "notebook.text",
                        "notebook.words"},

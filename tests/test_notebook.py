@@ -345,6 +345,24 @@ def test_minus_o_dash_writes_the_notebook_to_stdout_and_no_file_named_dash(tmp_p
     assert err.startswith("wrote -: ") and "cells" in err  # the report, on stderr: stdout holds the notebook
 
 
+def test_the_notebook_is_never_written_through_a_symlink(tmp_path, capsys):
+    """notebook.py -o keeps weave.py's rule: a symlink, leading nowhere or to a notebook it wrote, is refused, and
+    nothing is created or changed at either end."""
+    path = write_lesson(tmp_path)
+    out = tmp_path / "nb.ipynb"
+    assert notebook.main([str(path), "-o", str(out)]) == 0
+    before = out.read_bytes()
+    (tmp_path / "dangling.ipynb").symlink_to(tmp_path / "elsewhere" / "new.ipynb")
+    (tmp_path / "to-notebook.ipynb").symlink_to(out)
+    path.write_text(LESSON.replace("开头，", "新的开头，"), encoding="utf-8")
+    capsys.readouterr()
+    for link in ("dangling.ipynb", "to-notebook.ipynb"):
+        assert notebook.main([str(path), "-o", str(tmp_path / link)]) == 2
+        err = capsys.readouterr().err
+        assert f"{tmp_path / link}: error: is a symbolic link" in err and "Traceback" not in err, err
+    assert not (tmp_path / "elsewhere").exists() and out.read_bytes() == before
+
+
 def test_an_interrupt_while_the_notebook_is_written_says_it_was_written(tmp_path, capsys, monkeypatch):
     """SIGTERM while the notebook is written (held back until the file is whole, from the fsync of its temporary
     file, a slow disk's moment): the line says the notebook holds the new one, not that nothing changed."""

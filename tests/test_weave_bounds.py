@@ -157,6 +157,44 @@ def test_spacing_as_the_lesson_writes_it_is_kept():
     assert re.findall(r'width="([^"]*)"', shown) == ["0.167em", "0.278em", "1em", "2em", "-0.1667em", "1.0000em"]
 
 
+def shown(latex: str) -> str:
+    class Page:
+        formulas, problems = {}, []
+    return str(maths.mathml(Page, latex, False, 1))
+
+
+def test_nothing_visible_is_drawn_away_from_its_box():
+    """What would draw a formula's text outside its box (and over the text around it: test_weave_formula_ink_browser)
+    is left out; what moves only phantoms, and spaces back between two characters, stay."""
+    for latex in (r"\raise{2em}{\raise{2em}{x}}", r"\lower{1em}{x}", r"\smash{\frac{a}{b}}", r"\mathllap{x}",
+                  r"\mathrlap{x}", r"\moveleft{3em}{x}"):
+        assert not re.search(r"<mpadded [^>]", shown(latex)), latex
+    assert '<mpadded width="0">' in shown(r"\vphantom{\frac{a}{b}} x")  # adds height, not width
+    assert 'linethickness="0.2500em"' in shown(r"{a \above 30em b}") and 'linethickness="0"' in shown(r"a \choose b")
+    assert re.findall(r"<mspace[^>]*>", shown(r"\kern-1em x\kern-1em")) == ["<mspace>", "<mspace>"]  # at the ends
+    assert re.findall(r"<mspace[^>]*>", shown(r"x\!y")) == ['<mspace width="-0.1667em">']  # between two: kept
+
+
+# ---------------------------------------------------------------- where the page is written
+
+
+def test_the_page_is_never_written_through_a_symlink(tmp_path, capsys):
+    """-o naming a symlink is refused, whether it leads nowhere (weave.py wrote the page at the far end, in a folder
+    it made) or to a page weave.py wrote; nothing is created or changed at either end."""
+    md = lesson(tmp_path)
+    assert build(capsys, md)[0] == 0
+    page = md.parent / "build" / "page.html"
+    before = page.read_bytes()
+    (tmp_path / "dangling.html").symlink_to(tmp_path / "elsewhere" / "new.html")
+    (tmp_path / "to-page.html").symlink_to(page)
+    md.write_text(md.read_text() + "\n新的一段。\n")
+    for link in ("dangling.html", "to-page.html"):
+        assert weave.main([str(md), "-o", str(tmp_path / link)]) == 2
+        err = capsys.readouterr().err
+        assert f"{tmp_path / link}: error: is a symbolic link" in err and "Traceback" not in err, err
+    assert not (tmp_path / "elsewhere").exists() and page.read_bytes() == before
+
+
 # ---------------------------------------------------------------- interrupts
 
 

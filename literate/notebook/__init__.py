@@ -39,7 +39,7 @@ weave.py, it takes the document as tangle.py parses it (chunks, roots, transcrip
     read as its prose is and written as its prose is.
 
 Writes OUT only when its content changes, atomically, and only over a notebook it wrote itself: the lesson, a
-file the lesson tangles, any other file, a directory or a pipe is refused, saying why (weave.py's rule, the
+file the lesson tangles, any other file, a symbolic link, a directory or a pipe is refused, saying why (weave.py's rule, the
 same code: literate/outputs.py); -o - writes it to stdout. Errors in the input are reported as
 `MD:LINE: error: ...` on stderr. Exit status: 0 ok, 2 bad input or usage.
 """

@@ -1,4 +1,4 @@
-"""The pieces of the notebook's Markdown, each written so that a Markdown renderer reads back exactly what the
+r"""The pieces of the notebook's Markdown, each written so that a Markdown renderer reads back exactly what the
 lesson's reading stage read: text (never markup), code spans, formulas, link targets and titles, the ids of the
 captions' anchors. Whatever a renderer does with raw HTML, none comes from here: a < of the lesson is written
 &lt;, and a link target is one the page would keep.
@@ -6,7 +6,15 @@ captions' anchors. Whatever a renderer does with raw HTML, none comes from here:
 Two escapes for text. In prose (markdown_text) a backslash before each character that could start markup, so that
 the cell's source stays readable. In the text of an HTML block (html_text), whose lines a renderer may read as raw
 HTML (where a backslash is shown, not read) or, once a tag of the block has been shown as text, as Markdown:
-character references, which both read as the character."""
+character references, which both read as the character.
+
+JupyterLab reads math in a cell twice: before the Markdown is rendered (removeMath takes out $...$, \\(...\\),
+\begin{..}...\end{..}, even inside code) and after (MathJax reads $...$, \(...\), \begin, \ref in the rendered text
+outside <code> and <pre>, which is why \$ is no escape there). So no \ and no $ of the lesson's text, code or
+titles reaches the cell as itself: in text each is a character reference alone in a <span> (MathJax's strings end
+at every element, so it pairs with nothing), in code and titles a character reference. Only the formulas the
+lesson wrote are math, and each of them has its braces balanced as removeMath counts them, so that it takes each
+whole and nothing after it."""
 
 from __future__ import annotations
 
@@ -16,11 +24,17 @@ from urllib.parse import unquote
 
 from ..inline import safe_url
 
-ALWAYS = "\\`*_$~"  # could open or close markup anywhere: code, emphasis, formulas, strikethrough
+ALWAYS = "`*_~"  # could open or close markup anywhere: code, emphasis, strikethrough
+MATH = "\\$"  # what opens or closes math in JupyterLab: $, \\( \\[ \\begin of its pre-pass, \( \[ \begin \ref of MathJax
+SPANNED = {c: f"<span>&#{ord(c)};</span>" for c in MATH}  # text: MathJax finds math within one element's text
 ENTITY_LIKE = re.compile(r"&(?=#?[A-Za-z0-9]+;)")  # an & that a renderer would read as a character reference
 # what opens a block at the start of a line: a heading, a quote, a list item, an underline, a link's definition
 LINE_START = re.compile(r"(?:#{1,6}|[-+]|[0-9]{1,9}[.)])(?=[ \t]|$)|>|[=-]+[ \t]*$|\[")
-HTML_TEXT = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", **{c: f"&#{ord(c)};" for c in "\\`*_[]$~|#"}})
+REFERENCES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", **{c: f"&#{ord(c)};" for c in "\\`*_[]$~|#"}}
+HTML_TEXT = str.maketrans({**REFERENCES, **SPANNED})
+CODE_TEXT = str.maketrans(REFERENCES)  # inside <code>, which MathJax skips
+PRE_TEXT = str.maketrans({c: REFERENCES[c] for c in "&<>" + MATH})  # an HTML block's text is not Markdown
+TITLE_TEXT = str.maketrans({"\\": "&#92;", "$": "&#36;", '"': "&quot;"})  # an attribute: no MathJax there
 # MathJax's commands that make a link, a style or an id, or load an extension (Jupyter renders formulas with it)
 MATHJAX_ACTIVE = {"href", "url", "class", "cssId", "style", "attr", "data", "unicode", "require", "bbox", "mmlToken",
                   "toggle", "mathtip", "texttip", "action", "tooltip", "html", "htmlData"}
@@ -40,7 +54,9 @@ def markdown_text(text: str, line_start: bool = False, table: bool = False, labe
         line = ENTITY_LIKE.sub("&amp;", line)  # before any & of our own is written
         for index, c in enumerate(line):
             after, before = line[index + 1 : index + 2], line[index - 1 : index] if index else ""
-            if c in ALWAYS or (table and c == "|") or (label and c in "[]") or (c == "]" and after in ("(", "[", "")) \
+            if c in SPANNED:
+                escaped.append(SPANNED[c])
+            elif c in ALWAYS or (table and c == "|") or (label and c in "[]") or (c == "]" and after in ("(", "[", "")) \
                     or (c == "(" and before == "]") or (c == "[" and before == "!"):  # ](: a link, ![: an image
                 escaped.append("\\" + c)
             else:
@@ -58,16 +74,20 @@ def markdown_text(text: str, line_start: bool = False, table: bool = False, labe
 
 
 def html_text(text: str) -> str:
-    """Text that reads the same as raw HTML and as Markdown: <, > and & as HTML escapes them, and each character
-    Markdown would read as markup as a character reference."""
+    """Text that reads the same as raw HTML and as Markdown: <, > and & as HTML escapes them, each character
+    Markdown would read as markup as a character reference (\\ and $ in a <span> of their own)."""
     return text.translate(HTML_TEXT)
 
 
 def code_span(content: str, table: bool = False) -> str:
     """A code span holding content exactly: fenced by a run of backticks longer than any inside it, padded with a
-    blank where the content starts or ends with a backtick or a blank (a renderer takes one of each off)."""
+    blank where the content starts or ends with a backtick or a blank (a renderer takes one of each off). Content
+    with a \\ or a $ as an HTML <code>, every character Markdown or JupyterLab's math would read a reference (in
+    a code span removeMath would still read \\( and \\begin, and it misses some code spans' $)."""
     if not content:
         return ""
+    if any(c in MATH for c in content):
+        return f"<code>{content.translate(CODE_TEXT)}</code>"
     if table:
         content = content.replace("|", "\\|")  # GFM splits the row first, also inside code, and reads \| as |
     fence = "`" * (max(map(len, re.findall("`+", content)), default=0) + 1)
@@ -76,13 +96,25 @@ def code_span(content: str, table: bool = False) -> str:
     return f"{fence}{pad}{content}{pad}{fence}"
 
 
+def preformatted(content: str, info: str = "") -> list[str] | None:
+    """Code whose content or fence's info string holds a \\ or a $ (which JupyterLab's math pre-pass reads inside
+    a fence or an indented block too) as the lines of an HTML <pre> block, those and & < > as references; None:
+    code without them, which a fence can hold as it is."""
+    if not any(c in MATH for c in info + content):
+        return None
+    lines = content.translate(PRE_TEXT).split("\n")
+    return [f"<pre><code>{lines[0]}", *lines[1:], "</code></pre>"]
+
+
 def formula(latex: str, display: bool = False, table: bool = False) -> str:
     """A formula as $...$ ($$...$$) that cannot close early nor hold markup: each $ inside is \\$, < and > are
     \\lt and \\gt (a renderer without formulas would read them as tags), ] before ( or [ is ]{} (a link), and
     MathJax's commands that make links, styles or ids, or load code, are written out as text; in a table cell a |
-    is \\vert."""
-    out = []
-    for token in LATEX_TOKEN.findall(latex):
+    is \\vert. Its braces balance as JupyterLab's removeMath counts them (an open one closed at the end; \\\\ before
+    a brace, which it would read as \\ and an escaped brace, spaced off): else it reads on past the closing $."""
+    out, depth = [], 0
+    tokens = LATEX_TOKEN.findall(latex)
+    for index, token in enumerate(tokens):
         if token[1:] in MATHJAX_ACTIVE and token.startswith("\\"):
             out.append(f"\\backslash\\mathrm{{{token[1:]}}}")
         elif token in ("<", "\\<"):
@@ -95,9 +127,12 @@ def formula(latex: str, display: bool = False, table: bool = False) -> str:
             out.append("\\vert ")
         elif token == "\\":  # a backslash at the very end would escape the closing $
             out.append("\\backslash ")
+        elif token == "\\\\" and tokens[index + 1 : index + 2] in (["{"], ["}"]):
+            out.append("\\\\ ")  # a blank after \\ is nothing in a formula
         else:
+            depth += (token == "{") - (token == "}" and depth > 0)
             out.append(token)
-    written = "".join(out)
+    written = "".join(out) + "}" * depth
     written = re.sub(r"\](?=[(\[])", "]{}", written)  # in LaTeX {} is nothing
     if display:
         written = re.sub(r"\n\s*\n", "\n", written)  # a blank line would end the paragraph that holds it
@@ -117,14 +152,15 @@ def destination(href: str) -> str | None:
             depth += (character == "(") - (character == ")")
             if depth < 0:
                 break
-        written = ENTITY_LIKE.sub("&amp;", candidate)
+        written = ENTITY_LIKE.sub("&amp;", candidate).replace("$", "&#36;")  # a $ would open math in JupyterLab
         return written if depth == 0 else written.replace("(", "\\(").replace(")", "\\)")
     return None
 
 
 def title(text: str) -> str:
-    """A link's title in double quotes, read back as written."""
-    escaped = ENTITY_LIKE.sub("&amp;", " ".join(text.split("\n")).replace("\\", "\\\\").replace('"', '\\"'))
+    """A link's title in double quotes, read back as written: \\, $ and " as character references (a \\ written
+    as \\\\ would read as \\\\( to JupyterLab's math)."""
+    escaped = ENTITY_LIKE.sub("&amp;", " ".join(text.split("\n"))).translate(TITLE_TEXT)
     return f'"{escaped}"'
 
 

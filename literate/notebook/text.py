@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import html
 import re
-from html.parser import HTMLParser
 from urllib.parse import unquote
 
 from .. import blocks, model
 from ..blocks import children as inside  # the blocks inside a list, an item or a quote
-from .escaping import code_span, destination, formula, html_text, jupyter_id, markdown_text, title
+from ..htmlsource import SourceParser  # the author's HTML read as the page reads it
+from .escaping import code_span, destination, formula, html_text, jupyter_id, markdown_text, preformatted, title
 
 LINK_DROPPED = "（链接去掉了：只链到页内、相对路径、http(s) 和 mailto）"
 EMPHASIS = {"em": "*", "strong": "**"}
@@ -78,7 +78,8 @@ def one_block(block, other_marker: bool) -> list[Line]:
     if isinstance(block, blocks.Fence):
         return numbered(block, fence_lines(block))
     if isinstance(block, blocks.CodeBlock):
-        return numbered(block, ["    " + line if line else "" for line in block.content.rstrip("\n").split("\n")])
+        content = block.content.rstrip("\n")
+        return numbered(block, preformatted(content) or ["    " + line if line else "" for line in content.split("\n")])
     if isinstance(block, blocks.HtmlBlock):
         text = html_block(block.html, block.unmatched).rstrip("\n")
         return numbered(block, text.split("\n")) if text.strip() else []
@@ -101,10 +102,13 @@ def numbered(block, lines: list[str]) -> list[Line]:
 
 def fence_lines(fence: blocks.Fence) -> list[str]:
     """A fence as written, its content exactly, within a fence that nothing in it can close; a ```math fence as
-    $$...$$."""
+    $$...$$; one with a \\ or $ as an HTML <pre> block (escaping.preformatted)."""
     content = fence.content[:-1] if fence.content.endswith("\n") else fence.content
     if is_math(fence):
         return formula(f"\n{content}\n", True).split("\n")
+    html = preformatted(content, fence.info)  # the info string, which only names the language, left out
+    if html:
+        return html
     character = "~" if "`" in fence.info else "`"  # an info string cannot hold a backtick after backticks
     longest = max(map(len, re.findall(re.escape(character) + "+", content)), default=0)
     marker = character * max(3, longest + 1)
@@ -235,14 +239,16 @@ def html_block(text: str, unmatched: frozenset[int]) -> str:
     return "".join(parser.out)
 
 
-class HtmlBlockWriter(HTMLParser):
-    """An HTML block parsed as a browser would (html.parser) and rebuilt (see html_block; a class because
-    HTMLParser is one)."""
+class HtmlBlockWriter(SourceParser):
+    """An HTML block parsed as a browser would (html.parser) and rebuilt (see html_block), what is shown as text
+    shown as exactly its source (SourceParser; a class because HTMLParser is one)."""
 
     def __init__(self, unmatched: frozenset[int]):
-        super().__init__(convert_charrefs=True)
-        self.out: list[str] = []
+        super().__init__()
         self.unmatched, self.details, self.anchors = unmatched, 0, 0
+
+    def shown(self, text: str) -> str:
+        return html_text(text)
 
     def kept_details(self) -> bool:
         self.details += 1  # the <details> and </details> of the block, counted as the reading stage counts them
@@ -267,19 +273,10 @@ class HtmlBlockWriter(HTMLParser):
         elif name == "a" and self.anchors:
             self.anchors -= 1
         else:
-            self.out.append(html_text(f"</{name}>"))
+            self.show_source(f"</{name}>")
 
     def handle_data(self, data):
         self.out.append(html_text(data))
 
     def handle_comment(self, data):
         pass
-
-    def handle_decl(self, decl):
-        self.out.append(html_text(f"<!{decl}>"))
-
-    def unknown_decl(self, data):
-        self.out.append(html_text(f"<![{data}]>"))
-
-    def handle_pi(self, data):
-        self.out.append(html_text(f"<?{data}>"))

@@ -61,7 +61,8 @@ paths, http(s) and mailto); the author's raw HTML keeps only <a name>, <details>
 are dropped, the rest is shown as text), formulas pass a MathML allow-list; images become links.
 
 Writes OUT only when its content changes, atomically, and only over a page weave.py wrote: never over MD,
-a file MD tangles, any other file, a folder, a FIFO or a device (-o - writes to stdout). Errors in the input
-are reported as `MD:LINE: error: ...` on stderr. Exit status: 0 ok, 2 bad input or usage, 130 after Ctrl-C
-(an interrupt while the page is replaced takes effect once it is whole, and then says so).
+a file MD tangles, any other file, a folder, a FIFO or a device, nor through a symbolic link (-o - writes to
+stdout). Errors in the input are reported as `MD:LINE: error: ...` on stderr. Exit status: 0 ok, 2 bad
+input or usage, 130 after Ctrl-C (an interrupt while the page is replaced takes effect once it is whole, and
+then says so).
 """

@@ -7,7 +7,8 @@ and latex2mathml's output are parsed and rebuilt through an allow-list (Sanitize
 from __future__ import annotations
 
 import html
-from html.parser import HTMLParser
+
+from ..htmlsource import SourceParser
 from ..inline import safe_url
 
 
@@ -87,15 +88,15 @@ def tag(name: str, attributes: dict | None = None, *children) -> Markup:
     return Markup(start_tag(name, attributes) + join(children) + end_tag(name))
 
 
-class Sanitizer(HTMLParser):
+class Sanitizer(SourceParser):
     """HTML written by someone else, rebuilt: a tag of the allow-list (name -> its allowed attributes) by
     start_tag, with only those attributes; any other tag, declaration or processing instruction shown as
-    the text it is written as; comments dropped; text escaped. Parsed as a browser would (html.parser):
-    the content of a <script> or <style> is text too. (A class because HTMLParser is one.)"""
+    the text it is written as (SourceParser); comments dropped; text escaped. Parsed as a browser would
+    (html.parser): the content of a <script> or <style> is text too. (A class because HTMLParser is one.)"""
 
     def __init__(self, allowed: dict[str, set[str]], unmatched: frozenset[int] = frozenset()):
-        super().__init__(convert_charrefs=True)
-        self.allowed, self.out = allowed, []
+        super().__init__()
+        self.allowed = allowed
         self.unmatched, self.details = unmatched, 0  # which <details> and </details> of the text lead nowhere
         self.open: list[str] = []  # the tags opened here and not yet closed, other than <details>
 
@@ -123,34 +124,31 @@ class Sanitizer(HTMLParser):
             if name == "details":
                 self.details += 1
                 if self.details - 1 in self.unmatched:
-                    self.out.append(escape(f"</{name}>"))
+                    self.show_source(f"</{name}>")
                     return
             elif name not in self.open:  # closes nothing opened here: as text
-                self.out.append(escape(f"</{name}>"))
+                self.show_source(f"</{name}>")
                 return
             else:
                 while self.open and self.open.pop() != name:
                     pass
-        self.out.append(end_tag(name) if name in self.allowed else escape(f"</{name}>"))
+        if name in self.allowed:
+            self.out.append(end_tag(name))
+        else:
+            self.show_source(f"</{name}>")
 
     def closed(self) -> list:
         """The output, with the <a> and <summary> it left open closed (else they would hold what follows)."""
         return self.out + [end_tag(name) for name in reversed(self.open)]
+
+    def shown(self, text: str) -> Markup:
+        return escape(text)
 
     def handle_data(self, data):
         self.out.append(escape(data))
 
     def handle_comment(self, data):
         pass
-
-    def handle_decl(self, decl):
-        self.out.append(escape(f"<!{decl}>"))
-
-    def unknown_decl(self, data):
-        self.out.append(escape(f"<![{data}]>"))
-
-    def handle_pi(self, data):
-        self.out.append(escape(f"<?{data}>"))
 
 
 def sanitized(text: str, allowed: dict[str, set[str]], unmatched: frozenset[int] = frozenset()) -> Markup:
