@@ -367,6 +367,7 @@ def test_an_interrupt_while_the_notebook_is_written_says_it_was_written(tmp_path
     """SIGTERM while the notebook is written (held back until the file is whole, from the fsync of its temporary
     file, a slow disk's moment): the line says the notebook holds the new one, not that nothing changed."""
     import signal
+    import threading
     path = write_lesson(tmp_path)
     out = tmp_path / "nb.ipynb"
     assert notebook.main([str(path), "-o", str(out)]) == 0
@@ -374,7 +375,9 @@ def test_an_interrupt_while_the_notebook_is_written_says_it_was_written(tmp_path
     real = os.fsync
 
     def fsync(descriptor):
-        os.kill(os.getpid(), signal.SIGTERM)
+        # to the main thread, as a terminal's or a shell's signal reaches a one-threaded command: an other
+        # thread left by an earlier test (which does not hold signals back) must not take it instead
+        signal.pthread_kill(threading.main_thread().ident, signal.SIGTERM)
         return real(descriptor)
     monkeypatch.setattr(os, "fsync", fsync)
     capsys.readouterr()
@@ -382,3 +385,12 @@ def test_an_interrupt_while_the_notebook_is_written_says_it_was_written(tmp_path
     err = capsys.readouterr().err
     assert "新的开头" in out.read_text() and "not changed" not in err
     assert err.strip().endswith(f"notebook.py: interrupted (SIGTERM); {out} holds the new notebook already"), err
+
+
+def test_a_test_of_hundreds_of_terms_is_no_main_block_and_no_crash():
+    """The main block is found by its shape in the syntax tree; a long top-level condition is read, not unparsed."""
+    terms = " + ".join(["x"] * 400)                     # parses; unparsing it recursed past the limit
+    program = f'x = 1\nif {terms} > 0:\n    print("many")\n\nif "__main__" == __name__:\n    print("run")\n'
+    blocks = literate.notebook.lesson.main_blocks(program, "generated/p.py")
+    assert [node.lineno for node in blocks] == [5]
+    assert literate.notebook.lesson.main_block(program, "generated/p.py") == 'print("run")'

@@ -27,8 +27,17 @@ def main_blocks(text: str, shown: str) -> list[ast.If]:
     except (MemoryError, RecursionError):  # what Python's parser raises for code nested thousands deep
         raise model.UserError(f"{shown}: error: the program is nested too deeply for Python's parser to read "
                                "(brackets or operators thousands deep); run make check to see where") from None
-    return [node for node in tree.body if isinstance(node, ast.If) and ast.unparse(node.test).replace("'", '"')
-            in ('__name__ == "__main__"', '"__main__" == __name__')]
+    return [node for node in tree.body if isinstance(node, ast.If) and is_name_is_main(node.test)]
+
+
+def is_name_is_main(test: ast.expr) -> bool:
+    """`__name__ == "__main__"`, either way round. Read from the tree, not by unparsing it: a test of thousands of
+    terms is no main block, and unparsing it would recurse as deep as it is."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq)):
+        return False
+    sides = (test.left, test.comparators[0])
+    return (any(isinstance(side, ast.Name) and side.id == "__name__" for side in sides)
+            and any(isinstance(side, ast.Constant) and side.value == "__main__" for side in sides))
 
 
 def without_main_block(text: str, shown: str) -> str:
