@@ -6,6 +6,7 @@ interrupt that the page was not changed when it was."""
 import os
 import re
 import signal
+import threading
 from pathlib import Path
 
 import pytest
@@ -204,7 +205,9 @@ def interrupted_while_writing(monkeypatch):
     real = os.fsync
 
     def fsync(descriptor):
-        os.kill(os.getpid(), signal.SIGTERM)
+        # to the main thread, as a terminal's or a shell's signal reaches a one-threaded command: an other
+        # thread left by an earlier test (which does not hold signals back) must not take it instead
+        signal.pthread_kill(threading.main_thread().ident, signal.SIGTERM)
         return real(descriptor)
     monkeypatch.setattr(os, "fsync", fsync)
 
