@@ -629,3 +629,26 @@ def test_a_rounded_quote_links_to_the_number_it_rounds(tmp_path, capsys):
     links = {a.text(): a.attrs for a in tree.all("a", "num")}
     assert {text: attrs["href"] for text, attrs in links.items()} == {"0.41": f"#L{line}-0.4102", "0.13": f"#L{line}-0.1293"}
     assert all(attrs["href"][1:] in ids and "四舍五入" in attrs["title"] for attrs in links.values())
+
+
+def test_matrices_printed_one_after_another_are_drawn_side_by_side(tmp_path, capsys):
+    """A model at several moments: matrices one after another, each under a line of its own, become one row of
+    heatmaps captioned by those lines; a matrix with other lines around it keeps a box of its own."""
+    printed = "\n".join(["开头", "第 10 轮：", matrix(4, 4), "第 20 轮：", matrix(4, 4, peak=False), "其他的话", "",
+                         "单独的：", matrix(4, 4), "完"])
+    md = tmp_path / "lesson.md"
+    md.write_text("<!-- literate\nheatmap: 输出 输入 图例\n-->\n\n# 课\n\n```python {file=generated/p.py}\npass\n```\n\n"
+                  f"```text {{transcript}}\n{printed}\n```\n", encoding="utf-8")
+    (tmp_path / "book_figures.txt").write_text("")
+    code, stdout, stderr, out = build(capsys, md)
+    assert code == 0, stderr
+    tree = Tree(out.read_text())
+    inside = lambda element, tag, cls: [e for e in element.iter() if e.tag == tag and cls in e.classes()]
+    [row] = tree.all("div", "heatmap-row")
+    captions = [[e for e in figure.children if isinstance(e, Element) and e.tag == "figcaption"][0].text()
+                for figure in inside(row, "figure", "heatmap")]
+    assert captions == ["第 10 轮", "第 20 轮"] and len(inside(row, "svg", "heatmap")) == 2
+    boxes = tree.all("div", "matrix")
+    assert len(boxes) == 2 and len(inside(boxes[1], "svg", "heatmap")) == 1     # the single one, in its own box
+    printed_lines = "".join(e.text() for e in tree.all("pre", "output"))
+    assert all(line in printed_lines for line in printed.split("\n") if line)   # no printed line lost
