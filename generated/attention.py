@@ -1,6 +1,6 @@
 # Generated from attention.md by tangle.py — edit attention.md and run make tangle, or edit here and run make stitch.
-# sha256 of the lines below: 93907e4e5f1b723df5ca936b3a54803886b3aa4f58bce8bd8661506839f08a41
-# attention.md:301 (generated/attention.py)
+# sha256 of the lines below: 3c9bd82bb0a30320d0100abde38432b0d4540d3851e1514faf5c849505a16888
+# attention.md:324 (generated/attention.py)
 """注意力：每次解码时自己回头挑重点。
 
 由 attention.md 用 tangle.py 生成。请改 attention.md 再 make tangle；直接改了这个文件，make stitch 把改动搬回 attention.md。
@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-# attention.md:2590 (附录：让释放的内存留在进程里)
+# attention.md:2830 (附录：让释放的内存留在进程里)
 def keep_freed_memory():
     """让 glibc 把释放的内存留着重用，不还给系统。只在 glibc 上做：别的 C 库没有 mallopt，或者编号不同。"""
     try:
@@ -30,7 +30,7 @@ def keep_freed_memory():
     if libc.mallopt(M_MMAP_THRESHOLD, 32 << 20):       # 32 MiB 以下的块都从堆里分，不单独映射（32 位的 glibc 不接受，返回 0）
         libc.mallopt(M_TRIM_THRESHOLD, 64 << 20)       # 堆顶空出 64 MiB 以上才还给系统；只调这一个反而更糟
 
-# attention.md:2623 (精确的矩阵乘法、exp 与 tanh)
+# attention.md:2863 (精确的矩阵乘法、exp 与 tanh)
 def mm(a, b):
     """a @ b，形状规则同 np.matmul；但每个结果都按 k = 0, 1, 2, … 的顺序一项项加出来。"""
     if a.ndim == 1:                                   # 左边是一个向量：当成一行来乘
@@ -153,22 +153,17 @@ def log(x):
 
 # attention.md:29 (softmax 与一个查询的注意力)
 def softmax(x, axis=-1):
-    """沿 axis 做 softmax。先减去最大值：结果不变，只是 exp 不会溢出。"""
-    z = exp(x - x.max(axis=axis, keepdims=True))
+    z = exp(x - x.max(axis=axis, keepdims=True))   # 先减去最大值：结果不变，exp 不会溢出
     return z / z.sum(axis=axis, keepdims=True)
 
 
-def attend_one(q, K, uniform=False):
+def attend_one(q, K):
     """一个查询 q (d,) 对 T 个键 K (T, d)，值就是键。返回 (上下文, 权重)。"""
-    T, d = K.shape
-    if uniform:                                    # 最朴素的：不打分，每个键都拿 1/T
-        weights = np.full(T, 1 / T)
-    else:
-        scores = mm(K, q) / np.sqrt(d)             # 第一步点积，第二步除以根号 d
-        weights = softmax(scores)                  # 第三步：非负、加起来是 1
-    return mm(weights, K), weights                 # 按权重对值加权求和
+    scores = mm(K, q) / np.sqrt(K.shape[1])        # 第一步点积，第二步除以根号 d
+    weights = softmax(scores)                      # 第三步：非负、加起来是 1……
+    return mm(weights, K), weights                 # ……再按权重对值加权求和
 
-# attention.md:396 (批量的注意力)
+# attention.md:421 (批量的注意力)
 def attend(q, K, V=None, uniform=False, given=None):
     """attend_one 的批量版，返回 (上下文, 权重)。
 
@@ -192,7 +187,7 @@ def attend(q, K, V=None, uniform=False, given=None):
         return context[..., 0, :], weights[..., 0, :]
     return context, weights
 
-# attention.md:375 (手算一遍)
+# attention.md:400 (手算一遍)
 def hand_example():
     """三、手算一遍：一个查询对四个键，三步一步步算；再算一次取平均作对照。"""
     q = np.array([1.0, 0.0, 1.0])
@@ -204,10 +199,10 @@ def hand_example():
     scaled = dots / np.sqrt(len(q))                # 第二步：除以根号 d
     weights = softmax(scaled)                      # 第三步：softmax 成权重……
     context = mm(weights, K)                       # ……再对值（就是键）加权求和
-    average, _ = attend_one(q, K, uniform=True)    # 不挑：每个键都拿 1/4
+    average = mm(np.full(len(K), 1 / len(K)), K)   # 不挑：每个键都拿 1/4
     return HandExample(q, K, dots, scaled, weights, context, average)   # 带名字的元组：ex.dots、ex.weights……
 
-# attention.md:426 (反转任务的数据)
+# attention.md:451 (反转任务的数据)
 SEED_TEST, SEED_INIT, SEED_BATCH = 1, 2, 3   # 三路独立的随机流，事先定好，不挑
 LETTERS = 5                                  # 字母 a–e 编号 0–4
 START = 5                                    # 解码器的起始符
@@ -247,7 +242,7 @@ def sample_batch(rng, length, test_codes, size=BATCH):
         clash = in_sorted(seq_codes(src), test_codes)
     return src
 
-# attention.md:474 (模型参数)
+# attention.md:499 (模型参数)
 HIDDEN = 16
 
 
@@ -283,7 +278,7 @@ def untouched(params, attention):
     count = sum(int(s.sum()) for s in same.values())
     return count, bool(same["enc_Wx"][START].all() and count == same["enc_Wx"][START].size)
 
-# attention.md:514 (几个模型摞在一起)
+# attention.md:539 (几个模型摞在一起)
 def as_stack(p, single_ndim):
     """p 是一个模型的参数（有 single_ndim 维），就当成只有一个模型的一摞：前面加一维，(1, …)。
     本来就是一摞 (S, …) 的，原样返回。"""
@@ -338,7 +333,7 @@ def bias_grad(d, b):
     S = n_models(b, 1)
     return d.reshape(S, -1, d.shape[-1]).sum(axis=1).reshape(b.shape)
 
-# attention.md:575 (编码器与解码器)
+# attention.md:600 (编码器与解码器)
 def rnn(x_rows, Wh, h):
     """tanh RNN，每一步 h = tanh(x_t + h @ Wh)。x_rows (B, T, H) 是每一步查好的 Wx 行加偏置；
     h (B, H) 是初始状态。返回每一步的隐状态 (B, T, H)：每一步都留着，注意力要用。
@@ -362,7 +357,7 @@ def encoder(params, src):
 def decoder(params, dec_in, h0):
     return rnn(lookup(params["dec_Wx"], params["dec_b"], dec_in), params["dec_Wh"], h0)
 
-# attention.md:87 (解码一步)
+# attention.md:82 (解码一步)
 def decode_step(params, h, token, hs_enc, query="after", uniform=False, given=None):
     """解码一步：读进上一位 token，状态从 h 更新成 h_new；再回头看编码器各步 hs_enc (B, T, H)。"""
     h_new = tanh(params["dec_Wx"][token] + params["dec_b"] + mm(h, params["dec_Wh"]))
@@ -379,7 +374,7 @@ def decoder_output(params, ht, hs_enc, q, uniform=False, given=None):
     features = np.concatenate([ht, ctx], axis=-1)         # 状态拼上上下文：16 + 16 维
     return affine(features, params["Wo"], params["bo"]), features, weights   # features @ Wo + bo
 
-# attention.md:605 (反向传播)
+# attention.md:630 (反向传播)
 def one_hot(tokens, n=VOCAB):
     return (tokens[..., None] == np.arange(n)).astype(float)
 
@@ -474,7 +469,7 @@ def loss_and_grads(params, src, tgt, query="after", uniform=False, readout_only=
     grads["enc_Wx"], grads["enc_b"] = input_grads(dz, src, params["enc_Wx"]), bias_grad(dz, params["enc_b"])
     return loss, {name: grads[name] for name in params}
 
-# attention.md:706 (梯度检查)
+# attention.md:731 (梯度检查)
 SEED_CHECK = 7                                     # 梯度检查用的随机流
 
 
@@ -510,7 +505,7 @@ def print_gradient_checks():
                                              ("平均对照", True, "after", True)):
         print("  %.1e  %s" % (gradient_check(attention, query, uniform), label))
 
-# attention.md:760 (训练：Adam 与梯度裁剪)
+# attention.md:785 (训练：Adam 与梯度裁剪)
 LR, CLIP = 0.003, 1.0
 BETA1, BETA2, EPS = 0.9, 0.999, 1e-8
 
@@ -580,7 +575,7 @@ def train(length, attention, rounds, test, seed_list=((SEED_INIT, SEED_BATCH),),
     progress("训练完：%s（%.0f 秒）" % (what, time.monotonic() - started))
     return models
 
-# attention.md:836 (贪心解码与评估)
+# attention.md:861 (贪心解码与评估)
 def predict(params, src, query="after", uniform=False, given=None):
     """贪心解码：每一步读进自己上一步的输出。返回记号 (B, T)，和注意力权重 (B, T, T)（不用注意力时是 None）。
     given (B, T, T)：第五节的干预，第 t 步的权重换成 given[:, t]。"""
@@ -611,14 +606,14 @@ def evaluate(params, test, query="after", uniform=False, given=None):
     correct = tokens == test[:, ::-1]
     return Evaluation(correct.all(axis=1).mean(), correct.mean(), correct.mean(axis=0), weights)
 
-# attention.md:873 (五位对比)
+# attention.md:898 (五位对比)
 def reversal_comparison(length=5, rounds=2000):
     """6.5 节的模型和加了注意力的模型，各训练 rounds 轮，在同一个测试集上评估。"""
     test = make_test_set(length)
     no_attn, attn = (train(length, attention, rounds, test)[0] for attention in (False, True))   # train 返回模型的列表
     return Comparison(rounds, no_attn, evaluate(no_attn, test), attn, evaluate(attn, test))   # 带名字的结果，见完整实现
 
-# attention.md:895 (拿掉挑选和形成对齐的规则)
+# attention.md:920 (拿掉挑选和形成对齐的规则)
 def with_uniform_weights(params, test, query):
     """拿掉挑选：同一个训练好的模型，参数一个不动，解码时把注意力权重全换成 1/T。"""
     return evaluate(params, test, query, uniform=True)
@@ -641,11 +636,11 @@ def alignment_formed(per_token, per_token_uniform, matrix):
     multiple = diagonal_weight(matrix) * len(matrix)       # 乘 T：是均匀（1/T）的几倍
     return bool(drop >= FORMED_DROP and multiple >= FORMED_DIAGONAL)
 
-# attention.md:924 (第五节的两组设置)
+# attention.md:949 (第五节的两组设置)
 BOOK_SETTING = ("after", LR)        # 第四节的设置：更新后的查询（我们对原书示意代码的读法），学习率 0.003
 PICKING_SETTING = ("before", 0.02)  # 换两个旋钮：更新前的查询，学习率大一些
 
-# attention.md:932 (把权重换掉)
+# attention.md:957 (把权重换掉)
 def reversal_weights(T, shift=0):
     """倒序要的权重：第 r 行只在第 T+1−r 列上是 1，其余是 0。shift=−1 整体挪到左边一列，
     最后一行左边没有列了，绕回第 T 列。"""
@@ -678,7 +673,7 @@ def interventions(params, test, query, own):
             result["follows"] = (tokens == test[:, w.argmax(axis=1)]).mean()
     return result
 
-# attention.md:991 (第五节的一次运行：训练、评估、干预)
+# attention.md:1016 (第五节的一次运行：训练、评估、干预)
 REFIT_ROUNDS, SEED_REFIT = 3000, 8         # 只重新训练输出层：轮数，和它自己的批次随机流
 REFIT_CHECKPOINTS = (1000, 2000, REFIT_ROUNDS)
 
@@ -699,33 +694,59 @@ class Run:
     sample_weights: np.ndarray   # 和它自己的权重矩阵
     replaced: dict               # 把权重换掉：{换成什么: 逐位正确}（〈把权重换掉〉）
     refit: dict                  # 只重新训练输出层：{轮数: 逐位正确}；没做时是 None
-    diagonal_at: dict            # 训练途中：{轮数: 反对角线是均匀的几倍}
+    course: dict                 # 训练途中：{轮数: Checkpoint}
+
+
+class Checkpoint(NamedTuple):
+    """训练到某一轮时量的：逐位正确，拿掉挑选之后的逐位正确，测试集的平均权重矩阵。"""
+    per_token: float
+    per_token_uniform: float
+    matrix: np.ndarray
+
+    @property
+    def drop(self):
+        return self.per_token - self.per_token_uniform
+
+    @property
+    def diagonal(self):
+        """反对角线上的平均权重是均匀的几倍。"""
+        return diagonal_weight(self.matrix) * len(self.matrix)
+
+    @property
+    def formed(self):
+        return alignment_formed(self.per_token, self.per_token_uniform, self.matrix)
+
+
+def checkpoint(params, test, query):
+    own = evaluate(params, test, query)
+    return Checkpoint(own.per_token, with_uniform_weights(params, test, query).per_token, own.weights.mean(axis=0))
 
 
 def attention_runs(query, lr, seed_list=((SEED_INIT, SEED_BATCH),), length=10, rounds=3000, checkpoints=(),
                    refit=True):
     """训练注意力模型（seed_list 里每一对种子一个，通常只有一对），逐个交给 examine。返回 Run 的列表。
-    checkpoints：在这些轮数上量一次反对角线（实验五看训练途中它怎么变）。refit：也只重新训练输出层。"""
+    checkpoints：训练途中在这些轮数上各量一次（run.course）。refit：也只重新训练输出层。"""
     test = make_test_set(length)
-    diagonal_at = [{} for _ in seed_list]
+    courses = [{} for _ in seed_list]
+    measured = set(checkpoints)
 
     def measure(n, models):
-        if n in checkpoints:
-            for at, params in zip(diagonal_at, models):
-                at[n] = diagonal_weight(evaluate(params, test, query).weights.mean(axis=0)) * length
+        if n in measured:
+            for course, params in zip(courses, models):
+                course[n] = checkpoint(params, test, query)
 
     models = train(length, True, rounds, test, seed_list, query, lr, after_round=measure)
-    return [examine(params, test, query, lr, rounds, refit, at) for params, at in zip(models, diagonal_at)]
+    return [examine(params, test, query, lr, rounds, refit, course) for params, course in zip(models, courses)]
 
 
-def examine(params, test, query, lr, rounds, refit, diagonal_at):
+def examine(params, test, query, lr, rounds, refit, course):
     """一个训练好的注意力模型：评估，拿掉挑选，把权重换掉；refit=True 时再只重新训练输出层。"""
     own = evaluate(params, test, query)
     return Run(query, lr, rounds, params, own.whole, own.per_token, own.by_position,
                uniform=with_uniform_weights(params, test, query), matrix=own.weights.mean(axis=0),
                sample=test[0], sample_weights=own.weights[0],
                replaced=interventions(params, test, query, own.weights),
-               refit=refit_accuracy(params, test, query) if refit else None, diagonal_at=diagonal_at)
+               refit=refit_accuracy(params, test, query) if refit else None, course=course)
 
 
 def refit_readout(params, length, query, lr=LR, after_round=None):
@@ -756,7 +777,39 @@ def refit_accuracy(params, test, query):
     refit_readout(params, test.shape[1], query, after_round=measure)
     return at
 
-# attention.md:1075 (原书的矩阵)
+# attention.md:1126 (对齐是怎么长出来的)
+GROWTH_CHECKPOINTS = tuple(range(10, 601, 10)) + tuple(range(700, 3001, 100))   # 每 10 轮；第 600 轮以后每 100 轮
+JUMP_FROM, JUMP_TO = 0.2, 0.8      # 「跳」：超出均匀的部分从训练完时的 20% 涨到 80%（看结果之前定下）
+
+
+def share_of_end(course, n):
+    """第 n 轮反对角线超出均匀（1 倍）的部分，是训练完时的几成。训练完时不超出均匀，就说不上：None。"""
+    end = course[max(course)].diagonal - 1
+    return (course[n].diagonal - 1) / end if end > 0 else None
+
+
+def first_round(course, test):
+    """第一个满足 test(轮数) 的检查点；没有就是 None。"""
+    return next((n for n in sorted(course) if test(n)), None)
+
+
+def jump(course):
+    """跳从哪一轮开始，到哪一轮结束；训练完时反对角线不超出均匀，就是 (None, None)。"""
+    if share_of_end(course, max(course)) is None:
+        return None, None
+    return (first_round(course, lambda n: share_of_end(course, n) >= JUMP_FROM),
+            first_round(course, lambda n: share_of_end(course, n) >= JUMP_TO))
+
+
+def growth_panels(course):
+    """主线的四个检查点：跳开始之前的最后一次（跳从第一个检查点就开始时，就是它），到一半，跳完，训练完。"""
+    start, stop = jump(course)
+    rounds = sorted(course)
+    before = rounds[max(rounds.index(start) - 1, 0)]
+    half = first_round(course, lambda n: share_of_end(course, n) >= 0.5)
+    return before, half, stop, rounds[-1]
+
+# attention.md:1164 (原书的矩阵)
 BOOK_FIVE = ((0.9900, 0.9980), (0.9300, 0.9860))   # 原书第四节的表：(整串全对, 逐位正确)，不用注意力、用注意力
 BOOK_ROUNDS, BOOK_PER_TOKEN = 3000, 0.6820         # 原书第五节：10 位的模型训练 3000 轮，逐位正确 0.6820
 BOOK_MATRIX = np.array([                   # 原书印出的矩阵：行 = 输出第几位，列 = 输入第几位
@@ -798,7 +851,7 @@ def encoder_reads_in_order(params, test):
             return False
     return True
 
-# attention.md:1124 (读矩阵和画热图)
+# attention.md:1213 (读矩阵和画热图)
 def peak_columns(matrix):
     """每一行最大权重所在的列（从 1 数起）和那个权重。"""
     return matrix.argmax(axis=1) + 1, matrix.max(axis=1)
@@ -844,14 +897,17 @@ def heatmap(matrix, column_labels=None, row_labels=None):
     print(HEATMAP_LEGEND)
 
 
-def heatmaps_side_by_side(matrices):
-    """几张同样大小的热图并排，一眼比得出来。图例在前；每一行的行标写着倒序要看输入第几列。"""
+def heatmaps_side_by_side(matrices, say_column=True, gap="  "):
+    """几张同样大小的热图并排，一眼比得出来。图例在前；say_column：每一行的行标写着倒序要看输入第几列。
+    gap：两张图之间的空隙（四张并排时用一格，一行才不超过 100 列）。"""
     T = len(matrices[0])
     print(HEATMAP_LEGEND)
+    labels = ["输出 %-3d应看 %-3d" % (i + 1, T - i) if say_column else "输出 %-3d" % (i + 1) for i in range(T)]
     columns = "".join("%-2d" % (j + 1) for j in range(T))
-    print(" " * 17 + "    ".join([columns] * len(matrices)).rstrip())   # 行标 16 列宽，再加一条竖线
-    for i, rows in enumerate(zip(*map(heatmap_rows, matrices))):
-        print("输出 %-3d应看 %-3d" % (i + 1, T - i) + "  ".join(rows))
+    width = 16 if say_column else 8                              # 行标占几列（一个汉字占两列）
+    print(" " * (width + 1) + (" " * (2 + len(gap))).join([columns] * len(matrices)).rstrip())
+    for label, rows in zip(labels, zip(*map(heatmap_rows, matrices))):
+        print(label + gap.join(rows))
 
 
 def letters(seq):
@@ -872,7 +928,7 @@ def train_and_evaluate(length, rounds, attention=True, seeds=(SEED_INIT, SEED_BA
     params = train(length, attention, rounds, test, [seeds], query, lr, uniform)[0]
     return evaluate(params, test, query, uniform)
 
-# attention.md:1264 (打印实跑输出)
+# attention.md:1406 (打印实跑输出)
 class HandExample(NamedTuple):             # 第三节手算的每一步
     q: np.ndarray
     K: np.ndarray
@@ -938,14 +994,13 @@ def print_reversal(five):
           % (n_plain, whole_plain, token_plain, book_whole_plain, book_token_plain))
     print("用注意力      %d     %.4f      %.4f      %.4f            %.4f"
           % (n_attn, whole_attn, token_attn, book_whole_attn, book_token_attn))
-    print("多出来的 %d 个参数全在输出层：Wo 从 %d×%d 变成 %d×%d。"
-          % (n_attn - n_plain, HIDDEN, VOCAB, 2 * HIDDEN, VOCAB))
     plain, attn = five.no_attn, five.attn
     size = lambda params, *names: sum(params[name].size for name in names)
-    print("参数怎么数：编码器 %d（Wx %d×%d、Wh %d×%d、b %d），解码器也是 %d，输出层 %d（Wo、bo），共 %d；"
+    print("参数怎么数：编码器 %d（Wx %d×%d、Wh %d×%d、b %d），解码器也是 %d，输出层 %d（Wo、bo），共 %d。"
           % ((size(plain, "enc_Wx", "enc_Wh", "enc_b"),) + plain["enc_Wx"].shape + plain["enc_Wh"].shape
              + (HIDDEN, size(plain, "dec_Wx", "dec_Wh", "dec_b"), size(plain, "Wo", "bo"), n_plain)))
-    print("用注意力时输出层 %d，共 %d。" % (size(attn, "Wo", "bo"), n_attn))
+    print("多出来的 %d 个参数全在输出层：Wo 从 %d×%d 变成 %d×%d，输出层从 %d 个变成 %d 个。"
+          % (n_attn - n_plain, HIDDEN, VOCAB, 2 * HIDDEN, VOCAB, size(plain, "Wo", "bo"), size(attn, "Wo", "bo")))
     print("这一行要说实话：这一个种子上，%s。" % verdict((whole_plain, token_plain), (whole_attn, token_attn)))
 
 
@@ -965,11 +1020,10 @@ RUN_NAMES = ("第一个", "第二个", "第三个")          # 并排的几个�
 def print_section_five(runs):
     """第五节：同一个种子的两次 10 位训练，和原书的矩阵放在一起：一张数字表，三张热图并排。"""
     T = len(BOOK_MATRIX)
-    print("%d 位序列，各训练 %d 轮，同一个种子。%s模型：%s，学习率 %g；"
+    print("%d 位序列，各训练 %d 轮（原书也是）。%s模型：%s，学习率 %g；"
           % (T, runs[0].rounds, RUN_NAMES[0], QUERY_NAMES[runs[0].query], runs[0].lr))
-    print("%s模型：%s，学习率 %g。原书的模型也训练 %d 轮；「原书」一列的逐位正确照抄原书，"
-          % (RUN_NAMES[1], QUERY_NAMES[runs[1].query], runs[1].lr, BOOK_ROUNDS))
-    print("两个倍数是用原书印出的矩阵算的，原书的模型不在手边，没法拿掉挑选。")
+    print("%s模型：%s，学习率 %g。「原书」一列照抄原书或用它印出的矩阵算，- 是量不了。"
+          % (RUN_NAMES[1], QUERY_NAMES[runs[1].query], runs[1].lr))
     print()
     print("原书     " + "   ".join(RUN_NAMES[:len(runs)]))
     table = (("逐位正确", BOOK_PER_TOKEN, [run.per_token for run in runs], "%.4f"),
@@ -988,6 +1042,33 @@ def print_section_five(runs):
     print()
     print("热图（我们的是测试集 %d 条的平均权重）从左到右：原书、%s模型、%s模型。" % ((TEST_SIZE,) + RUN_NAMES[:2]))
     heatmaps_side_by_side([BOOK_MATRIX] + [run.matrix for run in runs])
+
+
+def print_growth(runs):
+    """第五节：第二个模型训练途中的四个检查点，一张表；第一个模型同样量，一行。"""
+    course = runs[1].course
+    panels = growth_panels(course)
+    start, stop = jump(course)
+    print("".join("%-10d" % n for n in panels) + "%s模型训练到第几轮：跳开始之前、跳到一半、跳完、训练完" % RUN_NAMES[1])
+    for label, form, value in (("逐位正确", "%.4f", lambda cp: cp.per_token),
+                               ("拿掉挑选后降多少", "%.4f", lambda cp: cp.drop),
+                               ("反对角线上的平均权重是均匀的几倍", "%.2f", lambda cp: cp.diagonal)):
+        print("".join("%-10s" % (form % value(course[n])) for n in panels) + label)
+    print("第一次满足对齐的规则：第 %d 轮；跳从第 %d 轮到第 %d 轮，共 %d 轮。"
+          % (first_round(course, lambda n: course[n].formed), start, stop, stop - start))
+    flat = runs[0].course.values()
+    formed = [cp for cp in flat if cp.formed]
+    print("%s模型同样量：反对角线 %.2f 到 %.2f 倍，拿掉挑选最多降 %.4f，满足规则的检查点 %d 个。"
+          % (RUN_NAMES[0], min(cp.diagonal for cp in flat), max(cp.diagonal for cp in flat),
+             max(cp.drop for cp in flat), len(formed)))
+
+
+def print_growth_heatmaps(run):
+    """第五节：同一个模型在四个检查点的热图，并排（正文里折叠着）。"""
+    panels = growth_panels(run.course)
+    print("四个检查点的热图（测试集 %d 条的平均权重），从左到右：第 %s 轮。"
+          % (TEST_SIZE, "、".join("%d" % n for n in panels)))
+    heatmaps_side_by_side([run.course[n].matrix for n in panels], say_column=False, gap=" ")
 
 
 def print_long_run_numbers(run):
@@ -1022,7 +1103,7 @@ REPLACEMENTS = (("reversal", "（甲）倒序要的那一列：第 r 行只有�
 def print_interventions(runs):
     """第五节的干预：同一个模型，解码时把权重换掉，逐位正确怎么变。每个模型一列。"""
     names = RUN_NAMES[:len(runs)]
-    print("把权重换掉：参数一个不动，只在解码时把每一步的注意力权重换成别的（逐位正确）。")
+    print("把权重换掉：参数一个不动（（戊）除外），只在解码时把每一步的注意力权重换成别的（逐位正确）。")
     print("；".join("%s模型：%s，学习率 %g" % (name, QUERY_NAMES[run.query], run.lr) for name, run in zip(names, runs)) + "。")
     print("".join("%s   " % name for name in names) + "解码时每一步的权重")
     rows = [("不换：模型自己算的", [run.per_token for run in runs])]
@@ -1038,7 +1119,7 @@ def print_interventions(runs):
 
 
 def print_transcript(attention_runs=attention_runs):
-    """按顺序打印实跑输出的七段，段与段之间空一行。每段前面的注释写着它是第几段、在讲义的哪里；
+    """按顺序打印实跑输出的九段，段与段之间空一行。每段前面的注释写着它是第几段、在讲义的哪里；
     笔记本（make notebook）把每段的这几行原样放进那一段实跑输出上面的一格。
     参数 attention_runs 缺省就是第五节的那个函数，当场训练；程序的 main（〈附录：同时训练〉）
     传进来的是早早交给别的进程去训练、这里只取结果的版本。"""
@@ -1050,34 +1131,45 @@ def print_transcript(attention_runs=attention_runs):
     print_reversal(five)
     print()
     # 第 3 段：第五节，原书的矩阵和同一个种子的两次 10 位训练
-    runs = (attention_runs(*BOOK_SETTING)[0], attention_runs(*PICKING_SETTING)[0])
+    runs = tuple(attention_runs(*setting, checkpoints=GROWTH_CHECKPOINTS)[0] for setting in (BOOK_SETTING, PICKING_SETTING))
     print_section_five(runs)
     print()
-    # 第 4 段：完整实现里的梯度检查
+    # 第 4 段：第五节，对齐是怎么长出来的
+    print_growth(runs)
+    print()
+    # 第 5 段：四个检查点的热图（正文里折叠着）
+    print_growth_heatmaps(runs[1])
+    print()
+    # 第 6 段：完整实现里的梯度检查
     print_gradient_checks()
     print()
-    # 第 5 段：第四节两个模型没动过的参数
+    # 第 7 段：第四节两个模型没动过的参数
     print_untouched(five)
     print()
-    # 第 6 段：第五节的干预，把两个模型的权重换掉
+    # 第 8 段：第五节的干预，把两个模型的权重换掉
     print_interventions(runs)
     print()
-    # 第 7 段：第五节三张热图的数字
+    # 第 9 段：第五节各张热图的数字
     for run in runs:
         print_long_run_numbers(run)
         print()
     print_book_matrix()
     print()
     print_reading_order(runs[0])
+    print()
+    print("%s模型训练途中四个检查点的热图的数字：" % RUN_NAMES[1])
+    for n in growth_panels(runs[1].course):
+        print("第 %d 轮：" % n)
+        print_matrix(runs[1].course[n].matrix)
 
-# attention.md:2568 (附录：同时训练)
-def in_background(pool, function, *args):
-    """让另一个进程去算 function(*args)，返回一个之后取结果的 Future。进程之间按「模块名.函数名」
+# attention.md:2807 (附录：同时训练)
+def in_background(pool, function, *args, **options):
+    """让另一个进程去算 function(*args, **options)，返回一个之后取结果的 Future。进程之间按「模块名.函数名」
     传函数，所以这个模块要能按名字导入；不能的时候（比如被别的程序按文件路径执行），就当场算。"""
     if getattr(sys.modules.get(function.__module__), function.__name__, None) is function:
-        return pool.submit(function, *args)
+        return pool.submit(function, *args, **options)
     done = Future()
-    done.set_result(function(*args))
+    done.set_result(function(*args, **options))
     return done
 
 
@@ -1085,8 +1177,9 @@ def main():
     """程序从这里开始：先调好内存分配（下面的〈附录：让释放的内存留在进程里〉），再把第五节的两次训练交给另外两个进程，然后按顺序打印。"""
     keep_freed_memory()
     with ProcessPoolExecutor(max_workers=2) as pool:
-        started = {setting: in_background(pool, attention_runs, *setting) for setting in (BOOK_SETTING, PICKING_SETTING)}
-        print_transcript(lambda *setting: started[setting].result())
+        started = {setting: in_background(pool, attention_runs, *setting, checkpoints=GROWTH_CHECKPOINTS)
+                   for setting in (BOOK_SETTING, PICKING_SETTING)}
+        print_transcript(lambda *setting, **options: started[setting].result())
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 # Generated from attention.md by tangle.py — edit attention.md and run make tangle, or edit here and run make stitch.
-# sha256 of the lines below: f83744f75c9355bdecdd828e0a44a29a6e4dd8a1afaf060d6008c669c2161c89
-# attention.md:2455 (generated/experiments.py)
+# sha256 of the lines below: c4f12b639e36ab6dc15c8754e8686281d4f2f581d060297921b50deef73ae58d
+# attention.md:2692 (generated/experiments.py)
 """「30 秒实验」的答案。运行：python generated/experiments.py（要几分钟）。
 
 由 attention.md 用 tangle.py 生成。请改 attention.md 再 make tangle；直接改了这个文件，make stitch 把改动搬回 attention.md。
@@ -12,12 +12,12 @@ from typing import NamedTuple
 import numpy as np
 
 from attention import (        # 正文的程序：同一个文件夹里的 generated/attention.py
-    BOOK_SETTING, FORMED_DIAGONAL, FORMED_DROP, LR, PICKING_SETTING, REFIT_CHECKPOINTS, TEST_SIZE,
-    alignment_formed, attention_runs, diagonal_weight, evaluate, hand_example, heatmap, init_params,
-    keep_freed_memory, log, make_test_set, mm, peak_columns, peak_offsets, print_matrix, progress,
+    BOOK_SETTING, FORMED_DIAGONAL, FORMED_DROP, GROWTH_CHECKPOINTS, LR, PICKING_SETTING, REFIT_CHECKPOINTS, TEST_SIZE,
+    alignment_formed, attention_runs, diagonal_weight, evaluate, first_round, hand_example, heatmap, init_params,
+    jump, keep_freed_memory, log, make_test_set, mm, peak_columns, peak_offsets, print_matrix, progress,
     sample_heatmap, softmax, train)
 
-# attention.md:1472 (实验一：除以根号 d，还是除以 d)
+# attention.md:1650 (实验一：除以根号 d，还是除以 d)
 SEED_EXPERIMENT = 4           # 实验一用的随机流
 
 
@@ -66,7 +66,7 @@ def scaling_experiment(dims=(3, 300), n=2000, T=10):
             print("%-6d %-12s %10.3f   %8.3f  %7.3f   %8.4f  %8.4f   %8.4f  %8.4f"
                   % ((d, label) + attention_summary(q, K, scale)))
 
-# attention.md:1555 (实验二：只保留最大的那个)
+# attention.md:1733 (实验二：只保留最大的那个)
 def hard_max(scores):
     """「只保留最大的那个」：最大的分数拿权重 1，其余拿 0。"""
     return (scores == scores.max()).astype(float)
@@ -95,7 +95,7 @@ def hard_attention_experiment():
     print("硬选择的梯度全是 0：%s；softmax 的梯度里非零的有 %d 个（共 %d 个）。"
           % ("是" if not hard_grad.any() else "否", np.count_nonzero(soft_grad), soft_grad.size))
 
-# attention.md:1621 (实验三：多个种子)
+# attention.md:1799 (实验三：多个种子)
 EXPERIMENT_SEEDS = [(s, 100 + s) for s in range(10)]   # 种子 s：RandomState(s) 初始化，RandomState(100 + s) 抽批次
 SHORT_ROUNDS, SWEEP_ROUNDS = 2000, 3000                 # 5 位和 10 位的扫描各训练多少轮，和正文一样
 
@@ -105,7 +105,8 @@ def mean_and_spread(values):
     return values.mean(), np.sqrt(variance(values))
 
 
-CHECKPOINTS = (1000, 2000)                 # 训练途中量反对角线的轮数（实验五用）
+CHECKPOINTS = GROWTH_CHECKPOINTS           # 训练途中量的轮数：和正文第五节一样（实验五用）
+SHARPENING_ROUNDS = (1000, 2000)           # 实验五的锐化表看这几轮（第 3000 轮是训练完）
 
 
 def control_runs(length, rounds, lr, seed_list, attention):
@@ -218,7 +219,7 @@ def print_cell_summary(lr, cell):
         print("    和不用注意力比：不用注意力高的 %d 个，学出权重的高的 %d 个，一样的 %d 个"
               % seed_by_seed([r.per_token for r in cell["none"]], learned))
 
-# attention.md:1793 (实验四：注意力什么时候真的在挑)
+# attention.md:1972 (实验四：注意力什么时候真的在挑)
 SWEEP_RATES = (0.003, 0.01, 0.02)          # 学习率：从第四节的 0.003 到大它六倍多的 0.02
 SWEEP_QUERIES = ("after", "before")        # 更新后的查询，更新前的查询
 
@@ -263,25 +264,52 @@ def print_picture(title, choice):
     print_matrix(run.sample_weights)
     sample_heatmap(run.sample, run.sample_weights)
 
-# attention.md:2065 (实验五：训练得更久)
+# attention.md:2246 (实验五：训练得更久)
 LONG_ROUNDS = 30000
 LONG_CHECKPOINTS = (3000, 10000)
 
 
 def print_sharpening(sweep):
     print("训练途中反对角线是均匀的几倍（每格：形成了对齐的种子的平均 / 没形成的平均）：")
-    print("学习率  查询      " + "".join("%-16s" % ("第 %d 轮" % n) for n in CHECKPOINTS + (SWEEP_ROUNDS,)).rstrip())
+    print("学习率  查询      " + "".join("%-16s" % ("第 %d 轮" % n) for n in SHARPENING_ROUNDS + (SWEEP_ROUNDS,)).rstrip())
     for lr, cell in sweep.items():
         for query in SWEEP_QUERIES:
             runs = cell[query]
             formed = [selection(run).formed for run in runs]
             row = "%-8g%-8s" % (lr, QUERY_SHORT[query])
-            for n in CHECKPOINTS + (SWEEP_ROUNDS,):
-                at = [run.diagonal_at.get(n, selection(run).diagonal) for run in runs]   # 最后一轮：训练完
+            for n in SHARPENING_ROUNDS + (SWEEP_ROUNDS,):
+                at = [run.course[n].diagonal if n in run.course else selection(run).diagonal for run in runs]   # 最后一轮：训练完
                 yes = [a for a, f in zip(at, formed) if f]
                 no = [a for a, f in zip(at, formed) if not f]
                 row += "%-16s" % ("%s / %s" % ("%.2f" % np.mean(yes) if yes else "—", "%.2f" % np.mean(no) if no else "—"))
             print(row.rstrip())
+
+
+ABRUPT_ROUNDS = 300        # 「突然」：跳不超过训练的十分之一（看结果之前定下）
+
+
+def print_growth_over_seeds(sweep):
+    """实验四的每个模型训练途中：形成了的，第一次满足规则和跳在哪几轮；没形成的，走到过哪一步。"""
+    runs = [(lr, query, seed_init, run) for lr, cell in sweep.items() for query in SWEEP_QUERIES
+            for (seed_init, _), run in zip(EXPERIMENT_SEEDS, cell[query])]
+    formed = [(lr, query, seed, run) for lr, query, seed, run in runs if selection(run).formed]
+    print("训练途中（每 10 轮量一次，第 600 轮以后每 100 轮）。形成了对齐的 %d 个模型：" % len(formed))
+    print("学习率  查询    种子  第一次满足规则  跳从第几轮  跳到第几轮  跳了几轮")
+    lengths = []
+    for lr, query, seed, run in formed:
+        course = run.course
+        start, stop = jump(course)
+        lengths.append(stop - start)
+        print("%-8g%s  %-6d%-16d%-12d%-12d%d" % (lr, QUERY_SHORT[query], seed,   # 「更新前」三个汉字占六列
+                                               first_round(course, lambda n: course[n].formed), start, stop, stop - start))
+    print("跳了几轮：中位数 %g，最短 %d，最长 %d；不超过 %d 轮的 %d 个。"
+          % (np.median(lengths), min(lengths), max(lengths), ABRUPT_ROUNDS, sum(n <= ABRUPT_ROUNDS for n in lengths)))
+    other = [run for _, _, _, run in runs if not selection(run).formed]
+    ever = sum(any(cp.formed for cp in run.course.values()) for run in other)
+    print("没形成的 %d 个模型：训练途中反对角线最高到过均匀的 %.2f 倍，拿掉挑选最多降过 %.4f；"
+          % (len(other), max(cp.diagonal for run in other for cp in run.course.values()),
+             max(cp.drop for run in other for cp in run.course.values())))
+    print("在哪个检查点满足过规则的有 %d 个。" % ever)
 
 
 def print_long_training(run):
@@ -295,11 +323,11 @@ def print_long_training(run):
     offsets = peak_offsets(run.matrix)
     print("最大的权重 %.2f；每一行的峰值落在输入第几列：%s；" % (run.matrix.max(), " ".join("%d" % c for c in columns)))
     print("落在反对角线上的 %d 行，左边一列上的 %d 行。" % ((offsets == 0).sum(), (offsets == -1).sum()))
-    print("反对角线是均匀的几倍：" + "，".join("第 %d 轮 %.2f" % (n, run.diagonal_at[n]) for n in LONG_CHECKPOINTS)
+    print("反对角线是均匀的几倍：" + "，".join("第 %d 轮 %.2f" % (n, run.course[n].diagonal) for n in LONG_CHECKPOINTS)
           + "，第 %d 轮 %.2f；左边一列 %.2f 倍。" % (LONG_ROUNDS, diagonal_weight(run.matrix) * 10,
                                                     diagonal_weight(run.matrix, -1) * 10))
 
-# attention.md:2166 (实验六：峰值落在哪一列)
+# attention.md:2403 (实验六：峰值落在哪一列)
 def print_peak_offsets(sweep):
     n, T = len(EXPERIMENT_SEEDS), 10
     print("严格倒序：输出第 r 位对输入第 %d − r 位。解码器输出第 r 位之前读进的是上一位的输出，答对时就是" % (T + 1))
@@ -335,7 +363,7 @@ def print_first_row_at_start(length=10):
         print("  查询 = %s：峰值落在第 %d 列的种子 %d 个；第 %d 列平均是均匀的 %.2f 倍"
               % (QUERY_SHORT[query], length, peaks.count(length), length, np.mean(last)))
 
-# attention.md:2248 (实验七：把权重换掉)
+# attention.md:2485 (实验七：把权重换掉)
 REFIT_SETTINGS = (BOOK_SETTING, PICKING_SETTING)   # 只重新训练输出层的两格：第五节的两个设置
 SWAPS = ("reversal", "shifted", "other", "uniform")
 SWAP_SHORT = {"reversal": "倒序", "shifted": "左移", "other": "别条", "uniform": "均匀"}
@@ -447,6 +475,8 @@ def main():
     print_sharpening(sweep)
     print()
     print_long_training(long_run)
+    print()
+    print_growth_over_seeds(sweep)
     print()
     print("六、峰值落在哪一列？")
     print_peak_offsets(sweep)

@@ -68,10 +68,10 @@ def test_attend_one_is_the_hand_example_and_the_batched_attend_gives_its_bits():
     """The main line's one-query attend_one, the hand example's three steps and the batched
     attend of the full implementation: the same bits."""
     q, K, _, _, weights, context, average = A.hand_example()
+    assert all(map(np.array_equal, A.attend_one(q, K), (context, weights)))
     for uniform, expected in ((False, (context, weights)), (True, (average, np.full(4, 0.25)))):
-        one = A.attend_one(q, K, uniform)
         batched = A.attend(q, K, uniform=uniform)
-        assert all(map(np.array_equal, one, expected)) and all(map(np.array_equal, batched, expected))
+        assert all(map(np.array_equal, batched, expected))
     rng = np.random.RandomState(11)
     K = rng.uniform(-1, 1, size=(3, 7, 16))
     q = rng.uniform(-1, 1, size=(3, 16))
@@ -502,7 +502,7 @@ def test_main_prints_the_transcript_even_when_loaded_by_path(capsys, monkeypatch
     """Loaded by importlib under a name that is not in sys.modules, main() cannot hand work to
     another process; it must fall back to computing in-process and print the same bytes."""
     calls = []
-    monkeypatch.setattr(A, "attention_runs", lambda *setting: calls.append(setting) or fake_runs(*setting))
+    monkeypatch.setattr(A, "attention_runs", lambda *setting, **options: calls.append(setting) or fake_runs(*setting, **options))
     monkeypatch.setattr(A, "reversal_comparison", fake_comparison)
     A.main()
     out = capsys.readouterr().out
@@ -534,13 +534,15 @@ def fake_comparison():
     return A.Comparison(2000, untrained(False), perfect, untrained(True), perfect)
 
 
-def fake_runs(query, lr):
+def fake_runs(query, lr, checkpoints=()):
     matrix = np.eye(10)[::-1] * 0.91 + 0.01                # a perfect reversal
     uniform = A.Evaluation(0.1, 0.4, np.full(10, 0.4), np.full((100, 10, 10), 0.1))
+    grows = {n: A.Checkpoint(0.75, 0.4 if n >= 200 else 0.75, matrix if n >= 200 else np.full((10, 10), 0.1))
+             for n in checkpoints}                          # formed at round 200
     return [A.Run(query, lr, 3000, untrained(True), whole=0.5, per_token=0.75, by_position=np.linspace(1, 0.1, 10),
                   uniform=uniform, matrix=matrix, sample=np.arange(10) % 5, sample_weights=matrix,
                   replaced={"reversal": 0.9, "shifted": 0.2, "follows": 0.8, "other": 0.7, "uniform": 0.4},
-                  refit={A.REFIT_ROUNDS: 0.5}, diagonal_at={})]
+                  refit={A.REFIT_ROUNDS: 0.5}, course=grows)]
 
 
 # ---------------------------------------------------------------- giving a trained model other weights (section 五)
@@ -766,8 +768,8 @@ def test_sections_show_their_own_checked_output():
                 and block.line <= line][-1]
 
     main = doc.transcripts["generated/attention.py"].parts
-    assert [heading_of(part.fence_line, "h2")[:2] for part in main] == ["三、", "四、", "五、"] + ["完整"] * 4
-    assert [heading_of(part.fence_line, "h3") for part in main[3:]] == [
+    assert [heading_of(part.fence_line, "h2")[:2] for part in main] == ["三、", "四、"] + ["五、"] * 3 + ["完整"] * 4
+    assert [heading_of(part.fence_line, "h3") for part in main[5:]] == [
         "梯度检查", "第四节的对比", "第五节的规则、两组设置和干预", "读矩阵和画热图"]
     assert main[0].content.splitlines()[-4].startswith("取平均")
     assert main[1].content.startswith("加到 6.5 节的反转任务上")
@@ -821,7 +823,7 @@ def test_the_main_line_ends_at_the_full_implementation_and_reads_in_half_an_hour
     main_chunks = sorted(name for name, pieces in doc.chunks.items() if pieces[0].fence_line < end)
     assert main_chunks == ["softmax 与一个查询的注意力", "解码一步"]
     parts = doc.transcripts["generated/attention.py"].parts
-    assert [part.part for part in parts if part.fence_line < end] == [1, 2, 3]
+    assert [part.part for part in parts if part.fence_line < end] == [1, 2, 3, 4, 5]
     assert all(piece.fence_line > end for pieces in doc.roots.values() for piece in pieces)
     assert reading_minutes(text[:end - 1]) <= 30
 

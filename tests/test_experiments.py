@@ -112,13 +112,16 @@ def test_the_sweep_gives_each_cell_and_seed_the_result_of_a_single_run():
     assert sweep[0.003]["none"][0] != sweep[0.02]["none"][0]      # the rate reaches the training
 
 
-def fake_run(formed, per_token=1.0, replaced=None, refit=None):
-    m = np.full((10, 10), 0.1)
-    if formed:
-        m = np.eye(10)[::-1] * 0.6 + (1 - np.eye(10)[::-1]) * 0.4 / 9
+def reversal_matrix(height):
+    """A 10×10 matrix with height on the anti-diagonal and the rest spread evenly over each row."""
+    return np.eye(10)[::-1] * height + (1 - np.eye(10)[::-1]) * (1 - height) / 9
+
+
+def fake_run(formed, per_token=1.0, replaced=None, refit=None, course=None):
+    m = reversal_matrix(0.6) if formed else np.full((10, 10), 0.1)
     uniform = A.Evaluation(0.0, 0.4 if formed else 1.0, None, None)
     return A.Run("after", 0.02, 3000, {}, whole=1.0, per_token=per_token, by_position=None, uniform=uniform, matrix=m,
-                 sample=None, sample_weights=None, replaced=replaced or {}, refit=refit, diagonal_at={})
+                 sample=None, sample_weights=None, replaced=replaced or {}, refit=refit, course=course or {})
 
 
 def test_the_picture_rule_takes_the_first_of_each_kind_in_print_order():
@@ -212,7 +215,9 @@ def test_the_sweep_equals_one_model_at_a_time_including_checkpoints(monkeypatch)
     for query in ("after", "before"):
         alone = [A.attention_runs(query, 0.02, [seeds], 5, 8, (3, 6), refit=False)[0] for seeds in E.EXPERIMENT_SEEDS]
         for a, b in zip(sweep[0.02][query], alone, strict=True):
-            assert a.diagonal_at == b.diagonal_at and sorted(a.diagonal_at) == [3, 6]
+            assert sorted(a.course) == sorted(b.course) == [3, 6]
+            for n in (3, 6):
+                assert a.course[n][:2] == b.course[n][:2] and same_bits(a.course[n].matrix, b.course[n].matrix)
             for key in ("whole", "per_token", "by_position", "matrix", "sample", "sample_weights"):
                 assert same_bits(getattr(a, key), getattr(b, key)), key
             assert a.uniform[:2] == b.uniform[:2] and a.replaced == b.replaced and a.refit is None is b.refit
@@ -258,3 +263,35 @@ def test_the_average_control_by_position_is_the_mean_over_seeds(capsys):
     assert lines[2].split()[-11:] == ["0.50"] * 10 + ["0.5000"]
     assert lines[3].split()[-1] == "0.6000" and lines[3].split()[-2] == "1.00"
     assert lines[4].startswith("0.02")
+
+
+def growing_course(heights, drops):
+    """A course of checkpoints at rounds 10, 20, ...: the anti-diagonal at each height, accuracy 1 minus the drop."""
+    return {10 * (k + 1): A.Checkpoint(1.0, 1.0 - drop, reversal_matrix(h)) for k, (h, drop) in enumerate(zip(heights, drops))}
+
+
+def test_the_jump_runs_from_a_fifth_to_four_fifths_of_the_final_excess_over_uniform():
+    # multiples of uniform 1, 1.5, 2, 4, 5.5, 6: excess 0, .5, 1, 3, 4.5, 5 of the final 5
+    course = growing_course([0.1, 0.15, 0.2, 0.4, 0.55, 0.6], [0, 0, 0.05, 0.3, 0.5, 0.5])
+    assert A.share_of_end(course, 30) == pytest.approx(0.2)
+    assert A.jump(course) == (30, 50)                        # first at 0.2 (round 30), first at 0.8 (0.9: round 50)
+    assert A.growth_panels(course) == (20, 40, 50, 60)       # before the jump, half (0.6), its end, the end
+    assert A.first_round(course, lambda n: course[n].formed) == 40   # drop 0.3 and 4 times uniform
+    flat = growing_course([0.1, 0.1, 0.1], [0, 0, 0])
+    assert A.jump(flat) == (None, None) and A.share_of_end(flat, 10) is None
+
+
+def test_the_growth_over_seeds_reads_each_formed_models_course_and_what_the_others_reached(capsys, monkeypatch):
+    quick = growing_course([0.1, 0.3, 0.6], [0, 0.4, 0.6])           # jumps between round 10 and 30
+    slow = {**growing_course([0.1] * 30 + [0.6], [0] * 30 + [0.6])}   # jumps at the last checkpoint, round 310
+    slow[20] = A.Checkpoint(1.0, 0.98, reversal_matrix(0.1))
+    never = growing_course([0.12, 0.15, 0.1], [0.0, 0.2, 0.0])        # 1.5 times uniform at most
+    monkeypatch.setattr(E, "EXPERIMENT_SEEDS", [(0, 100), (1, 101)])
+    sweep = {0.02: {"after": [fake_run(True, course=quick), fake_run(True, course=slow)],
+                    "before": [fake_run(False, course=never), fake_run(False, course=never)]}}
+    E.print_growth_over_seeds(sweep)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[2].split() == ["0.02", "更新后", "0", "20", "20", "30", "10"]
+    assert lines[3].split() == ["0.02", "更新后", "1", "310", "310", "310", "0"]
+    assert lines[4] == "跳了几轮：中位数 5，最短 0，最长 10；不超过 300 轮的 2 个。"
+    assert "训练途中反对角线最高到过均匀的 1.50 倍" in lines[5] and lines[6] == "在哪个检查点满足过规则的有 0 个。"

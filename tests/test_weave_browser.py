@@ -109,7 +109,7 @@ window.addEventListener("load", () => {
   // each fence under its caption: the name written in the Markdown, visible, linking to the figure
   r.figures = [...document.querySelectorAll("figure.chunk, figure.transcript")].map(f => {
     const name = f.querySelector(":scope > figcaption a.name");
-    return {id: f.id, name: name ? name.textContent : null, visible: visible(name),
+    return {id: f.id, name: name ? name.textContent : null, visible: visible(name) || !!f.closest("details:not([open])"),
             self: !!name && decodeURIComponent(name.getAttribute("href")) === "#" + f.id};
   });
   r.overflow = [...document.querySelectorAll("main > *")].filter(e => e.getBoundingClientRect().right > innerWidth + 1).map(e => e.tagName);
@@ -253,6 +253,7 @@ def test_each_code_chunk_and_transcript_part_stands_under_its_written_caption(pa
     ids = [figure["id"] for figure in r["figures"]]
     assert len(ids) == len(set(ids)) > 30
     assert sum(1 for i in ids if i.startswith("output-")) >= 10  # the transcripts, in parts
+    # visible, or inside a fold the reader opens (a link into it opens it: test_a_link_into_folded_output_opens_the_fold)
     assert [figure for figure in r["figures"] if not (figure["visible"] and figure["self"] and
                                                       figure["name"].startswith("〈"))] == []
     assert "<a name=" not in text
