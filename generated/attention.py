@@ -1,5 +1,5 @@
 # Generated from attention.md by tangle.py — edit attention.md and run make tangle, or edit here and run make stitch.
-# sha256 of the lines below: 3c9bd82bb0a30320d0100abde38432b0d4540d3851e1514faf5c849505a16888
+# sha256 of the lines below: 486fa681b6c37eed680c032a59d1f0d2289c9e0663993a0864ef9b7fa5f041cb
 # attention.md:324 (generated/attention.py)
 """注意力：每次解码时自己回头挑重点。
 
@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-# attention.md:2830 (附录：让释放的内存留在进程里)
+# attention.md:2831 (附录：让释放的内存留在进程里)
 def keep_freed_memory():
     """让 glibc 把释放的内存留着重用，不还给系统。只在 glibc 上做：别的 C 库没有 mallopt，或者编号不同。"""
     try:
@@ -30,7 +30,7 @@ def keep_freed_memory():
     if libc.mallopt(M_MMAP_THRESHOLD, 32 << 20):       # 32 MiB 以下的块都从堆里分，不单独映射（32 位的 glibc 不接受，返回 0）
         libc.mallopt(M_TRIM_THRESHOLD, 64 << 20)       # 堆顶空出 64 MiB 以上才还给系统；只调这一个反而更糟
 
-# attention.md:2863 (精确的矩阵乘法、exp 与 tanh)
+# attention.md:2864 (精确的矩阵乘法、exp 与 tanh)
 def mm(a, b):
     """a @ b，形状规则同 np.matmul；但每个结果都按 k = 0, 1, 2, … 的顺序一项项加出来。"""
     if a.ndim == 1:                                   # 左边是一个向量：当成一行来乘
@@ -1020,8 +1020,9 @@ RUN_NAMES = ("第一个", "第二个", "第三个")          # 并排的几个�
 def print_section_five(runs):
     """第五节：同一个种子的两次 10 位训练，和原书的矩阵放在一起：一张数字表，三张热图并排。"""
     T = len(BOOK_MATRIX)
-    print("%d 位序列，各训练 %d 轮（原书也是）。%s模型：%s，学习率 %g；"
-          % (T, runs[0].rounds, RUN_NAMES[0], QUERY_NAMES[runs[0].query], runs[0].lr))
+    print("%d 位序列，各训练 %d 轮%s。%s模型：%s，学习率 %g；"
+          % (T, runs[0].rounds, "（原书也是）" if runs[0].rounds == BOOK_ROUNDS else "", RUN_NAMES[0],
+             QUERY_NAMES[runs[0].query], runs[0].lr))
     print("%s模型：%s，学习率 %g。「原书」一列照抄原书或用它印出的矩阵算，- 是量不了。"
           % (RUN_NAMES[1], QUERY_NAMES[runs[1].query], runs[1].lr))
     print()
@@ -1162,7 +1163,7 @@ def print_transcript(attention_runs=attention_runs):
         print("第 %d 轮：" % n)
         print_matrix(runs[1].course[n].matrix)
 
-# attention.md:2807 (附录：同时训练)
+# attention.md:2808 (附录：同时训练)
 def in_background(pool, function, *args, **options):
     """让另一个进程去算 function(*args, **options)，返回一个之后取结果的 Future。进程之间按「模块名.函数名」
     传函数，所以这个模块要能按名字导入；不能的时候（比如被别的程序按文件路径执行），就当场算。"""
