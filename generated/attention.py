@@ -1,5 +1,5 @@
 # Generated from attention.md by tangle.py — edit attention.md and run make tangle, or edit here and run make stitch.
-# sha256 of the lines below: 486fa681b6c37eed680c032a59d1f0d2289c9e0663993a0864ef9b7fa5f041cb
+# sha256 of the lines below: a87505b176176cfa2205d3642acf0f2dfb31392b93799135e54907ea19438f03
 # attention.md:324 (generated/attention.py)
 """注意力：每次解码时自己回头挑重点。
 
@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-# attention.md:2831 (附录：让释放的内存留在进程里)
+# attention.md:2931 (附录：让释放的内存留在进程里)
 def keep_freed_memory():
     """让 glibc 把释放的内存留着重用，不还给系统。只在 glibc 上做：别的 C 库没有 mallopt，或者编号不同。"""
     try:
@@ -30,7 +30,7 @@ def keep_freed_memory():
     if libc.mallopt(M_MMAP_THRESHOLD, 32 << 20):       # 32 MiB 以下的块都从堆里分，不单独映射（32 位的 glibc 不接受，返回 0）
         libc.mallopt(M_TRIM_THRESHOLD, 64 << 20)       # 堆顶空出 64 MiB 以上才还给系统；只调这一个反而更糟
 
-# attention.md:2864 (精确的矩阵乘法、exp 与 tanh)
+# attention.md:2964 (精确的矩阵乘法、exp 与 tanh)
 def mm(a, b):
     """a @ b，形状规则同 np.matmul；但每个结果都按 k = 0, 1, 2, … 的顺序一项项加出来。"""
     if a.ndim == 1:                                   # 左边是一个向量：当成一行来乘
@@ -576,9 +576,10 @@ def train(length, attention, rounds, test, seed_list=((SEED_INIT, SEED_BATCH),),
     return models
 
 # attention.md:861 (贪心解码与评估)
-def predict(params, src, query="after", uniform=False, given=None):
+def predict(params, src, query="after", uniform=False, given=None, forced=False):
     """贪心解码：每一步读进自己上一步的输出。返回记号 (B, T)，和注意力权重 (B, T, T)（不用注意力时是 None）。
-    given (B, T, T)：第五节的干预，第 t 步的权重换成 given[:, t]。"""
+    given (B, T, T)：第五节的干预，第 t 步的权重换成 given[:, t]。
+    forced=True：每一步读进的是正确答案的上一位，不是自己的输出（喂对的字母），一步错了不会传到下一步。"""
     B, T = src.shape
     hs_enc = encoder(params, src)
     h, token = hs_enc[:, -1], np.full(B, START)
@@ -588,6 +589,8 @@ def predict(params, src, query="after", uniform=False, given=None):
         h, logits, w = decode_step(params, h, token, hs_enc, query, uniform, None if given is None else given[:, t])
         token = logits.argmax(axis=-1)
         tokens[:, t] = token
+        if forced:
+            token = src[:, T - 1 - t]                 # 倒序的第 t 位的正确答案
         if weights is not None:
             weights[:, t] = w
     return tokens, weights
@@ -606,14 +609,14 @@ def evaluate(params, test, query="after", uniform=False, given=None):
     correct = tokens == test[:, ::-1]
     return Evaluation(correct.all(axis=1).mean(), correct.mean(), correct.mean(axis=0), weights)
 
-# attention.md:898 (五位对比)
+# attention.md:901 (五位对比)
 def reversal_comparison(length=5, rounds=2000):
     """6.5 节的模型和加了注意力的模型，各训练 rounds 轮，在同一个测试集上评估。"""
     test = make_test_set(length)
     no_attn, attn = (train(length, attention, rounds, test)[0] for attention in (False, True))   # train 返回模型的列表
     return Comparison(rounds, no_attn, evaluate(no_attn, test), attn, evaluate(attn, test))   # 带名字的结果，见完整实现
 
-# attention.md:920 (拿掉挑选和形成对齐的规则)
+# attention.md:923 (拿掉挑选和形成对齐的规则)
 def with_uniform_weights(params, test, query):
     """拿掉挑选：同一个训练好的模型，参数一个不动，解码时把注意力权重全换成 1/T。"""
     return evaluate(params, test, query, uniform=True)
@@ -636,11 +639,11 @@ def alignment_formed(per_token, per_token_uniform, matrix):
     multiple = diagonal_weight(matrix) * len(matrix)       # 乘 T：是均匀（1/T）的几倍
     return bool(drop >= FORMED_DROP and multiple >= FORMED_DIAGONAL)
 
-# attention.md:949 (第五节的两组设置)
+# attention.md:952 (第五节的两组设置)
 BOOK_SETTING = ("after", LR)        # 第四节的设置：更新后的查询（我们对原书示意代码的读法），学习率 0.003
 PICKING_SETTING = ("before", 0.02)  # 换两个旋钮：更新前的查询，学习率大一些
 
-# attention.md:957 (把权重换掉)
+# attention.md:960 (把权重换掉)
 def reversal_weights(T, shift=0):
     """倒序要的权重：第 r 行只在第 T+1−r 列上是 1，其余是 0。shift=−1 整体挪到左边一列，
     最后一行左边没有列了，绕回第 T 列。"""
@@ -659,21 +662,30 @@ def most_frequent_letter_accuracy(test):
 
 def interventions(params, test, query, own):
     """参数一个不动，解码时把每一步的注意力权重换掉，再评估一遍。own (B, T, T) 是模型自己算的权重。
-    返回 {换成什么: 逐位正确}，外加 "follows"：挪到左边一列之后，输出正好是被指到的那个字母的比例。"""
+    返回 {换成什么: 逐位正确}（贪心解码），外加 "follows"：挪到左边一列之后，输出正好是被指到的那个字母的比例；
+    "forced"：{换成什么（"own" 是不换）: 喂对的字母时的逐位正确}，"forced_by_position"：同样，按输出位置 (T,)；
+    "other_change"：别条的权重和自己的差多少（每一行两个分布之差的绝对值加起来的一半，再平均；0 是一样，1 是不重叠）。"""
     B, T = test.shape
+    target = test[:, ::-1]
     replaced = {"reversal": reversal_weights(T),              # 倒序要的那一列
                 "shifted": reversal_weights(T, shift=-1),     # 左边一列
                 "other": np.roll(own, 1, axis=0),             # 第 i 条序列用第 i−1 条自己算出的权重
                 "uniform": np.full((T, T), 1 / T)}            # 拿掉挑选
     result = {}
+    correct = {"own": predict(params, test, query, forced=True)[0] == target}    # 喂对的字母时，每一位对不对
     for name, w in replaced.items():
-        tokens, _ = predict(params, test, query, given=np.broadcast_to(w, (B, T, T)))
-        result[name] = (tokens == test[:, ::-1]).mean()
+        given = np.broadcast_to(w, (B, T, T))
+        tokens, _ = predict(params, test, query, given=given)
+        result[name] = (tokens == target).mean()
         if name == "shifted":                                 # 每一行被指到的那一列上的字母
             result["follows"] = (tokens == test[:, w.argmax(axis=1)]).mean()
+        correct[name] = predict(params, test, query, given=given, forced=True)[0] == target
+    result["forced"] = {name: c.mean() for name, c in correct.items()}
+    result["forced_by_position"] = {name: c.mean(axis=0) for name, c in correct.items()}
+    result["other_change"] = np.abs(own - replaced["other"]).sum(axis=-1).mean() / 2
     return result
 
-# attention.md:1016 (第五节的一次运行：训练、评估、干预)
+# attention.md:1044 (第五节的一次运行：训练、评估、干预)
 REFIT_ROUNDS, SEED_REFIT = 3000, 8         # 只重新训练输出层：轮数，和它自己的批次随机流
 REFIT_CHECKPOINTS = (1000, 2000, REFIT_ROUNDS)
 
@@ -777,7 +789,7 @@ def refit_accuracy(params, test, query):
     refit_readout(params, test.shape[1], query, after_round=measure)
     return at
 
-# attention.md:1126 (对齐是怎么长出来的)
+# attention.md:1154 (对齐是怎么长出来的)
 GROWTH_CHECKPOINTS = tuple(range(10, 601, 10)) + tuple(range(700, 3001, 100))   # 每 10 轮；第 600 轮以后每 100 轮
 JUMP_FROM, JUMP_TO = 0.2, 0.8      # 「跳」：超出均匀的部分从训练完时的 20% 涨到 80%（看结果之前定下）
 
@@ -809,7 +821,7 @@ def growth_panels(course):
     half = first_round(course, lambda n: share_of_end(course, n) >= 0.5)
     return before, half, stop, rounds[-1]
 
-# attention.md:1164 (原书的矩阵)
+# attention.md:1192 (原书的矩阵)
 BOOK_FIVE = ((0.9900, 0.9980), (0.9300, 0.9860))   # 原书第四节的表：(整串全对, 逐位正确)，不用注意力、用注意力
 BOOK_ROUNDS, BOOK_PER_TOKEN = 3000, 0.6820         # 原书第五节：10 位的模型训练 3000 轮，逐位正确 0.6820
 BOOK_MATRIX = np.array([                   # 原书印出的矩阵：行 = 输出第几位，列 = 输入第几位
@@ -851,7 +863,7 @@ def encoder_reads_in_order(params, test):
             return False
     return True
 
-# attention.md:1213 (读矩阵和画热图)
+# attention.md:1241 (读矩阵和画热图)
 def peak_columns(matrix):
     """每一行最大权重所在的列（从 1 数起）和那个权重。"""
     return matrix.argmax(axis=1) + 1, matrix.max(axis=1)
@@ -928,7 +940,7 @@ def train_and_evaluate(length, rounds, attention=True, seeds=(SEED_INIT, SEED_BA
     params = train(length, attention, rounds, test, [seeds], query, lr, uniform)[0]
     return evaluate(params, test, query, uniform)
 
-# attention.md:1406 (打印实跑输出)
+# attention.md:1434 (打印实跑输出)
 class HandExample(NamedTuple):             # 第三节手算的每一步
     q: np.ndarray
     K: np.ndarray
@@ -1102,21 +1114,40 @@ REPLACEMENTS = (("reversal", "（甲）倒序要的那一列：第 r 行只有�
 
 
 def print_interventions(runs):
-    """第五节的干预：同一个模型，解码时把权重换掉，逐位正确怎么变。每个模型一列。"""
+    """第五节的干预：同一个模型，解码时把权重换掉，逐位正确怎么变。每个模型一列，贪心解码和喂对的字母各一组。"""
     names = RUN_NAMES[:len(runs)]
     print("把权重换掉：参数一个不动（（戊）除外），只在解码时把每一步的注意力权重换成别的（逐位正确）。")
     print("；".join("%s模型：%s，学习率 %g" % (name, QUERY_NAMES[run.query], run.lr) for name, run in zip(names, runs)) + "。")
-    print("".join("%s   " % name for name in names) + "解码时每一步的权重")
-    rows = [("不换：模型自己算的", [run.per_token for run in runs])]
-    rows += [(label, [run.replaced[name] for run in runs]) for name, label in REPLACEMENTS]
+    print("「贪心」：每一步读进自己上一步的输出（正文的表就是它）；「喂对」：每一步读进正确答案的上一位，")
+    print("一步错了不传到下一步，量到的只是换了权重的那一步。「一」「二」是第一个、第二个模型；- 是没有量。")
+    print("".join("%s%s   " % (mode, name[1]) for mode in ("贪心", "喂对") for name in names) + "解码时每一步的权重")
+    blank = [None] * len(runs)
+    rows = [("不换：模型自己算的", [run.per_token for run in runs], [run.replaced["forced"]["own"] for run in runs])]
+    rows += [(label, [run.replaced[name] for run in runs], [run.replaced["forced"][name] for run in runs])
+             for name, label in REPLACEMENTS]
     rows.insert(3, ("    （乙）时输出正好是被指到的那一列的字母的比例（不是逐位正确）",
-                    [run.replaced["follows"] for run in runs]))
+                    [run.replaced["follows"] for run in runs], blank))
     rows.append(("（戊）全是 1/10，只重新训练输出层 %d 轮（其余参数冻结）" % REFIT_ROUNDS,
-                 [run.refit[REFIT_ROUNDS] for run in runs]))
-    for label, values in rows:
-        print("".join("%.4f   " % v for v in values) + label)
+                 [run.refit[REFIT_ROUNDS] for run in runs], blank))
+    for label, greedy, forced in rows:
+        print("".join("%-9s" % ("-" if v is None else "%.4f" % v) for v in greedy + forced) + label)
     print("对照：每一步都输出这条序列里出现最多的字母（不分第几步），逐位正确 %.4f。"
           % most_frequent_letter_accuracy(make_test_set(len(runs[0].matrix))))
+    print("（丙）换上的权重和模型自己的差多少（每一行两个分布之差的绝对值之和的一半，平均；0 一样，1 不重叠）："
+          + "，".join("%s %.3f" % (name, run.replaced["other_change"]) for name, run in zip(names, runs)) + "。")
+    print()
+    print_forced_by_position(runs)
+
+
+def print_forced_by_position(runs):
+    """喂对的字母时，每种权重下按输出位置的逐位正确。标签放在数字后面，数字的列在任何字体里都对得齐。"""
+    T = len(runs[0].matrix)
+    print("喂对的字母时，按输出位置的逐位正确：")
+    print(" ".join("%4d" % (r + 1) for r in range(T)) + "   模型，解码时的权重")
+    labels = (("own", "不换"),) + tuple((name, label[:3]) for name, label in REPLACEMENTS)
+    for name, run in zip(RUN_NAMES, runs):
+        for key, label in labels:
+            print(" ".join("%.2f" % a for a in run.replaced["forced_by_position"][key]) + "   %s模型，%s" % (name, label))
 
 
 def print_transcript(attention_runs=attention_runs):
@@ -1163,7 +1194,7 @@ def print_transcript(attention_runs=attention_runs):
         print("第 %d 轮：" % n)
         print_matrix(runs[1].course[n].matrix)
 
-# attention.md:2808 (附录：同时训练)
+# attention.md:2908 (附录：同时训练)
 def in_background(pool, function, *args, **options):
     """让另一个进程去算 function(*args, **options)，返回一个之后取结果的 Future。进程之间按「模块名.函数名」
     传函数，所以这个模块要能按名字导入；不能的时候（比如被别的程序按文件路径执行），就当场算。"""

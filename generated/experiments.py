@@ -1,6 +1,6 @@
 # Generated from attention.md by tangle.py — edit attention.md and run make tangle, or edit here and run make stitch.
-# sha256 of the lines below: c1b055a9ff1034c69a5a5ab4ee7c689af1f8839483f8c9e4220fa3c3f18a9636
-# attention.md:2693 (generated/experiments.py)
+# sha256 of the lines below: 2e084f539acbd220d587769c2e7f32e8c2f767962b84959ee90ef0eea9d41afb
+# attention.md:2792 (generated/experiments.py)
 """「30 秒实验」的答案。运行：python generated/experiments.py（要几分钟）。
 
 由 attention.md 用 tangle.py 生成。请改 attention.md 再 make tangle；直接改了这个文件，make stitch 把改动搬回 attention.md。
@@ -17,7 +17,7 @@ from attention import (        # 正文的程序：同一个文件夹里的 gene
     jump, keep_freed_memory, log, make_test_set, mm, peak_columns, peak_offsets, print_matrix, progress,
     sample_heatmap, softmax, train)
 
-# attention.md:1651 (实验一：除以根号 d，还是除以 d)
+# attention.md:1698 (实验一：除以根号 d，还是除以 d)
 SEED_EXPERIMENT = 4           # 实验一用的随机流
 
 
@@ -62,11 +62,21 @@ def scaling_experiment(dims=(3, 300), n=2000, T=10):
     print("-" * 92)
     for d in dims:
         q, K = unit_variance(rng, (n, 1, d)), unit_variance(rng, (n, T, d))
+        summaries = {}
         for label, scale in (("不缩放", 1.0), ("除以根号 d", np.sqrt(d)), ("除以 d", float(d))):
-            print("%-6d %-12s %10.3f   %8.3f  %7.3f   %8.4f  %8.4f   %8.4f  %8.4f"
-                  % ((d, label) + attention_summary(q, K, scale)))
+            summaries[label] = attention_summary(q, K, scale)
+            print("%-6d %-12s %10.3f   %8.3f  %7.3f   %8.4f  %8.4f   %8.4f  %8.4f" % ((d, label) + summaries[label]))
+    print_chain_rule(d, summaries["不缩放"], summaries["除以根号 d"])
 
-# attention.md:1734 (实验二：只保留最大的那个)
+
+def print_chain_rule(d, plain, root):
+    """∂α/∂q = ∂α/∂分数 · ∂分数/∂q，后一项是 k / 缩放：不缩放比除以根号 d 多乘了根号 d。
+    两个平均数之比，大致就是 ∂α/∂分数 的平均之比再乘根号 d（不完全相等：平均和乘法不能交换）。"""
+    ratio_scores, ratio_q = plain[3] / root[3], plain[5] / root[5]
+    print("d = %d，不缩放对除以根号 d：∂α/∂分数的平均之比 %.3f，乘上根号 %d = %.2f 是 %.2f；∂α/∂q 的平均之比 %.2f。"
+          % (d, ratio_scores, d, np.sqrt(d), ratio_scores * np.sqrt(d), ratio_q))
+
+# attention.md:1791 (实验二：只保留最大的那个)
 def hard_max(scores):
     """「只保留最大的那个」：最大的分数拿权重 1，其余拿 0。"""
     return (scores == scores.max()).astype(float)
@@ -95,9 +105,10 @@ def hard_attention_experiment():
     print("硬选择的梯度全是 0：%s；softmax 的梯度里非零的有 %d 个（共 %d 个）。"
           % ("是" if not hard_grad.any() else "否", np.count_nonzero(soft_grad), soft_grad.size))
 
-# attention.md:1800 (实验三：多个种子)
+# attention.md:1857 (实验三：多个种子)
 EXPERIMENT_SEEDS = [(s, 100 + s) for s in range(10)]   # 种子 s：RandomState(s) 初始化，RandomState(100 + s) 抽批次
 SHORT_ROUNDS, SWEEP_ROUNDS = 2000, 3000                 # 5 位和 10 位的扫描各训练多少轮，和正文一样
+SHORT_SETTINGS = (BOOK_SETTING, PICKING_SETTING)        # 5 位跑两格：第四节的设置，和 10 位上长得出对齐的那一格
 
 
 def mean_and_spread(values):
@@ -219,7 +230,7 @@ def print_cell_summary(lr, cell):
         print("    和不用注意力比：不用注意力高的 %d 个，学出权重的高的 %d 个，一样的 %d 个"
               % seed_by_seed([r.per_token for r in cell["none"]], learned))
 
-# attention.md:1973 (实验四：注意力什么时候真的在挑)
+# attention.md:2031 (实验四：注意力什么时候真的在挑)
 SWEEP_RATES = (0.003, 0.01, 0.02)          # 学习率：从第四节的 0.003 到大它六倍多的 0.02
 SWEEP_QUERIES = ("after", "before")        # 更新后的查询，更新前的查询
 
@@ -264,7 +275,7 @@ def print_picture(title, choice):
     print_matrix(run.sample_weights)
     sample_heatmap(run.sample, run.sample_weights)
 
-# attention.md:2247 (实验五：训练得更久)
+# attention.md:2305 (实验五：训练得更久)
 LONG_ROUNDS = 30000
 LONG_CHECKPOINTS = (3000, 10000)
 
@@ -327,7 +338,7 @@ def print_long_training(run):
           + "，第 %d 轮 %.2f；左边一列 %.2f 倍。" % (LONG_ROUNDS, diagonal_weight(run.matrix) * 10,
                                                     diagonal_weight(run.matrix, -1) * 10))
 
-# attention.md:2404 (实验六：峰值落在哪一列)
+# attention.md:2462 (实验六：峰值落在哪一列)
 def print_peak_offsets(sweep):
     n, T = len(EXPERIMENT_SEEDS), 10
     print("严格倒序：输出第 r 位对输入第 %d − r 位。解码器输出第 r 位之前读进的是上一位的输出，答对时就是" % (T + 1))
@@ -363,7 +374,7 @@ def print_first_row_at_start(length=10):
         print("  查询 = %s：峰值落在第 %d 列的种子 %d 个；第 %d 列平均是均匀的 %.2f 倍"
               % (QUERY_SHORT[query], length, peaks.count(length), length, np.mean(last)))
 
-# attention.md:2486 (实验七：把权重换掉)
+# attention.md:2544 (实验七：把权重换掉)
 REFIT_SETTINGS = (BOOK_SETTING, PICKING_SETTING)   # 只重新训练输出层的两格：第五节的两个设置
 SWAPS = ("reversal", "shifted", "other", "uniform")
 SWAP_SHORT = {"reversal": "倒序", "shifted": "左移", "other": "别条", "uniform": "均匀"}
@@ -388,24 +399,65 @@ def print_swap_table(lr, cell):
 
 
 def print_swap_groups(sweep):
-    """实验四的 60 个学出权重的模型，按是否形成了对齐分两组：每种换法的平均、最低、最高。"""
+    """实验四的 60 个学出权重的模型，按是否形成了对齐分两组：每种换法的平均、最低、最高，贪心解码和喂对的字母各一遍。"""
     runs = [run for cell in sweep.values() for query in SWEEP_QUERIES for run in cell[query]]
     print("按是否形成了对齐分两组（实验四的全部 %d 个学出权重的模型）：" % len(runs))
-    print("               个数   " + "".join("%s    " % name for name in ("自己",) + tuple(SWAP_SHORT[s] for s in SWAPS)).rstrip())
     for formed, label in ((True, "形成了"), (False, "没形成")):
-        group = np.array([swap_row(run) for run in runs if selection(run).formed == formed])
-        if len(group) == 0:
-            print("%s        0" % label)
+        group = [run for run in runs if selection(run).formed == formed]
+        if not group:
+            print("%s：0 个" % label)
             continue
-        for stat, values in (("平均", group.mean(axis=0)), ("最低", group.min(axis=0)), ("最高", group.max(axis=0))):
-            print("%s  %s    %3d   " % (label, stat, len(group)) + "  ".join("%.4f" % v for v in values))
-        follows = [run.replaced["follows"] for run in runs if selection(run).formed == formed]
-        print("    左移时，输出正好是被指到的那一列的字母：平均 %.4f，最低 %.4f，最高 %.4f"
+        print("%s：%d 个      自己    倒序    左移    别条    均匀" % (label, len(group)))
+        for mode, rows in (("贪心", [swap_row(run) for run in group]), ("喂对", [forced_swap_row(run) for run in group])):
+            table = np.array(rows)
+            for stat, values in (("平均", table.mean(axis=0)), ("最低", table.min(axis=0)), ("最高", table.max(axis=0))):
+                print("  %s  %s      " % (mode, stat) + "  ".join("%.4f" % v for v in values))
+        follows = [run.replaced["follows"] for run in group]
+        print("    左移时（贪心），输出正好是被指到的那一列的字母：平均 %.4f，最低 %.4f，最高 %.4f"
               % (np.mean(follows), min(follows), max(follows)))
-        own = group[:, 0]
-        for j, name in enumerate(SWAPS, start=1):
-            higher, lower, same = seed_by_seed(group[:, j], own)
-            print("    换成%s之后比自己：高的 %d 个，低的 %d 个，一样的 %d 个" % (SWAP_SHORT[name], higher, lower, same))
+        for mode, row in (("贪心", swap_row), ("喂对", forced_swap_row)):
+            table = np.array([row(run) for run in group])
+            counts = [seed_by_seed(table[:, j], table[:, 0]) for j in range(1, len(SWAPS) + 1)]
+            print("    %s，换了之后比自己（高/低/一样的个数）：" % mode
+                  + "，".join("%s %d/%d/%d" % ((SWAP_SHORT[name],) + c) for name, c in zip(SWAPS, counts)))
+        changes = [run.replaced["other_change"] for run in group]
+        print("    别条的权重和自己的差多少（每一行两个分布之差的绝对值之和的一半，平均）：平均 %.3f，最低 %.3f，最高 %.3f"
+              % (np.mean(changes), min(changes), max(changes)))
+    print()
+    print_forced_positions(runs)
+    print()
+    print_reversal_by_cell(sweep)
+
+
+def forced_swap_row(run):
+    """一个模型，喂对的字母时：不换权重的逐位正确，和换成四种权重之后的。"""
+    return [run.replaced["forced"][name] for name in ("own",) + SWAPS]
+
+
+def print_forced_positions(runs):
+    """喂对的字母时，两组各自每种换法按输出位置的逐位正确（组内平均）。标签在数字后面。"""
+    print("喂对的字母时，按输出位置的逐位正确（组内平均）：")
+    print(" ".join("%4d" % (r + 1) for r in range(len(runs[0].matrix))) + "   哪一组，换成什么")
+    for formed, label in ((True, "形成了"), (False, "没形成")):
+        group = [run for run in runs if selection(run).formed == formed]
+        for name in ("own",) + SWAPS:
+            by_position = np.mean([run.replaced["forced_by_position"][name] for run in group], axis=0)
+            print(" ".join("%.2f" % a for a in by_position) + "   %s，%s" % (label, "自己" if name == "own" else SWAP_SHORT[name]))
+
+
+def print_reversal_by_cell(sweep):
+    """没形成对齐的模型，逐格数：换成倒序之后比自己高、低、一样的个数，贪心解码和喂对的字母各一遍。"""
+    print("没形成对齐的模型，换成倒序之后比自己（高/低/一样的个数），逐格：")
+    print("个数   贪心      喂对      学习率，查询")
+    for lr, cell in sweep.items():
+        for query in SWEEP_QUERIES:
+            group = [run for run in cell[query] if not selection(run).formed]
+            if not group:
+                continue
+            greedy = seed_by_seed([run.replaced["reversal"] for run in group], [run.per_token for run in group])
+            forced = seed_by_seed([run.replaced["forced"]["reversal"] for run in group],
+                                  [run.replaced["forced"]["own"] for run in group])
+            print("%-7d%-10s%-10s%g，%s" % (len(group), "%d/%d/%d" % greedy, "%d/%d/%d" % forced, lr, QUERY_SHORT[query]))
 
 
 def print_refits(sweep):
@@ -448,17 +500,18 @@ def main():
         print()
         hard_attention_experiment()
         print()
-        short = selection_sweep(pool, 5, SHORT_ROUNDS, (LR,), ("after",))
+        short = {lr: selection_sweep(pool, 5, SHORT_ROUNDS, (lr,), (query,))[lr] for query, lr in SHORT_SETTINGS}
         sweep = selection_sweep(pool, 10, SWEEP_ROUNDS, SWEEP_RATES, SWEEP_QUERIES, REFIT_SETTINGS)
         long_run = long_training.result()[0]
     print("三、5 位任务：每个做法 %d 个种子，各训练 %d 轮。" % (len(EXPERIMENT_SEEDS), SHORT_ROUNDS))
     print("± 是 %d 个种子之间的标准差（总体标准差）；测试集都是同一份 %d 条。" % (len(EXPERIMENT_SEEDS), TEST_SIZE))
-    print_sweep_table(LR, short[LR])
-    print_cell_summary(LR, short[LR])
-    print()
+    for lr, cell in short.items():
+        print_sweep_table(lr, cell)
+        print_cell_summary(lr, cell)
+        print()
     print("四、10 位任务：注意力什么时候真的在挑？每格 %d 个种子，各训练 %d 轮。" % (len(EXPERIMENT_SEEDS), SWEEP_ROUNDS))
-    print("规则（事先定好）：拿掉挑选后逐位正确降 %.2f 以上、反对角线是均匀的 %.0f 倍以上，才算形成了对齐。"
-          % (FORMED_DROP, FORMED_DIAGONAL))
+    print("规则（跑这 %d 个种子之前定好）：拿掉挑选后逐位正确降 %.2f 以上、反对角线是均匀的 %.0f 倍以上，才算形成了对齐。"
+          % (len(EXPERIMENT_SEEDS), FORMED_DROP, FORMED_DIAGONAL))
     for lr, cell in sweep.items():
         print()
         print_sweep_table(lr, cell)
