@@ -534,6 +534,9 @@ def fake_comparison():
     return A.Comparison(2000, untrained(False), perfect, untrained(True), perfect)
 
 
+FORCED = {"own": 0.8, "reversal": 0.95, "shifted": 0.3, "other": 0.8, "uniform": 0.8}   # fed the right letters
+
+
 def fake_runs(query, lr, checkpoints=()):
     matrix = np.eye(10)[::-1] * 0.91 + 0.01                # a perfect reversal
     uniform = A.Evaluation(0.1, 0.4, np.full(10, 0.4), np.full((100, 10, 10), 0.1))
@@ -541,7 +544,9 @@ def fake_runs(query, lr, checkpoints=()):
              for n in checkpoints}                          # formed at round 200
     return [A.Run(query, lr, 3000, untrained(True), whole=0.5, per_token=0.75, by_position=np.linspace(1, 0.1, 10),
                   uniform=uniform, matrix=matrix, sample=np.arange(10) % 5, sample_weights=matrix,
-                  replaced={"reversal": 0.9, "shifted": 0.2, "follows": 0.8, "other": 0.7, "uniform": 0.4},
+                  replaced={"reversal": 0.9, "shifted": 0.2, "follows": 0.8, "other": 0.7, "uniform": 0.4,
+                            "forced": dict(FORCED), "forced_by_position": {k: np.full(10, v) for k, v in FORCED.items()},
+                            "other_change": 0.05},
                   refit={A.REFIT_ROUNDS: 0.5}, course=grows)]
 
 
@@ -576,7 +581,8 @@ def test_interventions_report_what_evaluate_gives_for_each_replacement():
     params = A.train(5, True, 30, test, query="before")[0]
     _, own_accuracy, _, own = A.evaluate(params, test, "before")
     result = A.interventions(params, test, "before", own)
-    assert list(result) == ["reversal", "shifted", "follows", "other", "uniform"]
+    assert list(result) == ["reversal", "shifted", "follows", "other", "uniform", "forced", "forced_by_position",
+                            "other_change"]
     shifted = np.broadcast_to(A.reversal_weights(5, shift=-1), own.shape)
     tokens, _ = A.predict(params, test, "before", given=shifted)
     pointed = test[:, [3, 2, 1, 0, 4]]                   # row r reads column 5 − r, the last row wraps to column 5
@@ -584,6 +590,31 @@ def test_interventions_report_what_evaluate_gives_for_each_replacement():
     assert result["uniform"] == A.with_uniform_weights(params, test, "before").per_token
     assert result["other"] == A.evaluate(params, test, "before", given=np.roll(own, 1, axis=0))[1]
     assert result["reversal"] == A.evaluate(params, test, "before", given=np.broadcast_to(A.reversal_weights(5), own.shape))[1]
+    reversal = np.broadcast_to(A.reversal_weights(5), own.shape)
+    fed = A.predict(params, test, "before", given=reversal, forced=True)[0] == test[:, ::-1]
+    assert result["forced"]["reversal"] == fed.mean() and np.array_equal(result["forced_by_position"]["reversal"], fed.mean(axis=0))
+    assert result["forced"]["own"] == (A.predict(params, test, "before", forced=True)[0] == test[:, ::-1]).mean()
+    assert sorted(result["forced"]) == sorted(result["forced_by_position"]) == ["other", "own", "reversal", "shifted", "uniform"]
+    half_l1 = np.abs(own - np.roll(own, 1, axis=0)).sum(axis=-1) / 2       # per row: 0 the same, 1 no overlap
+    assert result["other_change"] == pytest.approx(half_l1.mean()) and 0 < result["other_change"] < 1
+
+
+def test_decoding_fed_the_right_letters_is_the_argmax_of_teacher_forced_training():
+    """forced=True reads in the correct previous letter at every step, as training does: its outputs are the
+    argmax of the training path's logits, step by step, whatever the model outputs itself (both queries)."""
+    params = A.train(5, True, 20, A.make_test_set(5))[0]
+    src = A.make_test_set(5)[:40]
+    tgt = src[:, ::-1]
+    hs_enc = A.encoder(params, src)
+    dec_in = np.concatenate([np.full((40, 1), A.START), tgt[:, :-1]], axis=1)
+    hs_dec = A.decoder(params, dec_in, hs_enc[:, -1])
+    for query in ("after", "before"):
+        queries = hs_dec if query == "after" else np.concatenate([hs_enc[:, -1:], hs_dec[:, :-1]], axis=1)
+        logits_all, _, _ = A.decoder_output(params, hs_dec, hs_enc, queries)
+        fed, _ = A.predict(params, src, query, forced=True)
+        assert np.array_equal(fed, logits_all.argmax(axis=-1))
+        greedy, _ = A.predict(params, src, query)
+        assert not np.array_equal(fed, greedy)        # an untrained model's own outputs differ: the feeding matters
 
 
 def test_loss_and_grads_readout_only_gives_the_same_readout_gradients():

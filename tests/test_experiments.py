@@ -220,26 +220,48 @@ def test_the_sweep_equals_one_model_at_a_time_including_checkpoints(monkeypatch)
                 assert a.course[n][:2] == b.course[n][:2] and same_bits(a.course[n].matrix, b.course[n].matrix)
             for key in ("whole", "per_token", "by_position", "matrix", "sample", "sample_weights"):
                 assert same_bits(getattr(a, key), getattr(b, key)), key
-            assert a.uniform[:2] == b.uniform[:2] and a.replaced == b.replaced and a.refit is None is b.refit
+            assert a.uniform[:2] == b.uniform[:2] and same_replacements(a.replaced, b.replaced) and a.refit is None is b.refit
+
+
+def same_replacements(a, b):
+    """The interventions' results, bit for bit: numbers, and the per-position arrays inside the nested dicts."""
+    if isinstance(a, dict):
+        return isinstance(b, dict) and list(a) == list(b) and all(same_replacements(a[k], b[k]) for k in a)
+    return same_bits(np.asarray(a), np.asarray(b))
 
 
 def swapped_run(formed, per_token, replaced, refit=None):
     return fake_run(formed, per_token, replaced, refit)
 
 
+def forced_too(replaced, forced):
+    """A swapped run's results with the fed-the-right-letters accuracies added (the same at every position)."""
+    return dict(replaced, forced=dict(forced), forced_by_position={k: np.full(10, v) for k, v in forced.items()},
+                other_change=0.1)
+
+
 def test_the_swap_groups_split_by_the_rule_and_count_model_by_model(capsys):
-    formed = swapped_run(True, 1.0, {"reversal": 1.0, "shifted": 0.2, "follows": 1.0, "other": 0.99, "uniform": 0.4})
-    flat = swapped_run(False, 0.7, {"reversal": 0.9, "shifted": 0.3, "follows": 0.5, "other": 0.7, "uniform": 0.75})
+    formed = swapped_run(True, 1.0, forced_too({"reversal": 1.0, "shifted": 0.2, "follows": 1.0, "other": 0.99, "uniform": 0.4},
+                                               {"own": 1.0, "reversal": 1.0, "shifted": 0.1, "other": 1.0, "uniform": 0.5}))
+    flat = swapped_run(False, 0.7, forced_too({"reversal": 0.9, "shifted": 0.3, "follows": 0.5, "other": 0.7, "uniform": 0.75},
+                                              {"own": 0.8, "reversal": 0.8, "shifted": 0.4, "other": 0.9, "uniform": 0.7}))
     E.print_swap_groups({0.02: {"after": [formed, flat], "before": [flat, flat]}})
     lines = capsys.readouterr().out.splitlines()
     assert "全部 4 个" in lines[0]
-    assert lines[2].split() == ["形成了", "平均", "1", "1.0000", "1.0000", "0.2000", "0.9900", "0.4000"]
-    assert "左移时，输出正好是被指到的那一列的字母：平均 1.0000，最低 1.0000，最高 1.0000" in lines[5]
-    assert lines[10].split() == ["没形成", "平均", "3", "0.7000", "0.9000", "0.3000", "0.7000", "0.7500"]
-    assert "平均 0.5000" in lines[13]
-    assert "换成倒序之后比自己：高的 3 个，低的 0 个，一样的 0 个" in lines[14]
-    assert "换成别条之后比自己：高的 0 个，低的 0 个，一样的 3 个" in lines[16]
-    assert "换成均匀之后比自己：高的 3 个，低的 0 个，一样的 0 个" in lines[17]
+    assert lines[1].split() == ["形成了：1", "个", "自己", "倒序", "左移", "别条", "均匀"]
+    assert lines[2].split() == ["贪心", "平均", "1.0000", "1.0000", "0.2000", "0.9900", "0.4000"]
+    assert lines[5].split() == ["喂对", "平均", "1.0000", "1.0000", "0.1000", "1.0000", "0.5000"]
+    assert "输出正好是被指到的那一列的字母：平均 1.0000，最低 1.0000，最高 1.0000" in lines[8]
+    assert lines[12].split() == ["贪心", "平均", "0.7000", "0.9000", "0.3000", "0.7000", "0.7500"]
+    assert lines[15].split() == ["喂对", "平均", "0.8000", "0.8000", "0.4000", "0.9000", "0.7000"]
+    assert "平均 0.5000" in lines[18]
+    assert lines[19].endswith("倒序 3/0/0，左移 0/3/0，别条 0/0/3，均匀 3/0/0")            # greedy, against its own 0.7
+    assert lines[20].endswith("倒序 0/0/3，左移 0/3/0，别条 3/0/0，均匀 0/3/0")            # fed, against its own 0.8
+    by_position = lines[lines.index("喂对的字母时，按输出位置的逐位正确（组内平均）："):]
+    assert by_position[3].split() == ["0.10"] * 10 + ["形成了，左移"]
+    assert by_position[8].split() == ["0.80"] * 10 + ["没形成，倒序"]
+    by_cell = lines[lines.index("没形成对齐的模型，换成倒序之后比自己（高/低/一样的个数），逐格："):]
+    assert by_cell[2:] == ["1      1/0/0     0/0/1     0.02，更新后", "2      2/0/0     0/0/2     0.02，更新前"]
 
 
 def test_the_refit_table_reads_each_checkpoint_and_the_same_cells_uniform_control(capsys, monkeypatch):
