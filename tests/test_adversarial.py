@@ -883,7 +883,9 @@ def test_traceback_a_formula_nested_400_deep_is_one_short_error(tmp_path, capsys
 def test_traceback_deeply_nested_quotes_and_lists(tmp_path, capsys):
     md = write(tmp_path, lesson("> " * 300 + "x\n\n" + "".join("  " * i + "- x\n" for i in range(300))))
     code = weave.main([str(md), "-o", str(tmp_path / "p.html")])
-    assert code in (0, 2) and "Traceback" not in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert code == 2 and "Traceback" not in err and "nested too deeply" in err   # refused, as check refuses it
+    assert not (tmp_path / "p.html").exists()                                      # and no page that drops the rest
 
 
 # ---------------------------------------------------------------- wrong results
