@@ -252,13 +252,14 @@ def test_the_swap_groups_split_by_the_rule_and_count_model_by_model(capsys):
     assert lines[2].split() == ["贪心", "平均", "1.0000", "1.0000", "0.2000", "0.9900", "0.4000"]
     assert lines[5].split() == ["喂对", "平均", "1.0000", "1.0000", "0.1000", "1.0000", "0.5000"]
     assert "输出正好是被指到的那一列的字母：平均 1.0000，最低 1.0000，最高 1.0000" in lines[8]
-    assert lines[12].split() == ["贪心", "平均", "0.7000", "0.9000", "0.3000", "0.7000", "0.7500"]
-    assert lines[15].split() == ["喂对", "平均", "0.8000", "0.8000", "0.4000", "0.9000", "0.7000"]
-    assert "平均 0.5000" in lines[18]
-    assert lines[19].endswith("倒序 3/0/0，左移 0/3/0，别条 0/0/3，均匀 3/0/0")            # greedy, against its own 0.7
-    assert lines[20].endswith("倒序 0/0/3，左移 0/3/0，别条 3/0/0，均匀 0/3/0")            # fed, against its own 0.8
+    assert lines[13].split() == ["贪心", "平均", "0.7000", "0.9000", "0.3000", "0.7000", "0.7500"]
+    assert lines[16].split() == ["喂对", "平均", "0.8000", "0.8000", "0.4000", "0.9000", "0.7000"]
+    assert lines[12].split() == ["没形成：3", "个", "自己", "倒序", "左移", "别条", "均匀"]
+    assert "平均 0.5000" in lines[19]
+    assert lines[20].endswith("倒序 3/0/0，左移 0/3/0，别条 0/0/3，均匀 3/0/0")            # greedy, against its own 0.7
+    assert lines[21].endswith("倒序 0/0/3，左移 0/3/0，别条 3/0/0，均匀 0/3/0")            # fed, against its own 0.8
     by_position = lines[lines.index("喂对的字母时，按输出位置的逐位正确（组内平均）："):]
-    assert by_position[3].split() == ["0.10"] * 10 + ["形成了，左移"]
+    assert by_position[4].split() == ["0.10"] * 10 + ["形成了，左移"]
     assert by_position[8].split() == ["0.80"] * 10 + ["没形成，倒序"]
     by_cell = lines[lines.index("没形成对齐的模型，换成倒序之后比自己（高/低/一样的个数），逐格："):]
     assert by_cell[2:] == ["1      1/0/0     0/0/1     0.02，更新后", "2      2/0/0     0/0/2     0.02，更新前"]
