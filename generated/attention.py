@@ -1,5 +1,5 @@
 # Generated from attention.md by tangle.py — edit attention.md and run make tangle, or edit here and run make stitch.
-# sha256 of the lines below: 0567ea31bc35053a56f970d987dffffb90cc9dcb70b3d1fe0e70f5c4c8bed5b9
+# sha256 of the lines below: 80a6fb5e5e8eea254bb2b3f77fd064fc71ad486f5561ff8b7db3b57b1dc6df1c
 # attention.md:324 (generated/attention.py)
 """注意力：每次解码时自己回头挑重点。
 
@@ -640,7 +640,7 @@ def alignment_formed(per_token, per_token_uniform, matrix):
     return bool(drop >= FORMED_DROP and multiple >= FORMED_DIAGONAL)
 
 # attention.md:952 (第五节的两组设置)
-BOOK_SETTING = ("after", LR)        # 第四节的设置：更新后的查询（我们对原书示意代码的读法），学习率 0.003
+BOOK_SETTING = ("after", LR)        # 第四节的设置：更新后的查询（我们对原书示意代码的读法），学习率 0.003（我们定的）
 PICKING_SETTING = ("before", 0.02)  # 换两个旋钮：更新前的查询，学习率大一些
 
 # attention.md:960 (把权重换掉)
