@@ -90,18 +90,24 @@ def test_mm_takes_vectors_as_matmul_does():
     np.testing.assert_allclose(A.mm(a, v), a @ v, rtol=1e-13)
 
 
+def teacher_forced_logits(params, src, query):
+    """The training path: every step reads the correct previous letter, all steps at once (decoder, decoder_output)."""
+    hs_enc = A.encoder(params, src)
+    dec_in = np.concatenate([np.full((len(src), 1), A.START), src[:, ::-1][:, :-1]], axis=1)
+    hs_dec = A.decoder(params, dec_in, hs_enc[:, -1])
+    queries = hs_dec if query == "after" else np.concatenate([hs_enc[:, -1:], hs_dec[:, :-1]], axis=1)
+    return A.decoder_output(params, hs_dec, hs_enc, queries)[0]
+
+
 def test_decode_step_is_one_step_of_teacher_forced_training():
     """decode_step (the main line's decoder, one step at a time) and the training path (all
     steps at once through decoder and decoder_output) give the same logits, both queries."""
     params = A.init_params(np.random.RandomState(5), True)
     src = A.make_test_set(5)[:6]
-    tgt = src[:, ::-1]
     hs_enc = A.encoder(params, src)
-    dec_in = np.concatenate([np.full((6, 1), A.START), tgt[:, :-1]], axis=1)
-    hs_dec = A.decoder(params, dec_in, hs_enc[:, -1])
+    dec_in = np.concatenate([np.full((6, 1), A.START), src[:, ::-1][:, :-1]], axis=1)
     for query in ("after", "before"):
-        queries = hs_dec if query == "after" else np.concatenate([hs_enc[:, -1:], hs_dec[:, :-1]], axis=1)
-        logits_all, _, _ = A.decoder_output(params, hs_dec, hs_enc, queries)
+        logits_all = teacher_forced_logits(params, src, query)
         h = hs_enc[:, -1]
         for t in range(5):
             h, logits, _ = A.decode_step(params, h, dec_in[:, t], hs_enc, query)
@@ -604,15 +610,9 @@ def test_decoding_fed_the_right_letters_is_the_argmax_of_teacher_forced_training
     argmax of the training path's logits, step by step, whatever the model outputs itself (both queries)."""
     params = A.train(5, True, 20, A.make_test_set(5))[0]
     src = A.make_test_set(5)[:40]
-    tgt = src[:, ::-1]
-    hs_enc = A.encoder(params, src)
-    dec_in = np.concatenate([np.full((40, 1), A.START), tgt[:, :-1]], axis=1)
-    hs_dec = A.decoder(params, dec_in, hs_enc[:, -1])
     for query in ("after", "before"):
-        queries = hs_dec if query == "after" else np.concatenate([hs_enc[:, -1:], hs_dec[:, :-1]], axis=1)
-        logits_all, _, _ = A.decoder_output(params, hs_dec, hs_enc, queries)
         fed, _ = A.predict(params, src, query, forced=True)
-        assert np.array_equal(fed, logits_all.argmax(axis=-1))
+        assert np.array_equal(fed, teacher_forced_logits(params, src, query).argmax(axis=-1))
         greedy, _ = A.predict(params, src, query)
         assert not np.array_equal(fed, greedy)        # an untrained model's own outputs differ: the feeding matters
 
