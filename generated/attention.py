@@ -1,5 +1,5 @@
 # Generated from attention.md by tangle.py — edit attention.md and run make tangle, or edit here and run make stitch.
-# sha256 of the lines below: 80a6fb5e5e8eea254bb2b3f77fd064fc71ad486f5561ff8b7db3b57b1dc6df1c
+# sha256 of the lines below: 40b8df0a24aaef10890cf848bac50b18b566693772fee5aaf5d71fb7909d95ff
 # attention.md:324 (generated/attention.py)
 """注意力：每次解码时自己回头挑重点。
 
@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-# attention.md:2987 (附录：让释放的内存留在进程里)
+# attention.md:2990 (附录：让释放的内存留在进程里)
 def keep_freed_memory():
     """让 glibc 把释放的内存留着重用，不还给系统。只在 glibc 上做：别的 C 库没有 mallopt，或者编号不同。"""
     try:
@@ -30,7 +30,7 @@ def keep_freed_memory():
     if libc.mallopt(M_MMAP_THRESHOLD, 32 << 20):       # 32 MiB 以下的块都从堆里分，不单独映射（32 位的 glibc 不接受，返回 0）
         libc.mallopt(M_TRIM_THRESHOLD, 64 << 20)       # 堆顶空出 64 MiB 以上才还给系统；只调这一个反而更糟
 
-# attention.md:3020 (精确的矩阵乘法、exp 与 tanh)
+# attention.md:3023 (精确的矩阵乘法、exp 与 tanh)
 def mm(a, b):
     """a @ b，形状规则同 np.matmul；但每个结果都按 k = 0, 1, 2, … 的顺序一项项加出来。"""
     if a.ndim == 1:                                   # 左边是一个向量：当成一行来乘
@@ -685,7 +685,7 @@ def interventions(params, test, query, own):
     result["other_change"] = np.abs(own - replaced["other"]).sum(axis=-1).mean() / 2
     return result
 
-# attention.md:1045 (第五节的一次运行：训练、评估、干预)
+# attention.md:1047 (第五节的一次运行：训练、评估、干预)
 REFIT_ROUNDS, SEED_REFIT = 3000, 8         # 只重新训练输出层：轮数，和它自己的批次随机流
 REFIT_CHECKPOINTS = (1000, 2000, REFIT_ROUNDS)
 
@@ -789,7 +789,7 @@ def refit_accuracy(params, test, query):
     refit_readout(params, test.shape[1], query, after_round=measure)
     return at
 
-# attention.md:1155 (对齐是怎么长出来的)
+# attention.md:1157 (对齐是怎么长出来的)
 GROWTH_CHECKPOINTS = tuple(range(10, 601, 10)) + tuple(range(700, 3001, 100))   # 每 10 轮；第 600 轮以后每 100 轮
 JUMP_FROM, JUMP_TO = 0.2, 0.8      # 「跳」：超出均匀的部分从训练完时的 20% 涨到 80%（看结果之前定下）
 
@@ -821,7 +821,7 @@ def growth_panels(course):
     half = first_round(course, lambda n: share_of_end(course, n) >= 0.5)
     return before, half, stop, rounds[-1]
 
-# attention.md:1193 (原书的矩阵)
+# attention.md:1195 (原书的矩阵)
 BOOK_FIVE = ((0.9900, 0.9980), (0.9300, 0.9860))   # 原书第四节的表：(整串全对, 逐位正确)，不用注意力、用注意力
 BOOK_ROUNDS, BOOK_PER_TOKEN = 3000, 0.6820         # 原书第五节：10 位的模型训练 3000 轮，逐位正确 0.6820
 BOOK_MATRIX = np.array([                   # 原书印出的矩阵：行 = 输出第几位，列 = 输入第几位
@@ -863,7 +863,7 @@ def encoder_reads_in_order(params, test):
             return False
     return True
 
-# attention.md:1242 (读矩阵和画热图)
+# attention.md:1244 (读矩阵和画热图)
 def peak_columns(matrix):
     """每一行最大权重所在的列（从 1 数起）和那个权重。"""
     return matrix.argmax(axis=1) + 1, matrix.max(axis=1)
@@ -940,7 +940,7 @@ def train_and_evaluate(length, rounds, attention=True, seeds=(SEED_INIT, SEED_BA
     params = train(length, attention, rounds, test, [seeds], query, lr, uniform)[0]
     return evaluate(params, test, query, uniform)
 
-# attention.md:1435 (打印实跑输出)
+# attention.md:1437 (打印实跑输出)
 class HandExample(NamedTuple):             # 第三节手算的每一步
     q: np.ndarray
     K: np.ndarray
@@ -1129,6 +1129,7 @@ def print_interventions(runs):
                     [run.replaced["follows"] for run in runs], blank))
     rows.append(("（戊）全是 1/10，只重新训练输出层 %d 轮（其余参数冻结）" % REFIT_ROUNDS,
                  [run.refit[REFIT_ROUNDS] for run in runs], blank))
+    rows += [("    （戊）训练到第 %d 轮时" % n, [run.refit[n] for run in runs], blank) for n in REFIT_CHECKPOINTS[:-1]]
     for label, greedy, forced in rows:
         print("".join("%-9s" % ("-" if v is None else "%.4f" % v) for v in greedy + forced) + label)
     print("对照：每一步都输出这条序列里出现最多的字母（不分第几步），逐位正确 %.4f。"
@@ -1195,7 +1196,7 @@ def print_transcript(attention_runs=attention_runs):
         print("第 %d 轮：" % n)
         print_matrix(runs[1].course[n].matrix)
 
-# attention.md:2964 (附录：同时训练)
+# attention.md:2967 (附录：同时训练)
 def in_background(pool, function, *args, **options):
     """让另一个进程去算 function(*args, **options)，返回一个之后取结果的 Future。进程之间按「模块名.函数名」
     传函数，所以这个模块要能按名字导入；不能的时候（比如被别的程序按文件路径执行），就当场算。"""

@@ -553,7 +553,7 @@ def fake_runs(query, lr, checkpoints=()):
                   replaced={"reversal": 0.9, "shifted": 0.2, "follows": 0.8, "other": 0.7, "uniform": 0.4,
                             "forced": dict(FORCED), "forced_by_position": {k: np.full(10, v) for k, v in FORCED.items()},
                             "other_change": 0.05},
-                  refit={A.REFIT_ROUNDS: 0.5}, course=grows)]
+                  refit={n: 0.5 for n in A.REFIT_CHECKPOINTS}, course=grows)]
 
 
 # ---------------------------------------------------------------- giving a trained model other weights (section 五)
