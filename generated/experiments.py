@@ -1,6 +1,6 @@
 # Generated from attention.md by tangle.py — edit attention.md and run make tangle, or edit here and run make stitch.
-# sha256 of the lines below: 692d7504343dd5bc5db0485b2cc21e72c167d7a23b0202e26171b0608f2557fa
-# attention.md:2851 (generated/experiments.py)
+# sha256 of the lines below: 031b64942dc032dd50633cc61ea9a3a091cfeefbf80354a6c50f425d6f2398f6
+# attention.md:2855 (generated/experiments.py)
 """「30 秒实验」的答案。运行：python generated/experiments.py（要几分钟）。
 
 由 attention.md 用 tangle.py 生成。请改 attention.md 再 make tangle；直接改了这个文件，make stitch 把改动搬回 attention.md。
@@ -403,21 +403,20 @@ def print_swap_groups(sweep):
     """实验四的 60 个学出权重的模型，按是否形成了对齐分两组：每种换法的平均、最低、最高，贪心解码和喂对的字母各一遍。"""
     runs = [run for cell in sweep.values() for query in SWEEP_QUERIES for run in cell[query]]
     print("按是否形成了对齐分两组（实验四的全部 %d 个学出权重的模型）：" % len(runs))
-    for formed, label in ((True, "形成了"), (False, "没形成")):
-        group = [run for run in runs if selection(run).formed == formed]
+    groups = formed_groups(runs)
+    for label, group in groups:
         if not group:
             print("%s：0 个" % label)
             continue
         print("%s：%d 个      自己    倒序    左移    别条    均匀" % (label, len(group)))
-        for mode, rows in (("贪心", [swap_row(run) for run in group]), ("喂对", [forced_swap_row(run) for run in group])):
-            table = np.array(rows)
+        tables = {"贪心": np.array([swap_row(run) for run in group]), "喂对": np.array([forced_swap_row(run) for run in group])}
+        for mode, table in tables.items():
             for stat, values in (("平均", table.mean(axis=0)), ("最低", table.min(axis=0)), ("最高", table.max(axis=0))):
                 print("  %s  %s      " % (mode, stat) + "  ".join("%.4f" % v for v in values))
         follows = [run.replaced["follows"] for run in group]
         print("    左移时（贪心），输出正好是被指到的那一列的字母：平均 %.4f，最低 %.4f，最高 %.4f"
               % (np.mean(follows), min(follows), max(follows)))
-        for mode, row in (("贪心", swap_row), ("喂对", forced_swap_row)):
-            table = np.array([row(run) for run in group])
+        for mode, table in tables.items():
             counts = [seed_by_seed(table[:, j], table[:, 0]) for j in range(1, len(SWAPS) + 1)]
             print("    %s，换了之后比自己（高/低/一样的个数）：" % mode
                   + "，".join("%s %d/%d/%d" % ((SWAP_SHORT[name],) + c) for name, c in zip(SWAPS, counts)))
@@ -425,9 +424,15 @@ def print_swap_groups(sweep):
         print("    别条的权重和自己的差（每行两个分布之差的绝对值之和的一半）：平均 %.3f，最低 %.3f，最高 %.3f"
               % (np.mean(changes), min(changes), max(changes)))
     print()
-    print_forced_positions(runs)
+    print_forced_positions(groups, len(runs[0].matrix))
     print()
     print_reversal_by_cell(sweep)
+
+
+def formed_groups(runs):
+    """按是否形成了对齐分成两组：[("形成了", 模型的列表), ("没形成", 模型的列表)]，组内保持原来的顺序。"""
+    return [(label, [run for run in runs if selection(run).formed == formed])
+            for formed, label in ((True, "形成了"), (False, "没形成"))]
 
 
 def forced_swap_row(run):
@@ -435,13 +440,12 @@ def forced_swap_row(run):
     return [run.replaced["forced"][name] for name in ("own",) + SWAPS]
 
 
-def print_forced_positions(runs):
-    """喂对的字母时，两组各自每种换法按输出位置的逐位正确（组内平均）。标签在数字后面。"""
+def print_forced_positions(groups, T):
+    """喂对的字母时，每一组每种换法按输出位置的逐位正确（组内平均；空的组不印）。标签在数字后面。"""
     print("喂对的字母时，按输出位置的逐位正确（组内平均）：")
-    print(" ".join("%4d" % (r + 1) for r in range(len(runs[0].matrix))) + "   哪一组，换成什么")
-    for formed, label in ((True, "形成了"), (False, "没形成")):
-        group = [run for run in runs if selection(run).formed == formed]
-        for name in ("own",) + SWAPS:
+    print(" ".join("%4d" % (r + 1) for r in range(T)) + "   哪一组，换成什么")
+    for label, group in groups:
+        for name in ("own",) + SWAPS if group else ():
             by_position = np.mean([run.replaced["forced_by_position"][name] for run in group], axis=0)
             print(" ".join("%.2f" % a for a in by_position) + "   %s，%s" % (label, "自己" if name == "own" else SWAP_SHORT[name]))
 
