@@ -1,5 +1,5 @@
 # Generated from attention.md by tangle.py — edit attention.md and run make tangle, or edit here and run make stitch.
-# sha256 of the lines below: a81722434bec6a96c02248436020618a6b5d1426a5705e17fb0e1cb2ef77e2e1
+# sha256 of the lines below: e9540285319ac4978e026d5e6e8f4505b3fe497ab0242e4d46aa023cf897de82
 # attention.md:324 (generated/attention.py)
 """注意力：每次解码时自己回头挑重点。
 
@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-# attention.md:2994 (附录：让释放的内存留在进程里)
+# attention.md:3006 (附录：让释放的内存留在进程里)
 def keep_freed_memory():
     """让 glibc 把释放的内存留着重用，不还给系统。只在 glibc 上做：别的 C 库没有 mallopt，或者编号不同。"""
     try:
@@ -30,7 +30,7 @@ def keep_freed_memory():
     if libc.mallopt(M_MMAP_THRESHOLD, 32 << 20):       # 32 MiB 以下的块都从堆里分，不单独映射（32 位的 glibc 不接受，返回 0）
         libc.mallopt(M_TRIM_THRESHOLD, 64 << 20)       # 堆顶空出 64 MiB 以上才还给系统；只调这一个反而更糟
 
-# attention.md:3027 (精确的矩阵乘法、exp 与 tanh)
+# attention.md:3039 (精确的矩阵乘法、exp 与 tanh)
 def mm(a, b):
     """a @ b，形状规则同 np.matmul；但每个结果都按 k = 0, 1, 2, … 的顺序一项项加出来。"""
     if a.ndim == 1:                                   # 左边是一个向量：当成一行来乘
@@ -357,7 +357,7 @@ def encoder(params, src):
 def decoder(params, dec_in, h0):
     return rnn(lookup(params["dec_Wx"], params["dec_b"], dec_in), params["dec_Wh"], h0)
 
-# attention.md:82 (解码一步)
+# attention.md:80 (解码一步)
 def decode_step(params, h, token, hs_enc, query="after", uniform=False, given=None):
     """解码一步：读进上一位 token，状态从 h 更新成 h_new；再回头看编码器各步 hs_enc (B, T, H)。"""
     h_new = tanh(params["dec_Wx"][token] + params["dec_b"] + mm(h, params["dec_Wh"]))
@@ -876,9 +876,16 @@ def peak_offsets(matrix):
     return columns - (T - np.arange(T))
 
 
+def print_table(rows, width=9):
+    """一张表：每一行是几格数字（或别的 ASCII 字符），标签放在数字后面。数字前面没有汉字，所以数字的列在任何
+    等宽字体里都对得齐：有的字体里一个汉字不正好是两个字母宽，汉字在前面，后面的列就歪了。"""
+    for cells, label in rows:
+        print("".join("%-*s" % (width, cell) for cell in cells) + label)
+
+
 def print_matrix(matrix):
     T = len(matrix)
-    print("        " + "".join("%6d" % (j + 1) for j in range(T)))
+    print("输入    " + "".join("%6d" % (j + 1) for j in range(T)))       # 「输入」和行标「输出」一样宽
     for i in range(T):
         print("输出 %-3d" % (i + 1) + "".join("%6.2f" % w for w in matrix[i]))
 
@@ -903,7 +910,7 @@ def heatmap(matrix, column_labels=None, row_labels=None):
     T = len(matrix)
     column_labels = column_labels or [str(j + 1) for j in range(T)]
     row_labels = row_labels or ["输出 %-3d" % (i + 1) for i in range(T)]
-    print("         " + "".join("%-2s" % label for label in column_labels).rstrip())
+    print("输入     " + "".join("%-2s" % label for label in column_labels).rstrip())   # 「输入」和行标「输出」一样宽
     for label, row in zip(row_labels, heatmap_rows(matrix)):
         print(label + row)
     print(HEATMAP_LEGEND)
@@ -916,8 +923,8 @@ def heatmaps_side_by_side(matrices, say_column=True, gap="  "):
     print(HEATMAP_LEGEND)
     labels = ["输出 %-3d应看 %-3d" % (i + 1, T - i) if say_column else "输出 %-3d" % (i + 1) for i in range(T)]
     columns = "".join("%-2d" % (j + 1) for j in range(T))
-    width = 16 if say_column else 8                              # 行标占几列（一个汉字占两列）
-    print(" " * (width + 1) + (" " * (2 + len(gap))).join([columns] * len(matrices)).rstrip())
+    corner = "输入位置         " if say_column else "输入     "       # 汉字和行标一样多：任何字体里都对得齐
+    print(corner + (" " * (2 + len(gap))).join([columns] * len(matrices)).rstrip())
     for label, rows in zip(labels, zip(*map(heatmap_rows, matrices))):
         print(label + gap.join(rows))
 
@@ -940,7 +947,7 @@ def train_and_evaluate(length, rounds, attention=True, seeds=(SEED_INIT, SEED_BA
     params = train(length, attention, rounds, test, [seeds], query, lr, uniform)[0]
     return evaluate(params, test, query, uniform)
 
-# attention.md:1437 (打印实跑输出)
+# attention.md:1444 (打印实跑输出)
 class HandExample(NamedTuple):             # 第三节手算的每一步
     q: np.ndarray
     K: np.ndarray
@@ -972,12 +979,11 @@ def print_hand_example():
     q, K = ex.q, ex.K
     print("手算一遍：查询 q = %s，四个键 %s，d = %d" % (vector(q), " ".join(vector(k) for k in K), len(q)))
     print()
-    print("第几个键    点积     除以根号 d 后    softmax 权重")
-    print("-" * 50)
-    for i in range(len(K)):
-        print("%-12d%-9.4f%-17.4f%.4f" % (i + 1, ex.dots[i], ex.scaled[i], ex.weights[i]))
+    print_table([(["%d" % (i + 1) for i in range(len(K))], "第几个键")]
+                + [(["%.4f" % v for v in values], label)
+                   for label, values in (("点积", ex.dots), ("除以根号 d 后", ex.scaled), ("softmax 权重", ex.weights))])
     print("加权求和 = " + signed(ex.context))
-    print("取平均   = " + signed(ex.average) + "（每个键都拿 %.2f）" % (1 / len(K)))
+    print("取平均值 = " + signed(ex.average) + "（每个键都拿 %.2f）" % (1 / len(K)))
     inside = all(K[:, j].min() <= ex.context[j] <= K[:, j].max() for j in range(len(q)))
     print("权重之和 = %.4f；加权求和的每一维都落在四个键这一维的范围里：%s" % (ex.weights.sum(), "是" if inside else "否"))
     print("除以根号 d 把分数压小多少倍：d = 3 时 %.1f 倍，d = 512 时 %.1f 倍。" % (np.sqrt(3.0), np.sqrt(512.0)))
@@ -1000,12 +1006,13 @@ def print_reversal(five):
     print("梯度裁剪 %.1f，测试集 %d 条，训练时从没见过。" % (CLIP, TEST_SIZE))
     print()
     (book_whole_plain, book_token_plain), (book_whole_attn, book_token_attn) = BOOK_FIVE
-    print("做法          参数    整串全对    逐位正确    原书：整串全对    逐位正确")
-    print("-" * 70)
-    print("不用注意力    %d     %.4f      %.4f      %.4f            %.4f"
-          % (n_plain, whole_plain, token_plain, book_whole_plain, book_token_plain))
-    print("用注意力      %d     %.4f      %.4f      %.4f            %.4f"
-          % (n_attn, whole_attn, token_attn, book_whole_attn, book_token_attn))
+    print("左列不用注意力，右列用注意力：")
+    print_table([([form % plain_value, form % attn_value], label)
+                 for label, form, plain_value, attn_value in (("参数", "%d", n_plain, n_attn),
+                                                              ("整串全对", "%.4f", whole_plain, whole_attn),
+                                                              ("逐位正确", "%.4f", token_plain, token_attn),
+                                                              ("原书：整串全对", "%.4f", book_whole_plain, book_whole_attn),
+                                                              ("原书：逐位正确", "%.4f", book_token_plain, book_token_attn))])
     plain, attn = five.no_attn, five.attn
     size = lambda params, *names: sum(params[name].size for name in names)
     print("参数怎么数：编码器 %d（Wx %d×%d、Wh %d×%d、b %d），解码器也是 %d，输出层 %d（Wo、bo），共 %d。"
@@ -1038,16 +1045,15 @@ def print_section_five(runs):
     print("%s模型：%s，学习率 %g。「原书」一列照抄原书或用它印出的矩阵算，- 是量不了。"
           % (RUN_NAMES[1], QUERY_NAMES[runs[1].query], runs[1].lr))
     print()
-    print("原书     " + "   ".join(RUN_NAMES[:len(runs)]))
+    print("三列依次是：原书、" + "、".join(name + "模型" for name in RUN_NAMES[:len(runs)]))
     table = (("逐位正确", BOOK_PER_TOKEN, [run.per_token for run in runs], "%.4f"),
              ("拿掉挑选（解码时权重全换成 1/%d）之后的逐位正确" % T, None, [run.uniform.per_token for run in runs], "%.4f"),
              ("反对角线上的平均权重是均匀的几倍", diagonal_weight(BOOK_MATRIX) * T,
               [diagonal_weight(run.matrix) * T for run in runs], "%.2f"),
              ("反对角线左边一列上的平均权重是均匀的几倍", diagonal_weight(BOOK_MATRIX, -1) * T,
               [diagonal_weight(run.matrix, -1) * T for run in runs], "%.2f"))
-    for label, book, ours, form in table:
-        values = ["-" if book is None else form % book] + [form % value for value in ours]
-        print("".join("%-9s" % value for value in values) + label)
+    print_table([(["-" if book is None else form % book] + [form % value for value in ours], label)
+                 for label, book, ours, form in table])
     formed = ["形成了" if alignment_formed(run.per_token, run.uniform.per_token, run.matrix) else "没有形成"
               for run in runs]
     print("对齐（拿掉挑选后降 %.2f 以上，且反对角线 %.0f 倍以上）：%s模型%s，%s模型%s。"
@@ -1062,11 +1068,12 @@ def print_growth(runs):
     course = runs[1].course
     panels = growth_panels(course)
     start, stop = jump(course)
-    print("".join("%-10d" % n for n in panels) + "%s模型训练到第几轮：跳开始之前、跳到一半、跳完、训练完" % RUN_NAMES[1])
-    for label, form, value in (("逐位正确", "%.4f", lambda cp: cp.per_token),
-                               ("拿掉挑选后降多少", "%.4f", lambda cp: cp.drop),
-                               ("反对角线上的平均权重是均匀的几倍", "%.2f", lambda cp: cp.diagonal)):
-        print("".join("%-10s" % (form % value(course[n])) for n in panels) + label)
+    rows = [(["%d" % n for n in panels], "%s模型训练到第几轮：跳开始之前、跳到一半、跳完、训练完" % RUN_NAMES[1])]
+    rows += [([form % value(course[n]) for n in panels], label)
+             for label, form, value in (("逐位正确", "%.4f", lambda cp: cp.per_token),
+                                        ("拿掉挑选后降多少", "%.4f", lambda cp: cp.drop),
+                                        ("反对角线上的平均权重是均匀的几倍", "%.2f", lambda cp: cp.diagonal))]
+    print_table(rows, width=10)
     print("第一次满足对齐的规则：第 %d 轮；跳从第 %d 轮到第 %d 轮，共 %d 轮。"
           % (first_round(course, lambda n: course[n].formed), start, stop, stop - start))
     flat = runs[0].course.values()
@@ -1120,7 +1127,7 @@ def print_interventions(runs):
     print("；".join("%s模型：%s，学习率 %g" % (name, QUERY_NAMES[run.query], run.lr) for name, run in zip(names, runs)) + "。")
     print("「贪心」：每一步读进自己上一步的输出（正文的表就是它）；「喂对」：每一步读进正确答案的上一位，")
     print("一步错了不传到下一步，量到的只是换了权重的那一步。「一」「二」是第一个、第二个模型；- 是没有量。")
-    print("".join("%s%s   " % (mode, name[1]) for mode in ("贪心", "喂对") for name in names) + "解码时每一步的权重")
+    print("四列依次是：" + "、".join(mode + name[1] for mode in ("贪心", "喂对") for name in names) + "；数字后面是解码时每一步的权重。")
     blank = [None] * len(runs)
     rows = [("不换：模型自己算的", [run.per_token for run in runs], [run.replaced["forced"]["own"] for run in runs])]
     rows += [(label, [run.replaced[name] for run in runs], [run.replaced["forced"][name] for run in runs])
@@ -1130,8 +1137,7 @@ def print_interventions(runs):
     rows.append(("（戊）全是 1/10，只重新训练输出层 %d 轮（其余参数冻结）" % REFIT_ROUNDS,
                  [run.refit[REFIT_ROUNDS] for run in runs], blank))
     rows += [("    （戊）训练到第 %d 轮时" % n, [run.refit[n] for run in runs], blank) for n in REFIT_CHECKPOINTS[:-1]]
-    for label, greedy, forced in rows:
-        print("".join("%-9s" % ("-" if v is None else "%.4f" % v) for v in greedy + forced) + label)
+    print_table([(["-" if v is None else "%.4f" % v for v in greedy + forced], label) for label, greedy, forced in rows])
     print("对照：每一步都输出这条序列里出现最多的字母（不分第几步），逐位正确 %.4f。"
           % most_frequent_letter_accuracy(make_test_set(len(runs[0].matrix))))
     print("（丙）换上的权重和模型自己的差多少：" + "，".join("%s %.3f" % (name, run.replaced["other_change"])
@@ -1196,7 +1202,7 @@ def print_transcript(attention_runs=attention_runs):
         print("第 %d 轮：" % n)
         print_matrix(runs[1].course[n].matrix)
 
-# attention.md:2971 (附录：同时训练)
+# attention.md:2983 (附录：同时训练)
 def in_background(pool, function, *args, **options):
     """让另一个进程去算 function(*args, **options)，返回一个之后取结果的 Future。进程之间按「模块名.函数名」
     传函数，所以这个模块要能按名字导入；不能的时候（比如被别的程序按文件路径执行），就当场算。"""

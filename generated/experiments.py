@@ -1,6 +1,6 @@
 # Generated from attention.md by tangle.py — edit attention.md and run make tangle, or edit here and run make stitch.
-# sha256 of the lines below: 031b64942dc032dd50633cc61ea9a3a091cfeefbf80354a6c50f425d6f2398f6
-# attention.md:2855 (generated/experiments.py)
+# sha256 of the lines below: ba4235b2af847f36037a3198a9ca72e740eac78dc28f4abe3fe077a03ecc716b
+# attention.md:2867 (generated/experiments.py)
 """「30 秒实验」的答案。运行：python generated/experiments.py（要几分钟）。
 
 由 attention.md 用 tangle.py 生成。请改 attention.md 再 make tangle；直接改了这个文件，make stitch 把改动搬回 attention.md。
@@ -14,10 +14,10 @@ import numpy as np
 from attention import (        # 正文的程序：同一个文件夹里的 generated/attention.py
     BOOK_SETTING, FORMED_DIAGONAL, FORMED_DROP, GROWTH_CHECKPOINTS, LR, PICKING_SETTING, REFIT_CHECKPOINTS, TEST_SIZE,
     alignment_formed, attention_runs, diagonal_weight, evaluate, first_round, hand_example, heatmap, init_params,
-    jump, keep_freed_memory, log, make_test_set, mm, peak_columns, peak_offsets, print_matrix, progress,
+    jump, keep_freed_memory, log, make_test_set, mm, peak_columns, peak_offsets, print_matrix, print_table, progress,
     sample_heatmap, softmax, train)
 
-# attention.md:1703 (实验一：除以根号 d，还是除以 d)
+# attention.md:1709 (实验一：除以根号 d，还是除以 d)
 SEED_EXPERIMENT = 4           # 实验一用的随机流
 
 
@@ -57,16 +57,18 @@ def scaling_experiment(dims=(3, 300), n=2000, T=10):
     print("一、除以根号 d，还是除以 d？q、K 的每个分量独立、均值 0、方差 1；%d 个查询，每个对 %d 个键。" % (n, T))
     print("均匀分布的熵是 ln %d = %.3f，最大权重 %.3f。" % (T, log(np.array([float(T)]))[0], 1 / T))
     print()
-    print("                                                      ∂α/∂分数           ∂α/∂q")
-    print("d      缩放          分数的方差   最大权重    熵       平均     中位数     平均     中位数")
-    print("-" * 92)
+    columns = []                                                    # (d, 缩放, 量到的七个数)
     for d in dims:
         q, K = unit_variance(rng, (n, 1, d)), unit_variance(rng, (n, T, d))
-        summaries = {}
         for label, scale in (("不缩放", 1.0), ("除以根号 d", np.sqrt(d)), ("除以 d", float(d))):
-            summaries[label] = attention_summary(q, K, scale)
-            print("%-6d %-12s %10.3f   %8.3f  %7.3f   %8.4f  %8.4f   %8.4f  %8.4f" % ((d, label) + summaries[label]))
-    print_chain_rule(d, summaries["不缩放"], summaries["除以根号 d"])
+            columns.append((d, label, attention_summary(q, K, scale)))
+    print("每个 d 三列，依次是%s：" % "、".join(label for _, label, _ in columns[:3]))
+    measures = ("分数的方差", "最大权重", "熵", "∂α/∂分数 的平均", "∂α/∂分数 的中位数", "∂α/∂q 的平均", "∂α/∂q 的中位数")
+    print_table([(["%d" % d for d, _, _ in columns], "d")]
+                + [(["%.3f" % summary[i] if i < 3 else "%.4f" % summary[i] for _, _, summary in columns], measure)
+                   for i, measure in enumerate(measures)])
+    last = {label: summary for d, label, summary in columns if d == dims[-1]}
+    print_chain_rule(dims[-1], last["不缩放"], last["除以根号 d"])
 
 
 def print_chain_rule(d, plain, root):
@@ -77,7 +79,7 @@ def print_chain_rule(d, plain, root):
           % (d, ratio_scores, d, np.sqrt(d), ratio_scores * np.sqrt(d)))
     print("∂α/∂q 的平均之比 %.2f（链式法则：∂α/∂q = ∂α/∂分数 · k / 缩放）。" % ratio_q)
 
-# attention.md:1799 (实验二：只保留最大的那个)
+# attention.md:1807 (实验二：只保留最大的那个)
 def hard_max(scores):
     """「只保留最大的那个」：最大的分数拿权重 1，其余拿 0。"""
     return (scores == scores.max()).astype(float)
@@ -106,7 +108,7 @@ def hard_attention_experiment():
     print("硬选择的梯度全是 0：%s；softmax 的梯度里非零的有 %d 个（共 %d 个）。"
           % ("是" if not hard_grad.any() else "否", np.count_nonzero(soft_grad), soft_grad.size))
 
-# attention.md:1865 (实验三：多个种子)
+# attention.md:1873 (实验三：多个种子)
 EXPERIMENT_SEEDS = [(s, 100 + s) for s in range(10)]   # 种子 s：RandomState(s) 初始化，RandomState(100 + s) 抽批次
 SHORT_ROUNDS, SWEEP_ROUNDS = 2000, 3000                 # 5 位和 10 位的扫描各训练多少轮，和正文一样
 SHORT_SETTINGS = (BOOK_SETTING, PICKING_SETTING)        # 5 位跑两格：第四节的设置，和 10 位上长得出对齐的那一格
@@ -188,19 +190,25 @@ def queries_in(cell):
 
 
 def print_sweep_table(lr, cell):
+    """每个种子一列：不用注意力、平均对照和学出权重的模型。"""
     queries = queries_in(cell)
-    print("学习率 %g（表里是逐位正确；「变化」= 拿掉挑选后逐位正确的变化，负数是降；" % lr)
+    print("学习率 %g（「整串」「逐位」= 整串全对、逐位正确；「变化」= 拿掉挑选后逐位正确的变化，负数是降；" % lr)
     print("「对角」= 反对角线是均匀的几倍；「峰」= 峰值落在反对角线上的行数）")
-    print("      不用     平均      " + "".join("查询 = %s的状态                 " % QUERY_SHORT[q] for q in queries).rstrip())
-    print(("种子  注意力   对照      " + "整串/逐位    变化    对角  峰 形成  " * len(queries)).rstrip())
-    for i, (seed_init, _) in enumerate(EXPERIMENT_SEEDS):
-        row = "%-6d%.4f   %.4f    " % (seed_init, cell["none"][i].per_token, cell["uniform"][i].per_token)
-        for query in queries:
-            run = cell[query][i]
-            pick = selection(run)
-            row += "%.2f/%.4f  %+.3f  %4.2f  %2d %s    " % (run.whole, run.per_token, pick.change,
-                                                           pick.diagonal, pick.peaks, "是" if pick.formed else "否")
-        print(row.rstrip())
+    rows = [(["%d" % seed_init for seed_init, _ in EXPERIMENT_SEEDS], "种子"),
+            (["%.4f" % run.per_token for run in cell["none"]], "不用注意力：逐位"),
+            (["%.4f" % run.per_token for run in cell["uniform"]], "平均对照：逐位")]
+    for query in queries:
+        runs, picks = cell[query], [selection(run) for run in cell[query]]
+        name = QUERY_SHORT[query]
+        rows += [(["%.2f" % run.whole for run in runs], "%s：整串" % name),
+                 (["%.4f" % run.per_token for run in runs], "%s：逐位" % name),
+                 (["%+.3f" % pick.change for pick in picks], "%s：变化" % name),
+                 (["%.2f" % pick.diagonal for pick in picks], "%s：对角" % name),
+                 (["%d" % pick.peaks for pick in picks], "%s：峰" % name)]
+    print_table(rows, width=8)
+    for query in queries:
+        formed = [seed_init for (seed_init, _), run in zip(EXPERIMENT_SEEDS, cell[query]) if selection(run).formed]
+        print("查询 = %s的状态，形成了对齐的种子：%s" % (QUERY_SHORT[query], " ".join("%d" % s for s in formed) or "没有"))
 
 
 def seed_by_seed(first, second):
@@ -231,7 +239,7 @@ def print_cell_summary(lr, cell):
         print("    和不用注意力比：不用注意力高的 %d 个，学出权重的高的 %d 个，一样的 %d 个"
               % seed_by_seed([r.per_token for r in cell["none"]], learned))
 
-# attention.md:2061 (实验四：注意力什么时候真的在挑)
+# attention.md:2069 (实验四：注意力什么时候真的在挑)
 SWEEP_RATES = (0.003, 0.01, 0.02)          # 学习率：从第四节的 0.003 到大它六倍多的 0.02
 SWEEP_QUERIES = ("after", "before")        # 更新后的查询，更新前的查询
 
@@ -276,25 +284,27 @@ def print_picture(title, choice):
     print_matrix(run.sample_weights)
     sample_heatmap(run.sample, run.sample_weights)
 
-# attention.md:2336 (实验五：训练得更久)
+# attention.md:2353 (实验五：训练得更久)
 LONG_ROUNDS = 30000
 LONG_CHECKPOINTS = (3000, 10000)
 
 
 def print_sharpening(sweep):
-    print("训练途中反对角线是均匀的几倍（每格：形成了对齐的种子的平均 / 没形成的平均）：")
-    print("学习率  查询      " + "".join("%-16s" % ("第 %d 轮" % n) for n in SHARPENING_ROUNDS + (SWEEP_ROUNDS,)).rstrip())
-    for lr, cell in sweep.items():
-        for query in SWEEP_QUERIES:
-            runs = cell[query]
+    print("训练途中反对角线是均匀的几倍（每格：形成了对齐的种子的平均 / 没形成的平均，- 是没有这样的种子）。")
+    cells = [(lr, query) for lr in sweep for query in SWEEP_QUERIES]
+    print("每个学习率两列，先%s的查询，再%s的：" % tuple(QUERY_SHORT[query] for query in SWEEP_QUERIES))
+    rows = [(["%g" % lr for lr, _ in cells], "学习率")]
+    for n in SHARPENING_ROUNDS + (SWEEP_ROUNDS,):
+        row = []
+        for lr, query in cells:
+            runs = sweep[lr][query]
             formed = [selection(run).formed for run in runs]
-            row = "%-8g%-8s" % (lr, QUERY_SHORT[query])
-            for n in SHARPENING_ROUNDS + (SWEEP_ROUNDS,):
-                at = [run.course[n].diagonal if n in run.course else selection(run).diagonal for run in runs]   # 最后一轮：训练完
-                yes = [a for a, f in zip(at, formed) if f]
-                no = [a for a, f in zip(at, formed) if not f]
-                row += "%-16s" % ("%s / %s" % ("%.2f" % np.mean(yes) if yes else "—", "%.2f" % np.mean(no) if no else "—"))
-            print(row.rstrip())
+            at = [run.course[n].diagonal if n in run.course else selection(run).diagonal for run in runs]   # 最后一轮：训练完
+            yes = [a for a, f in zip(at, formed) if f]
+            no = [a for a, f in zip(at, formed) if not f]
+            row.append("%s/%s" % ("%.2f" % np.mean(yes) if yes else "-", "%.2f" % np.mean(no) if no else "-"))
+        rows.append((row, "第 %d 轮" % n))
+    print_table(rows, width=11)
 
 
 ABRUPT_ROUNDS = 300        # 「突然」：跳不超过训练的十分之一（看结果之前定下）
@@ -305,15 +315,16 @@ def print_growth_over_seeds(sweep):
     runs = [(lr, query, seed_init, run) for lr, cell in sweep.items() for query in SWEEP_QUERIES
             for (seed_init, _), run in zip(EXPERIMENT_SEEDS, cell[query])]
     formed = [(lr, query, seed, run) for lr, query, seed, run in runs if selection(run).formed]
-    print("训练途中（每 10 轮量一次，第 600 轮以后每 100 轮）。形成了对齐的 %d 个模型：" % len(formed))
-    print("学习率  查询    种子  第一次满足规则  跳从第几轮  跳到第几轮  跳了几轮")
-    lengths = []
+    print("训练途中（每 10 轮量一次，第 600 轮以后每 100 轮）。形成了对齐的 %d 个模型，每行一个；" % len(formed))
+    print("五列依次是：种子、第一次满足规则、跳从第几轮、跳到第几轮、跳了几轮；最后是学习率和查询。")
+    lengths, rows = [], []
     for lr, query, seed, run in formed:
         course = run.course
         start, stop = jump(course)
         lengths.append(stop - start)
-        print("%-8g%s  %-6d%-16d%-12d%-12d%d" % (lr, QUERY_SHORT[query], seed,   # 「更新前」三个汉字占六列
-                                               first_round(course, lambda n: course[n].formed), start, stop, stop - start))
+        rows.append((["%d" % seed, "%d" % first_round(course, lambda n: course[n].formed), "%d" % start, "%d" % stop,
+                      "%d" % (stop - start)], "%g，%s" % (lr, QUERY_SHORT[query])))
+    print_table(rows, width=8)
     print("跳了几轮：中位数 %g，最短 %d，最长 %d；不超过 %d 轮的 %d 个。"
           % (np.median(lengths), min(lengths), max(lengths), ABRUPT_ROUNDS, sum(n <= ABRUPT_ROUNDS for n in lengths)))
     other = [run for _, _, _, run in runs if not selection(run).formed]
@@ -339,7 +350,7 @@ def print_long_training(run):
           + "，第 %d 轮 %.2f；左边一列 %.2f 倍。" % (LONG_ROUNDS, diagonal_weight(run.matrix) * 10,
                                                     diagonal_weight(run.matrix, -1) * 10))
 
-# attention.md:2493 (实验六：峰值落在哪一列)
+# attention.md:2511 (实验六：峰值落在哪一列)
 def print_peak_offsets(sweep):
     n, T = len(EXPERIMENT_SEEDS), 10
     print("严格倒序：输出第 r 位对输入第 %d − r 位。解码器输出第 r 位之前读进的是上一位的输出，答对时就是" % (T + 1))
@@ -347,13 +358,14 @@ def print_peak_offsets(sweep):
           % (T + 2, T + 3))
     print("要是按「刚读进的字母相同」来挑，峰值会落在右边一列（更新后）或右边两列（更新前）。")
     print("峰值比严格倒序那一列偏了几列（每格 %d 个种子的平均矩阵，共 %d 行）：" % (n, T * n))
-    print("学习率  查询      正好   左一列  左两列  右一列  右两列  其他")
-    for lr, cell in sweep.items():
-        for query in SWEEP_QUERIES:
-            offsets = np.concatenate([peak_offsets(run.matrix) for run in cell[query]])
-            counts = [int((offsets == o).sum()) for o in (0, -1, -2, 1, 2)]
-            print("%-8g%-8s  %4d   %5d   %5d   %5d   %5d   %4d"
-                  % ((lr, QUERY_SHORT[query]) + tuple(counts) + (len(offsets) - sum(counts),)))
+    cells = [(lr, query) for lr in sweep for query in SWEEP_QUERIES]
+    print("每个学习率两列，先%s的查询，再%s的；每一行是峰值落在那里的行数：" % tuple(QUERY_SHORT[q] for q in SWEEP_QUERIES))
+    offsets = [np.concatenate([peak_offsets(run.matrix) for run in sweep[lr][query]]) for lr, query in cells]
+    named = ((0, "正好"), (-1, "左一列"), (-2, "左两列"), (1, "右一列"), (2, "右两列"))
+    rows = [(["%g" % lr for lr, _ in cells], "学习率")]
+    rows += [(["%d" % (found == offset).sum() for found in offsets], label) for offset, label in named]
+    rows.append((["%d" % (len(found) - sum((found == offset).sum() for offset, _ in named)) for found in offsets], "其他"))
+    print_table(rows, width=8)
 
 
 def first_row_at_start(query, length=10):
@@ -375,7 +387,7 @@ def print_first_row_at_start(length=10):
         print("  查询 = %s：峰值落在第 %d 列的种子 %d 个；第 %d 列平均是均匀的 %.2f 倍"
               % (QUERY_SHORT[query], length, peaks.count(length), length, np.mean(last)))
 
-# attention.md:2577 (实验七：把权重换掉)
+# attention.md:2597 (实验七：把权重换掉)
 REFIT_SETTINGS = (BOOK_SETTING, PICKING_SETTING)   # 只重新训练输出层的两格：第五节的两个设置
 SWAPS = ("reversal", "shifted", "other", "uniform")
 SWAP_SHORT = {"reversal": "倒序", "shifted": "左移", "other": "别条", "uniform": "均匀"}
@@ -387,16 +399,17 @@ def swap_row(run):
 
 
 def print_swap_table(lr, cell):
+    """每个种子一列；每一行是一种查询、一种权重下的逐位正确。"""
     print("学习率 %g" % lr)
-    print("      " + "".join("查询 = %s的状态" % QUERY_SHORT[q] + " " * 27 for q in SWEEP_QUERIES).rstrip())
-    head = "自己    " + "".join("%s    " % SWAP_SHORT[name] for name in SWAPS) + "形成  "
-    print(("种子  " + head * len(SWEEP_QUERIES)).rstrip())
-    for i, (seed_init, _) in enumerate(EXPERIMENT_SEEDS):
-        row = "%-6d" % seed_init
-        for query in SWEEP_QUERIES:
-            run = cell[query][i]
-            row += "".join("%.4f  " % v for v in swap_row(run)) + "%s    " % ("是" if selection(run).formed else "否")
-        print(row.rstrip())
+    rows = [(["%d" % seed_init for seed_init, _ in EXPERIMENT_SEEDS], "种子")]
+    for query in SWEEP_QUERIES:
+        table = [swap_row(run) for run in cell[query]]
+        for j, name in enumerate(("自己",) + tuple(SWAP_SHORT[swap] for swap in SWAPS)):
+            rows.append((["%.4f" % values[j] for values in table], "%s：%s" % (QUERY_SHORT[query], name)))
+    print_table(rows, width=8)
+    for query in SWEEP_QUERIES:
+        formed = [seed_init for (seed_init, _), run in zip(EXPERIMENT_SEEDS, cell[query]) if selection(run).formed]
+        print("查询 = %s的状态，形成了对齐的种子：%s" % (QUERY_SHORT[query], " ".join("%d" % s for s in formed) or "没有"))
 
 
 def print_swap_groups(sweep):
@@ -408,11 +421,11 @@ def print_swap_groups(sweep):
         if not group:
             print("%s：0 个" % label)
             continue
-        print("%s：%d 个      自己    倒序    左移    别条    均匀" % (label, len(group)))
+        print("%s：%d 个。五列依次是：自己、%s" % (label, len(group), "、".join(SWAP_SHORT[name] for name in SWAPS)))
         tables = {"贪心": np.array([swap_row(run) for run in group]), "喂对": np.array([forced_swap_row(run) for run in group])}
-        for mode, table in tables.items():
-            for stat, values in (("平均", table.mean(axis=0)), ("最低", table.min(axis=0)), ("最高", table.max(axis=0))):
-                print("  %s  %s      " % (mode, stat) + "  ".join("%.4f" % v for v in values))
+        print_table([(["%.4f" % v for v in values], "%s，%s" % (mode, stat)) for mode, table in tables.items()
+                     for stat, values in (("平均", table.mean(axis=0)), ("最低", table.min(axis=0)),
+                                          ("最高", table.max(axis=0)))], width=8)
         follows = [run.replaced["follows"] for run in group]
         print("    左移时（贪心），输出正好是被指到的那一列的字母：平均 %.4f，最低 %.4f，最高 %.4f"
               % (np.mean(follows), min(follows), max(follows)))
@@ -452,8 +465,9 @@ def print_forced_positions(groups, T):
 
 def print_reversal_by_cell(sweep):
     """没形成对齐的模型，逐格数：换成倒序之后比自己高、低、一样的个数，贪心解码和喂对的字母各一遍。"""
-    print("没形成对齐的模型，换成倒序之后比自己（高/低/一样的个数），逐格：")
-    print("个数   贪心      喂对      学习率，查询")
+    print("没形成对齐的模型，换成倒序之后比自己（高/低/一样的个数），逐格。三列依次是：个数、贪心、喂对；")
+    print("最后是学习率和查询。")
+    rows = []
     for lr, cell in sweep.items():
         for query in SWEEP_QUERIES:
             group = [run for run in cell[query] if not selection(run).formed]
@@ -462,7 +476,8 @@ def print_reversal_by_cell(sweep):
             greedy = seed_by_seed([run.replaced["reversal"] for run in group], [run.per_token for run in group])
             forced = seed_by_seed([run.replaced["forced"]["reversal"] for run in group],
                                   [run.replaced["forced"]["own"] for run in group])
-            print("%-7d%-10s%-10s%g，%s" % (len(group), "%d/%d/%d" % greedy, "%d/%d/%d" % forced, lr, QUERY_SHORT[query]))
+            rows.append((["%d" % len(group), "%d/%d/%d" % greedy, "%d/%d/%d" % forced], "%g，%s" % (lr, QUERY_SHORT[query])))
+    print_table(rows, width=10)
 
 
 def print_refits(sweep):
@@ -470,28 +485,28 @@ def print_refits(sweep):
           % "、".join("%d" % n for n in REFIT_CHECKPOINTS))
     for query, lr in REFIT_SETTINGS:
         runs = sweep[lr][query]
-        print("学习率 %g，查询 = %s的状态：" % (lr, QUERY_SHORT[query]))
-        print("种子  自己    均匀    " + "".join("第 %d 轮  " % n for n in REFIT_CHECKPOINTS).rstrip())
-        for (seed_init, _), run in zip(EXPERIMENT_SEEDS, runs):
-            print("%-6d%.4f  %.4f  " % (seed_init, run.per_token, run.uniform.per_token)
-                  + "".join("%.4f      " % run.refit[n] for n in REFIT_CHECKPOINTS).rstrip())
+        print("学习率 %g，查询 = %s的状态；每个种子一列，最后两列是平均和中位数：" % (lr, QUERY_SHORT[query]))
         table = np.array([[run.per_token, run.uniform.per_token] + [run.refit[n] for n in REFIT_CHECKPOINTS]
                           for run in runs])
-        for stat, values in (("平均", table.mean(axis=0)), ("中位", np.median(table, axis=0))):
-            print(stat + "  " + "".join("%.4f  " % v for v in values[:2]) + "".join("%.4f      " % v for v in values[2:]).rstrip())
+        stats = np.stack([table.mean(axis=0), np.median(table, axis=0)], axis=1)        # (几行, 平均和中位)
+        labels = ["自己", "均匀"] + ["重新训练 %d 轮" % n for n in REFIT_CHECKPOINTS]
+        rows = [(["%d" % seed_init for seed_init, _ in EXPERIMENT_SEEDS] + ["", ""], "种子")]
+        rows += [(["%.4f" % v for v in list(column) + list(stat)], label) for column, stat, label in zip(table.T, stats, labels)]
+        print_table(rows, width=7)
         print("  同一格的平均对照（从头就取平均训练）：逐位正确 %.4f ± %.4f"
               % mean_and_spread([r.per_token for r in sweep[lr]["uniform"]]))
 
 
 def print_average_by_position(sweep):
     """平均对照为什么比不用注意力好：按输出位置的逐位正确，10 个种子平均。"""
-    print("不用注意力和平均对照，按输出位置的逐位正确（%d 个种子平均）：" % len(EXPERIMENT_SEEDS))
-    print("学习率  做法          " + " ".join("%4d" % (r + 1) for r in range(10)) + "   全部")
+    print("不用注意力和平均对照，按输出位置的逐位正确（%d 个种子平均）；「全部」那一列后面是学习率和做法："
+          % len(EXPERIMENT_SEEDS))
+    print(" ".join("%4d" % (r + 1) for r in range(10)) + "   全部")
     for lr in (LR, PICKING_SETTING[1]):
-        for name, label in (("none", "不用注意力"), ("uniform", "平均对照  ")):
+        for name, label in (("none", "不用注意力"), ("uniform", "平均对照")):
             by_position = np.mean([r.by_position for r in sweep[lr][name]], axis=0)
-            print("%-8g%s    " % (lr, label) + " ".join("%.2f" % a for a in by_position)
-                  + "   %.4f" % np.mean([r.per_token for r in sweep[lr][name]]))
+            print(" ".join("%.2f" % a for a in by_position)
+                  + "   %.4f   %g，%s" % (np.mean([r.per_token for r in sweep[lr][name]]), lr, label))
 
 
 

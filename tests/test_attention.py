@@ -5,6 +5,8 @@ functions, exact integer arithmetic, central finite differences, or the transcri
 """
 import literate.blocks  # noqa: E402
 import literate.markdown  # noqa: E402
+import columns  # noqa: E402  (tests/columns.py: when a table lines up in any font)
+from columns import display_width  # noqa: E402
 import importlib.util
 import multiprocessing
 import re
@@ -496,12 +498,15 @@ def test_the_two_process_fixture_is_what_reversal_comparison_gives(monkeypatch):
 
 def test_reversal_table_in_the_transcript_is_what_predict_gives(five_letter_results):
     lines = transcript_lines()
-    for attention, label in ((False, "不用注意力"), (True, "用注意力")):
+    assert "左列不用注意力，右列用注意力：" in lines
+    column = {False: 0, True: 1}                                             # the table's left and right columns
+    rows = {line.split()[2]: line.split()[:2] for line in lines
+            if line.endswith(("参数", "整串全对", "逐位正确")) and len(line.split()) == 3}
+    for attention in (False, True):
         params, result = five_letter_results[attention]
-        n_params, whole, per_token = A.count_params(params), result.whole, result.per_token
-        row = next(line for line in lines if line.startswith(label + " "))
-        book = ["%.4f" % figure for figure in A.BOOK_FIVE[attention]]      # the book's two columns beside ours
-        assert row.split()[1:] == [str(n_params), "%.4f" % whole, "%.4f" % per_token] + book
+        book = ["%.4f" % figure for figure in A.BOOK_FIVE[attention]]      # the book's two rows beside ours
+        printed = [rows[label][column[attention]] for label in ("参数", "整串全对", "逐位正确", "原书：整串全对", "原书：逐位正确")]
+        assert printed == [str(A.count_params(params)), "%.4f" % result.whole, "%.4f" % result.per_token] + book
 
 
 def test_main_prints_the_transcript_even_when_loaded_by_path(capsys, monkeypatch):
@@ -513,7 +518,7 @@ def test_main_prints_the_transcript_even_when_loaded_by_path(capsys, monkeypatch
     A.main()
     out = capsys.readouterr().out
     assert calls == [A.BOOK_SETTING, A.PICKING_SETTING]
-    assert "不用注意力    838     1.0000      1.0000" in out
+    assert "838      934      参数" in out and "1.0000   1.0000   整串全对" in out
     assert "每一行的峰值落在输入第几列：10 9 8 7 6 5 4 3 2 1" in out and "：第一个模型形成了，第二个模型形成了。" in out
 
 
@@ -727,16 +732,41 @@ def test_learning_rate_is_a_parameter_and_lr_default_is_the_lessons():
     assert not np.array_equal(default["Wo"], other["Wo"])
 
 
-def display_width(line):
-    """Columns a terminal or GitHub's monospace font gives the line: CJK characters count 2."""
-    import unicodedata
-    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in line)
+def at_column(line, column):
+    """The character a terminal draws at this column (a CJK character covers two)."""
+    for i in range(len(line)):
+        if display_width(line[:i]) == column:
+            return line[i]
+    return ""
+
+
+def wide_before(line, column):
+    """How many wide characters stand before this column."""
+    return next(sum(display_width(c) == 2 for c in line[:i]) for i in range(len(line) + 1)
+                if display_width(line[:i]) >= column)
 
 
 @pytest.mark.parametrize("program", ["generated/attention.py", "generated/experiments.py"])
 def test_every_transcript_line_fits_in_100_columns(program):
     wide = [(display_width(line), line) for line in transcript_lines(program) if display_width(line) > 100]
     assert not wide, wide[:3]
+
+
+@pytest.mark.parametrize("program", ["generated/attention.py", "generated/experiments.py"])
+def test_every_transcript_table_lines_up_in_any_monospace_font(program):
+    broken = [pair for block in columns.blocks(transcript_lines(program)) for pair in columns.misaligned(block)[:1]]
+    assert not broken, "%d blocks; first: %r" % (len(broken), broken[:3])
+
+
+def test_the_alignment_rule_sees_a_chinese_header_over_numbers_and_lets_labels_after_numbers_be():
+    assert columns.misaligned(["第几个键    点积", "1           1.0000"])          # header two wide characters ahead
+    assert columns.misaligned(["做法        1", "不用注意力  2"])                # labels of unequal width in front
+    assert columns.misaligned(["输出 1  |    ██|", "        1 2 3"])                # a heatmap under plain column numbers
+    assert not columns.misaligned(["1.0000   0.5774   逐位正确", "0.25     1.00     反对角线 d 后"])
+    assert not columns.misaligned(["输入    1     2", "输出 1    0.10  0.20", "输出 10   0.30  0.40"])
+    assert not columns.misaligned(["除以根号 d 后 1", "加 d 后"])                     # words one space apart are no columns
+    assert not columns.misaligned(["0.73   不换：模型", "0.72   （戊）第 1 轮时"])    # a label's end is no column
+    assert columns.misaligned(["模型  ab 1.00", "  0.73 b 1.00"])                 # a right-aligned last column is
 
 
 # ---------------------------------------------------------------- what the reader sees
@@ -748,7 +778,7 @@ def test_the_heatmap_glyphs_are_five_distinct_levels_and_the_legend_shows_each(c
     matrix[0] = [0.05, 0.102, 0.11, 0.15, 0.583, 0.001, 0.001, 0.001, 0.001, 0.001]
     A.heatmap(matrix)
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0] == "         1 2 3 4 5 6 7 8 9 10"
+    assert lines[0] == "输入     1 2 3 4 5 6 7 8 9 10"
     assert lines[1] == "输出 1  |  ··░░▓▓██          |"
     assert all(line.endswith("|") and not line.endswith(" ") for line in lines[1:-1])
     assert all(glyph * 2 in lines[-1] for glyph in A.SHADES[1:]) and "空白" in lines[-1]
@@ -765,8 +795,9 @@ def test_side_by_side_heatmaps_put_each_column_number_over_its_cells_and_say_the
         assert len(bars) == 6                                         # three panels, each framed
         for panel in range(3):
             first_cell = bars[2 * panel] + 1
-            assert display_width(header[:first_cell]) == first_cell and header[first_cell] == "1"
-            assert header[first_cell + 18:first_cell + 20] == "10"    # column 10 over the tenth cell
+            assert at_column(header, first_cell) == "1"
+            assert at_column(header, first_cell + 18) + at_column(header, first_cell + 19) == "10"   # over the tenth cell
+            assert wide_before(header, first_cell) == wide_before(row, first_cell) == 4               # in any font
             cells = row[bars[2 * panel] + 1 - display_width(row[:bars[0]]) + len(row[:bars[0]]):][:20]
             dark = [j // 2 + 1 for j in range(0, 20, 2) if cells[j] == "█"]
             assert dark == ([] if panel == 0 else [10 - r])           # the reversal's column, in the right place

@@ -248,21 +248,21 @@ def test_the_swap_groups_split_by_the_rule_and_count_model_by_model(capsys):
     E.print_swap_groups({0.02: {"after": [formed, flat], "before": [flat, flat]}})
     lines = capsys.readouterr().out.splitlines()
     assert "全部 4 个" in lines[0]
-    assert lines[1].split() == ["形成了：1", "个", "自己", "倒序", "左移", "别条", "均匀"]
-    assert lines[2].split() == ["贪心", "平均", "1.0000", "1.0000", "0.2000", "0.9900", "0.4000"]
-    assert lines[5].split() == ["喂对", "平均", "1.0000", "1.0000", "0.1000", "1.0000", "0.5000"]
+    assert lines[1] == "形成了：1 个。五列依次是：自己、倒序、左移、别条、均匀"
+    assert lines[2].split() == ["1.0000", "1.0000", "0.2000", "0.9900", "0.4000", "贪心，平均"]
+    assert lines[5].split() == ["1.0000", "1.0000", "0.1000", "1.0000", "0.5000", "喂对，平均"]
     assert "输出正好是被指到的那一列的字母：平均 1.0000，最低 1.0000，最高 1.0000" in lines[8]
-    assert lines[13].split() == ["贪心", "平均", "0.7000", "0.9000", "0.3000", "0.7000", "0.7500"]
-    assert lines[16].split() == ["喂对", "平均", "0.8000", "0.8000", "0.4000", "0.9000", "0.7000"]
-    assert lines[12].split() == ["没形成：3", "个", "自己", "倒序", "左移", "别条", "均匀"]
+    assert lines[13].split() == ["0.7000", "0.9000", "0.3000", "0.7000", "0.7500", "贪心，平均"]
+    assert lines[16].split() == ["0.8000", "0.8000", "0.4000", "0.9000", "0.7000", "喂对，平均"]
+    assert lines[12] == "没形成：3 个。五列依次是：自己、倒序、左移、别条、均匀"
     assert "平均 0.5000" in lines[19]
     assert lines[20].endswith("倒序 3/0/0，左移 0/3/0，别条 0/0/3，均匀 3/0/0")            # greedy, against its own 0.7
     assert lines[21].endswith("倒序 0/0/3，左移 0/3/0，别条 3/0/0，均匀 0/3/0")            # fed, against its own 0.8
     by_position = lines[lines.index("喂对的字母时，按输出位置的逐位正确（组内平均）："):]
     assert by_position[4].split() == ["0.10"] * 10 + ["形成了，左移"]
     assert by_position[8].split() == ["0.80"] * 10 + ["没形成，倒序"]
-    by_cell = lines[lines.index("没形成对齐的模型，换成倒序之后比自己（高/低/一样的个数），逐格："):]
-    assert by_cell[2:] == ["1      1/0/0     0/0/1     0.02，更新后", "2      2/0/0     0/0/2     0.02，更新前"]
+    by_cell = lines[lines.index("没形成对齐的模型，换成倒序之后比自己（高/低/一样的个数），逐格。三列依次是：个数、贪心、喂对；"):]
+    assert by_cell[2:] == ["1         1/0/0     0/0/1     0.02，更新后", "2         2/0/0     0/0/2     0.02，更新前"]
 
 
 def test_the_refit_table_reads_each_checkpoint_and_the_same_cells_uniform_control(capsys, monkeypatch):
@@ -272,8 +272,16 @@ def test_the_refit_table_reads_each_checkpoint_and_the_same_cells_uniform_contro
     runs = [swapped_run(True, 1.0, {}, refit={1: 0.3 + 0.01 * i, 2: 0.5}) for i in range(n)]
     E.print_refits({0.02: {"before": runs, "uniform": [A.Evaluation(0.5, 0.9, None, None)] * n}})
     out = capsys.readouterr().out
-    assert "0     1.0000  0.4000  0.3000      0.5000" in out
-    assert "平均  1.0000  0.4000  0.3450      0.5000" in out
+    rows = {}
+    for line in out.splitlines():
+        words = line.split()
+        numbers = next((k for k, word in enumerate(words) if not word.replace(".", "").isdigit()), len(words))
+        if numbers:
+            rows[" ".join(words[numbers:])] = words[:numbers]                   # the label after the numbers
+    assert rows["种子"] == ["%d" % seed for seed, _ in E.EXPERIMENT_SEEDS]
+    assert rows["自己"] == ["1.0000"] * (n + 2) and rows["均匀"] == ["0.4000"] * (n + 2)
+    assert rows["重新训练 1 轮"] == ["%.4f" % (0.3 + 0.01 * i) for i in range(n)] + ["0.3450", "0.3450"]
+    assert rows["重新训练 2 轮"] == ["0.5000"] * (n + 2)                             # the mean, then the median
     assert "逐位正确 0.9000 ± 0.0000" in out
 
 
@@ -283,9 +291,10 @@ def test_the_average_control_by_position_is_the_mean_over_seeds(capsys):
                          "uniform": [A.Evaluation(0.0, b, np.linspace(b, 1, 10), None)] * n}
     E.print_average_by_position({E.LR: cell(0.5, 0.6), E.PICKING_SETTING[1]: cell(0.7, 0.8)})
     lines = capsys.readouterr().out.splitlines()
-    assert lines[2].split()[-11:] == ["0.50"] * 10 + ["0.5000"]
-    assert lines[3].split()[-1] == "0.6000" and lines[3].split()[-2] == "1.00"
-    assert lines[4].startswith("0.02")
+    assert lines[1].split() == ["%d" % r for r in range(1, 11)] + ["全部"]
+    assert lines[2].split() == ["0.50"] * 10 + ["0.5000", "0.003，不用注意力"]
+    assert lines[3].split()[-2] == "0.6000" and lines[3].split()[-3] == "1.00" and lines[3].endswith("平均对照")
+    assert lines[4].endswith("0.02，不用注意力")
 
 
 def growing_course(heights, drops):
@@ -314,7 +323,8 @@ def test_the_growth_over_seeds_reads_each_formed_models_course_and_what_the_othe
                     "before": [fake_run(False, course=never), fake_run(False, course=never)]}}
     E.print_growth_over_seeds(sweep)
     lines = capsys.readouterr().out.splitlines()
-    assert lines[2].split() == ["0.02", "更新后", "0", "20", "20", "30", "10"]
-    assert lines[3].split() == ["0.02", "更新后", "1", "310", "310", "310", "0"]
+    assert lines[1].startswith("五列依次是：种子、第一次满足规则、跳从第几轮、跳到第几轮、跳了几轮")
+    assert lines[2].split() == ["0", "20", "20", "30", "10", "0.02，更新后"]
+    assert lines[3].split() == ["1", "310", "310", "310", "0", "0.02，更新后"]
     assert lines[4] == "跳了几轮：中位数 5，最短 0，最长 10；不超过 300 轮的 2 个。"
     assert "训练途中反对角线最高到过均匀的 1.50 倍" in lines[5] and lines[6] == "在哪个检查点满足过规则的有 0 个。"

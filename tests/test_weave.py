@@ -555,6 +555,15 @@ def test_matrix_rows_are_read_as_printed(line, label, values):
     assert rows == [(label, values, [f"{v:.2f}" for v in values])]
 
 
+@pytest.mark.parametrize("header", ["             1     2", "输入         1     2"])
+def test_the_column_numbers_may_follow_the_columns_name(header):
+    """A header that names the columns (输入, as wide as the rows' 输出) keeps its numbers over their columns in any
+    font; the page reads the numbers alone."""
+    [(_, _, columns, rows)] = page_heatmaps.parse_matrices([header, "输出 1    0.10  0.20"], HEATMAP)
+    assert columns == ["1", "2"] and rows[0][1] == [0.1, 0.2]
+    assert page_heatmaps.parse_matrices(["行号         1     2", "输出 1    0.10  0.20"], HEATMAP) == []   # another name
+
+
 def test_text_that_only_looks_like_a_matrix_is_left_alone():
     assert page_heatmaps.parse_matrices(["种子    不用注意力", "0       1.0000 / 1.0000"], HEATMAP) == []
     assert page_heatmaps.parse_matrices(["   1  2  3", "输出 1  0.1 0.2"], HEATMAP) == []  # one number short

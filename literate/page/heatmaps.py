@@ -13,7 +13,13 @@ from ..declarations import Heatmap
 from .markup import Markup, tag
 
 TRANSCRIPT_MATRIX_ROW = re.compile(r"^(\S{1,64}?) ?(\d{1,9})((?:\s+-?\d+\.\d+)+)\s*$")  # 输出 1    0.10  0.10 ...
-COLUMN_HEADER = re.compile(r"^\s+\d+(?:\s+\d+)+\s*$")  # the column numbers above a matrix
+COLUMN_NUMBERS = r"\s+(\d+(?:\s+\d+)+)\s*$"  # the column numbers above a matrix
+
+
+def column_header(declared: Heatmap) -> re.Pattern:
+    """The line of column numbers above a matrix, alone or after the columns' name (输入    1     2 ...): a name as
+    wide in characters as the rows' keeps the numbers over their columns in any font."""
+    return re.compile(f"^(?:{re.escape(declared.columns)})?{COLUMN_NUMBERS}")
 
 
 def parse_matrices(lines: list[str], declared: Heatmap | None) -> list[tuple[int, int, list[str], list]]:
@@ -24,11 +30,13 @@ def parse_matrices(lines: list[str], declared: Heatmap | None) -> list[tuple[int
         return []
     found = []
     index = 0
+    header = column_header(declared)
     while index < len(lines):
-        if not COLUMN_HEADER.match(lines[index]):
+        numbers = header.match(lines[index])
+        if not numbers:
             index += 1
             continue
-        columns = lines[index].split()
+        columns = numbers[1].split()
         rows, end = [], index + 1
         while end < len(lines):
             match = TRANSCRIPT_MATRIX_ROW.match(lines[end])
