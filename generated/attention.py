@@ -1,5 +1,5 @@
 # Generated from attention.md by tangle.py — edit attention.md and run make tangle, or edit here and run make stitch.
-# sha256 of the lines below: e9540285319ac4978e026d5e6e8f4505b3fe497ab0242e4d46aa023cf897de82
+# sha256 of the lines below: 8fff577c339ed9c1638a914bddcae0cac08333b48830d9d779f9523cc39380f0
 # attention.md:324 (generated/attention.py)
 """注意力：每次解码时自己回头挑重点。
 
@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-# attention.md:3006 (附录：让释放的内存留在进程里)
+# attention.md:3022 (附录：让释放的内存留在进程里)
 def keep_freed_memory():
     """让 glibc 把释放的内存留着重用，不还给系统。只在 glibc 上做：别的 C 库没有 mallopt，或者编号不同。"""
     try:
@@ -30,7 +30,7 @@ def keep_freed_memory():
     if libc.mallopt(M_MMAP_THRESHOLD, 32 << 20):       # 32 MiB 以下的块都从堆里分，不单独映射（32 位的 glibc 不接受，返回 0）
         libc.mallopt(M_TRIM_THRESHOLD, 64 << 20)       # 堆顶空出 64 MiB 以上才还给系统；只调这一个反而更糟
 
-# attention.md:3039 (精确的矩阵乘法、exp 与 tanh)
+# attention.md:3055 (精确的矩阵乘法、exp 与 tanh)
 def mm(a, b):
     """a @ b，形状规则同 np.matmul；但每个结果都按 k = 0, 1, 2, … 的顺序一项项加出来。"""
     if a.ndim == 1:                                   # 左边是一个向量：当成一行来乘
@@ -425,21 +425,25 @@ def input_grads(dz, tokens, Wx):
     return np.bincount(cells, weights=rows(dz).ravel(), minlength=S * V * H).reshape(Wx.shape)
 
 
-def loss_and_grads(params, src, tgt, query="after", uniform=False, readout_only=False, with_loss=True):
+def teacher_forced_states(params, src, tgt):
+    """编码器读 src；解码器每一步读进正确答案的上一位（teacher forcing），第 1 步读起始符。
+    返回 (解码器的输入 (B, T), 编码器各步的状态 (B, T, H), 解码器各步的状态 (B, T, H))。"""
+    dec_in = np.concatenate([np.full((len(src), 1), START), tgt[:, :-1]], axis=1)
+    hs_enc = encoder(params, src)
+    return dec_in, hs_enc, decoder(params, dec_in, hs_enc[:, -1])
+
+
+def loss_and_grads(params, src, tgt, query="after", uniform=False):
     """平均每个输出记号的交叉熵，和它对每个参数的梯度。src、tgt 形状 (B, T)。
     params 也可以是 S 个模型摞成的一摞（〈几个模型摞在一起〉）：B 行按模型均分，梯度也是一摞，
     第 i 个是第 i 个模型自己那一批的平均损失的梯度（返回的损失是所有模型一起平均的，只有梯度检查用它）。
 
     query="after"：第 t 步的查询是更新后的状态 h_t；"before"：是更新前的状态 h_{t-1}。
     uniform=True：注意力权重全是 1/T（平均对照）。
-    readout_only=True：只要输出层 (Wo, bo) 的梯度（只重新训练输出层时，其余参数冻结）。
-    with_loss=False：不算损失，返回的损失是 None（训练只用梯度）。
     """
     B, T = src.shape
     S, H = n_models(params["dec_Wh"], 2), params["dec_Wh"].shape[-1]   # 几个模型，隐状态多少维
-    dec_in = np.concatenate([np.full((B, 1), START), tgt[:, :-1]], axis=1)   # teacher forcing
-    hs_enc = encoder(params, src)
-    hs_dec = decoder(params, dec_in, hs_enc[:, -1])
+    dec_in, hs_enc, hs_dec = teacher_forced_states(params, src, tgt)
     if query == "after":
         queries = hs_dec
     else:
@@ -447,12 +451,10 @@ def loss_and_grads(params, src, tgt, query="after", uniform=False, readout_only=
     logits, features, weights = decoder_output(params, hs_dec, hs_enc, queries, uniform)
     p = softmax(logits)
     y = one_hot(tgt, p.shape[-1])
-    loss = -np.mean(log((p * y).sum(axis=-1))) if with_loss else None   # 训练只用梯度；损失留给梯度检查
+    loss = -np.mean(log((p * y).sum(axis=-1)))
 
     dlogits = (p - y) / (B // S * T)               # 每个模型平均的是它自己那一批
     grads = {"Wo": weight_grad(features, dlogits, params["Wo"]), "bo": bias_grad(dlogits, params["bo"])}
-    if readout_only:
-        return loss, grads
     dfeatures = times(dlogits, np.swapaxes(params["Wo"], -1, -2))
     dhs_dec, dhs_enc = dfeatures[..., :H], np.zeros_like(hs_enc)
     if weights is not None:
@@ -469,7 +471,7 @@ def loss_and_grads(params, src, tgt, query="after", uniform=False, readout_only=
     grads["enc_Wx"], grads["enc_b"] = input_grads(dz, src, params["enc_Wx"]), bias_grad(dz, params["enc_b"])
     return loss, {name: grads[name] for name in params}
 
-# attention.md:731 (梯度检查)
+# attention.md:733 (梯度检查)
 SEED_CHECK = 7                                     # 梯度检查用的随机流
 
 
@@ -505,7 +507,7 @@ def print_gradient_checks():
                                              ("平均对照", True, "after", True)):
         print("  %.1e  %s" % (gradient_check(attention, query, uniform), label))
 
-# attention.md:785 (训练：Adam 与梯度裁剪)
+# attention.md:787 (训练：Adam 与梯度裁剪)
 LR, CLIP = 0.003, 1.0
 BETA1, BETA2, EPS = 0.9, 0.999, 1e-8
 
@@ -567,7 +569,7 @@ def train(length, attention, rounds, test, seed_list=((SEED_INIT, SEED_BATCH),),
     moments = adam_moments(theta)
     for n in range(1, rounds + 1):
         src = np.concatenate([sample_batch(rng, length, test_codes) for rng in batches])   # 每个模型一批，摞成一批
-        _, grads = loss_and_grads(params, src, src[:, ::-1], query, uniform, with_loss=False)
+        _, grads = loss_and_grads(params, src, src[:, ::-1], query, uniform)
         g = clip_by_norm(np.concatenate([grads[name].reshape(len(theta), -1) for name in params], axis=1), CLIP)
         adam_step(theta, g, moments, lr)                 # 逐元素的：几个模型一起也一样
         if after_round is not None:
@@ -575,7 +577,7 @@ def train(length, attention, rounds, test, seed_list=((SEED_INIT, SEED_BATCH),),
     progress("训练完：%s（%.0f 秒）" % (what, time.monotonic() - started))
     return models
 
-# attention.md:861 (贪心解码与评估)
+# attention.md:863 (贪心解码与评估)
 def predict(params, src, query="after", uniform=False, given=None, forced=False):
     """贪心解码：每一步读进自己上一步的输出。返回记号 (B, T)，和注意力权重 (B, T, T)（不用注意力时是 None）。
     given (B, T, T)：第五节的干预，第 t 步的权重换成 given[:, t]。
@@ -609,14 +611,14 @@ def evaluate(params, test, query="after", uniform=False, given=None):
     correct = tokens == test[:, ::-1]
     return Evaluation(correct.all(axis=1).mean(), correct.mean(), correct.mean(axis=0), weights)
 
-# attention.md:901 (五位对比)
+# attention.md:903 (五位对比)
 def reversal_comparison(length=5, rounds=2000):
     """6.5 节的模型和加了注意力的模型，各训练 rounds 轮，在同一个测试集上评估。"""
     test = make_test_set(length)
     no_attn, attn = (train(length, attention, rounds, test)[0] for attention in (False, True))   # train 返回模型的列表
     return Comparison(rounds, no_attn, evaluate(no_attn, test), attn, evaluate(attn, test))   # 带名字的结果，见完整实现
 
-# attention.md:923 (拿掉挑选和形成对齐的规则)
+# attention.md:925 (拿掉挑选和形成对齐的规则)
 def with_uniform_weights(params, test, query):
     """拿掉挑选：同一个训练好的模型，参数一个不动，解码时把注意力权重全换成 1/T。"""
     return evaluate(params, test, query, uniform=True)
@@ -639,11 +641,11 @@ def alignment_formed(per_token, per_token_uniform, matrix):
     multiple = diagonal_weight(matrix) * len(matrix)       # 乘 T：是均匀（1/T）的几倍
     return bool(drop >= FORMED_DROP and multiple >= FORMED_DIAGONAL)
 
-# attention.md:952 (第五节的两组设置)
+# attention.md:954 (第五节的两组设置)
 BOOK_SETTING = ("after", LR)        # 第四节的设置：更新后的查询（我们对原书示意代码的读法），学习率 0.003（我们定的）
 PICKING_SETTING = ("before", 0.02)  # 换两个旋钮：更新前的查询，学习率大一些
 
-# attention.md:960 (把权重换掉)
+# attention.md:962 (把权重换掉)
 def reversal_weights(T, shift=0):
     """倒序要的权重：第 r 行只在第 T+1−r 列上是 1，其余是 0。shift=−1 整体挪到左边一列，
     最后一行左边没有列了，绕回第 T 列。"""
@@ -685,7 +687,7 @@ def interventions(params, test, query, own):
     result["other_change"] = np.abs(own - replaced["other"]).sum(axis=-1).mean() / 2
     return result
 
-# attention.md:1047 (第五节的一次运行：训练、评估、干预)
+# attention.md:1049 (第五节的一次运行：训练、评估、干预)
 REFIT_ROUNDS, SEED_REFIT = 3000, 8         # 只重新训练输出层：轮数，和它自己的批次随机流
 REFIT_CHECKPOINTS = (1000, 2000, REFIT_ROUNDS)
 
@@ -761,7 +763,21 @@ def examine(params, test, query, lr, rounds, refit, course):
                refit=refit_accuracy(params, test, query) if refit else None, course=course)
 
 
-def refit_readout(params, length, query, lr=LR, after_round=None):
+def frozen_features(params, src):
+    """只重新训练输出层时，输出层的输入 (B, T, 2H)：冻结的编码器、解码器读 src（答案是倒序）算出的状态，
+    拼上权重全是 1/T 的上下文（权重是定的，查询不起作用）。"""
+    _, hs_enc, hs_dec = teacher_forced_states(params, src, src[:, ::-1])
+    return decoder_output(params, hs_dec, hs_enc, hs_dec, uniform=True)[1]
+
+
+def readout_grads(params, features, tgt):
+    """平均每个输出记号的交叉熵对输出层 Wo、bo 的梯度（和 loss_and_grads 给的一样）。"""
+    p = softmax(affine(features, params["Wo"], params["bo"]))
+    dlogits = (p - one_hot(tgt, p.shape[-1])) / tgt.size
+    return weight_grad(features, dlogits, params["Wo"]), bias_grad(dlogits, params["bo"])
+
+
+def refit_readout(params, length, lr=LR, after_round=None):
     """只重新训练输出层：权重全是 1/T，其余参数冻结，Wo、bo 从训练好的值出发。
     返回新的参数字典：Wo、bo 是新的，其余还是原来那些数组（一个也没改）。"""
     theta, readout = as_vector([{"Wo": params["Wo"], "bo": params["bo"]}])    # theta 是复制出来的，(1, 参数个数)
@@ -771,8 +787,8 @@ def refit_readout(params, length, query, lr=LR, after_round=None):
     moments = adam_moments(theta)
     for n in range(1, REFIT_ROUNDS + 1):
         src = sample_batch(batches, length, test_codes)
-        _, grads = loss_and_grads(refit, src, src[:, ::-1], query, uniform=True, readout_only=True, with_loss=False)
-        adam_step(theta, clip_by_norm(np.concatenate([grads["Wo"].ravel(), grads["bo"]])[None], CLIP), moments, lr)
+        grad_Wo, grad_bo = readout_grads(refit, frozen_features(params, src), src[:, ::-1])
+        adam_step(theta, clip_by_norm(np.concatenate([grad_Wo.ravel(), grad_bo])[None], CLIP), moments, lr)
         if after_round is not None:
             after_round(n, refit)
     return refit
@@ -786,10 +802,10 @@ def refit_accuracy(params, test, query):
         if n in REFIT_CHECKPOINTS:
             at[n] = evaluate(refit, test, query, uniform=True).per_token
 
-    refit_readout(params, test.shape[1], query, after_round=measure)
+    refit_readout(params, test.shape[1], after_round=measure)
     return at
 
-# attention.md:1157 (对齐是怎么长出来的)
+# attention.md:1173 (对齐是怎么长出来的)
 GROWTH_CHECKPOINTS = tuple(range(10, 601, 10)) + tuple(range(700, 3001, 100))   # 每 10 轮；第 600 轮以后每 100 轮
 JUMP_FROM, JUMP_TO = 0.2, 0.8      # 「跳」：超出均匀的部分从训练完时的 20% 涨到 80%（看结果之前定下）
 
@@ -821,7 +837,7 @@ def growth_panels(course):
     half = first_round(course, lambda n: share_of_end(course, n) >= 0.5)
     return before, half, stop, rounds[-1]
 
-# attention.md:1195 (原书的矩阵)
+# attention.md:1211 (原书的矩阵)
 BOOK_FIVE = ((0.9900, 0.9980), (0.9300, 0.9860))   # 原书第四节的表：(整串全对, 逐位正确)，不用注意力、用注意力
 BOOK_ROUNDS, BOOK_PER_TOKEN = 3000, 0.6820         # 原书第五节：10 位的模型训练 3000 轮，逐位正确 0.6820
 BOOK_MATRIX = np.array([                   # 原书印出的矩阵：行 = 输出第几位，列 = 输入第几位
@@ -863,7 +879,7 @@ def encoder_reads_in_order(params, test):
             return False
     return True
 
-# attention.md:1244 (读矩阵和画热图)
+# attention.md:1260 (读矩阵和画热图)
 def peak_columns(matrix):
     """每一行最大权重所在的列（从 1 数起）和那个权重。"""
     return matrix.argmax(axis=1) + 1, matrix.max(axis=1)
@@ -947,7 +963,7 @@ def train_and_evaluate(length, rounds, attention=True, seeds=(SEED_INIT, SEED_BA
     params = train(length, attention, rounds, test, [seeds], query, lr, uniform)[0]
     return evaluate(params, test, query, uniform)
 
-# attention.md:1444 (打印实跑输出)
+# attention.md:1460 (打印实跑输出)
 class HandExample(NamedTuple):             # 第三节手算的每一步
     q: np.ndarray
     K: np.ndarray
@@ -1202,7 +1218,7 @@ def print_transcript(attention_runs=attention_runs):
         print("第 %d 轮：" % n)
         print_matrix(runs[1].course[n].matrix)
 
-# attention.md:2983 (附录：同时训练)
+# attention.md:2999 (附录：同时训练)
 def in_background(pool, function, *args, **options):
     """让另一个进程去算 function(*args, **options)，返回一个之后取结果的 Future。进程之间按「模块名.函数名」
     传函数，所以这个模块要能按名字导入；不能的时候（比如被别的程序按文件路径执行），就当场算。"""

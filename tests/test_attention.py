@@ -622,16 +622,14 @@ def test_decoding_fed_the_right_letters_is_the_argmax_of_teacher_forced_training
         assert not np.array_equal(fed, greedy)        # an untrained model's own outputs differ: the feeding matters
 
 
-def test_loss_and_grads_readout_only_gives_the_same_readout_gradients():
+@pytest.mark.parametrize("query", ["after", "before"])
+def test_the_readout_gradients_from_frozen_features_are_loss_and_grads_own(query):
     rng = np.random.RandomState(5)
     params = A.init_params(rng, True)
     src = rng.randint(0, A.LETTERS, size=(6, 5))
-    loss, full = A.loss_and_grads(params, src, src[:, ::-1], "after", uniform=True)
-    loss_r, readout = A.loss_and_grads(params, src, src[:, ::-1], "after", uniform=True, readout_only=True)
-    assert sorted(readout) == ["Wo", "bo"] and loss_r == loss
-    assert np.array_equal(readout["Wo"], full["Wo"]) and np.array_equal(readout["bo"], full["bo"])
-    no_loss, quiet = A.loss_and_grads(params, src, src[:, ::-1], "after", uniform=True, with_loss=False)
-    assert no_loss is None and all(np.array_equal(quiet[name], full[name]) for name in full)
+    _, full = A.loss_and_grads(params, src, src[:, ::-1], query, uniform=True)
+    grad_Wo, grad_bo = A.readout_grads(params, A.frozen_features(params, src), src[:, ::-1])
+    assert np.array_equal(grad_Wo, full["Wo"]) and np.array_equal(grad_bo, full["bo"])
 
 
 def test_refitting_the_readout_changes_only_wo_and_bo_and_leaves_the_model_untouched(monkeypatch):
@@ -639,14 +637,14 @@ def test_refitting_the_readout_changes_only_wo_and_bo_and_leaves_the_model_untou
     test = A.make_test_set(5)
     params = A.train(5, True, 30, test)[0]
     before = {name: p.copy() for name, p in params.items()}
-    refit = A.refit_readout(params, 5, "after")
+    refit = A.refit_readout(params, 5)
     assert all(np.array_equal(params[name], before[name]) for name in params)          # the trained model is kept
     assert all(refit[name] is params[name] for name in params if name not in ("Wo", "bo"))   # frozen
     assert not np.array_equal(refit["Wo"], params["Wo"]) and not np.array_equal(refit["bo"], params["bo"])
     # the refit minimises the loss with 1/T weights: it is lower after than before, on fresh batches
     rng = np.random.RandomState(99)
     src = rng.randint(0, A.LETTERS, size=(200, 5))
-    loss = lambda p: A.loss_and_grads(p, src, src[:, ::-1], "after", uniform=True, readout_only=True)[0]
+    loss = lambda p: A.loss_and_grads(p, src, src[:, ::-1], "after", uniform=True)[0]
     assert loss(refit) < loss(params)
 
 
@@ -657,7 +655,7 @@ def test_refit_accuracy_is_measured_at_each_checkpoint(monkeypatch):
     params = A.train(5, True, 20, test)[0]
     at = A.refit_accuracy(params, test, "after")
     assert sorted(at) == [4, 12]
-    assert at[12] == A.evaluate(A.refit_readout(params, 5, "after"), test, "after", uniform=True)[1]
+    assert at[12] == A.evaluate(A.refit_readout(params, 5), test, "after", uniform=True)[1]
 
 
 def test_the_encoder_reads_its_input_in_order_and_the_check_notices_when_it_does_not(monkeypatch):
