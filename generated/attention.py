@@ -1,5 +1,5 @@
 # Generated from attention.md by tangle.py — edit attention.md and run make tangle, or edit here and run make stitch.
-# sha256 of the lines below: 8fff577c339ed9c1638a914bddcae0cac08333b48830d9d779f9523cc39380f0
+# sha256 of the lines below: adf369416f07a3568d1b261493d7b5dfb0e84fbeec79c8774b8b111a936d8276
 # attention.md:324 (generated/attention.py)
 """注意力：每次解码时自己回头挑重点。
 
@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-# attention.md:3022 (附录：让释放的内存留在进程里)
+# attention.md:3027 (附录：让释放的内存留在进程里)
 def keep_freed_memory():
     """让 glibc 把释放的内存留着重用，不还给系统。只在 glibc 上做：别的 C 库没有 mallopt，或者编号不同。"""
     try:
@@ -30,7 +30,7 @@ def keep_freed_memory():
     if libc.mallopt(M_MMAP_THRESHOLD, 32 << 20):       # 32 MiB 以下的块都从堆里分，不单独映射（32 位的 glibc 不接受，返回 0）
         libc.mallopt(M_TRIM_THRESHOLD, 64 << 20)       # 堆顶空出 64 MiB 以上才还给系统；只调这一个反而更糟
 
-# attention.md:3055 (精确的矩阵乘法、exp 与 tanh)
+# attention.md:3060 (精确的矩阵乘法、exp 与 tanh)
 def mm(a, b):
     """a @ b，形状规则同 np.matmul；但每个结果都按 k = 0, 1, 2, … 的顺序一项项加出来。"""
     if a.ndim == 1:                                   # 左边是一个向量：当成一行来乘
@@ -80,7 +80,8 @@ def decimal_table(f, n):
         return np.array([float(f(Decimal(i))) for i in range(n)])
 
 
-EXP_STEPS = 64                                      # exp 把 x 拆成 (k/64)·ln2 + r
+EXP_BITS = 6
+EXP_STEPS = 2 ** EXP_BITS                           # exp 把 x 拆成 (k/64)·ln2 + r
 with localcontext() as _ctx:
     _ctx.prec = 40
     _STEP = Decimal(2).ln() / EXP_STEPS
@@ -97,7 +98,7 @@ def exp(x):
     r = (x - k * STEP_HI) - k * STEP_LO
     p = 1 + r * (1 + r * (1 / 2 + r * (1 / 6 + r * (1 / 24 + r * (1 / 120)))))
     k = k.astype(np.int32)
-    return np.ldexp(p * EXP_TABLE[k & (EXP_STEPS - 1)], k >> 6)   # k mod 64 和 k 整除 64（负数也对），比 % 和 // 快
+    return np.ldexp(p * EXP_TABLE[k & (EXP_STEPS - 1)], k >> EXP_BITS)   # k mod 64 和 k 整除 64（负数也对），比 % 和 // 快
 
 
 TANH_STEPS, TANH_MAX = 256, 20                      # tanh(20) 在 float64 里已经就是 1
@@ -117,7 +118,8 @@ def tanh_table(n):
 
 TANH_TABLE = tanh_table(TANH_MAX * TANH_STEPS + 1)
 # tanh 每一步都要调用：常数先做成 0 维数组，NumPy 就不必每次把 Python 的 float 再转换一遍（值不变）
-_MAX, _STEPS, _THIRD, _TWO_15, _ONE = (np.array(c) for c in (float(TANH_MAX), float(TANH_STEPS), -1 / 3, 2 / 15, 1.0))
+_MAX, _STEPS, _MINUS_THIRD, _TWO_15, _ONE = (np.array(c) for c in (float(TANH_MAX), float(TANH_STEPS), -1 / 3, 2 / 15,
+                                                                       1.0))
 
 
 def tanh(x):
@@ -127,7 +129,7 @@ def tanh(x):
     j = np.rint(a * _STEPS)
     b = a - j / _STEPS                              # 精确：a 和 j/256 离得足够近
     b2 = b * b
-    tanh_b = b + b * b2 * (_THIRD + b2 * _TWO_15)
+    tanh_b = b + b * b2 * (_MINUS_THIRD + b2 * _TWO_15)
     tanh_a = TANH_TABLE[j.astype(np.intp)]
     return np.copysign((tanh_a + tanh_b) / (_ONE + tanh_a * tanh_b), x)
 
@@ -631,6 +633,11 @@ def diagonal_weight(matrix, offset=0):
     return np.mean([matrix[r, c] for r, c in cells if 0 <= c < T])
 
 
+def diagonal_multiple(matrix, offset=0):
+    """同一个平均，是均匀（每格 1/T）的几倍。"""
+    return diagonal_weight(matrix, offset) * len(matrix)
+
+
 FORMED_DROP, FORMED_DIAGONAL = 0.10, 2.0   # 跑 10 个种子的扫描之前定下的规则
 
 
@@ -638,14 +645,14 @@ def alignment_formed(per_token, per_token_uniform, matrix):
     """对齐形成了吗：拿掉挑选，逐位正确至少降 0.10（它在挑）；而且反对角线上的平均权重
     至少是均匀的 2 倍（挑的正是倒序要的那一位）。"""
     drop = per_token - per_token_uniform
-    multiple = diagonal_weight(matrix) * len(matrix)       # 乘 T：是均匀（1/T）的几倍
+    multiple = diagonal_multiple(matrix)                   # 是均匀（1/T）的几倍
     return bool(drop >= FORMED_DROP and multiple >= FORMED_DIAGONAL)
 
-# attention.md:954 (第五节的两组设置)
+# attention.md:959 (第五节的两组设置)
 BOOK_SETTING = ("after", LR)        # 第四节的设置：更新后的查询（我们对原书示意代码的读法），学习率 0.003（我们定的）
 PICKING_SETTING = ("before", 0.02)  # 换两个旋钮：更新前的查询，学习率大一些
 
-# attention.md:962 (把权重换掉)
+# attention.md:967 (把权重换掉)
 def reversal_weights(T, shift=0):
     """倒序要的权重：第 r 行只在第 T+1−r 列上是 1，其余是 0。shift=−1 整体挪到左边一列，
     最后一行左边没有列了，绕回第 T 列。"""
@@ -687,7 +694,7 @@ def interventions(params, test, query, own):
     result["other_change"] = np.abs(own - replaced["other"]).sum(axis=-1).mean() / 2
     return result
 
-# attention.md:1049 (第五节的一次运行：训练、评估、干预)
+# attention.md:1054 (第五节的一次运行：训练、评估、干预)
 REFIT_ROUNDS, SEED_REFIT = 3000, 8         # 只重新训练输出层：轮数，和它自己的批次随机流
 REFIT_CHECKPOINTS = (1000, 2000, REFIT_ROUNDS)
 
@@ -724,7 +731,7 @@ class Checkpoint(NamedTuple):
     @property
     def diagonal(self):
         """反对角线上的平均权重是均匀的几倍。"""
-        return diagonal_weight(self.matrix) * len(self.matrix)
+        return diagonal_multiple(self.matrix)
 
     @property
     def formed(self):
@@ -805,7 +812,7 @@ def refit_accuracy(params, test, query):
     refit_readout(params, test.shape[1], after_round=measure)
     return at
 
-# attention.md:1173 (对齐是怎么长出来的)
+# attention.md:1178 (对齐是怎么长出来的)
 GROWTH_CHECKPOINTS = tuple(range(10, 601, 10)) + tuple(range(700, 3001, 100))   # 每 10 轮；第 600 轮以后每 100 轮
 JUMP_FROM, JUMP_TO = 0.2, 0.8      # 「跳」：超出均匀的部分从训练完时的 20% 涨到 80%（看结果之前定下）
 
@@ -837,7 +844,7 @@ def growth_panels(course):
     half = first_round(course, lambda n: share_of_end(course, n) >= 0.5)
     return before, half, stop, rounds[-1]
 
-# attention.md:1211 (原书的矩阵)
+# attention.md:1216 (原书的矩阵)
 BOOK_FIVE = ((0.9900, 0.9980), (0.9300, 0.9860))   # 原书第四节的表：(整串全对, 逐位正确)，不用注意力、用注意力
 BOOK_ROUNDS, BOOK_PER_TOKEN = 3000, 0.6820         # 原书第五节：10 位的模型训练 3000 轮，逐位正确 0.6820
 BOOK_MATRIX = np.array([                   # 原书印出的矩阵：行 = 输出第几位，列 = 输入第几位
@@ -854,7 +861,6 @@ BOOK_MATRIX = np.array([                   # 原书印出的矩阵：行 = 输�
 
 
 def print_book_matrix():
-    T = len(BOOK_MATRIX)
     print("原书印出的矩阵（它的模型训练 3000 轮；数字照抄原书）：")
     print_matrix(BOOK_MATRIX)
     columns, _ = peak_columns(BOOK_MATRIX)
@@ -863,8 +869,8 @@ def print_book_matrix():
           + "（并列时取左边的）")
     print("落在反对角线上的有 %d 行，落在它左边一列上的有 %d 行。" % ((offsets == 0).sum(), (offsets == -1).sum()))
     print("反对角线上的平均权重是均匀的 %.2f 倍，左边一列 %.2f 倍；规则的第二条（%.0f 倍以上）：%s。"
-          % (diagonal_weight(BOOK_MATRIX) * T, diagonal_weight(BOOK_MATRIX, -1) * T, FORMED_DIAGONAL,
-             "满足" if diagonal_weight(BOOK_MATRIX) * T >= FORMED_DIAGONAL else "不满足"))
+          % (diagonal_multiple(BOOK_MATRIX), diagonal_multiple(BOOK_MATRIX, -1), FORMED_DIAGONAL,
+             "满足" if diagonal_multiple(BOOK_MATRIX) >= FORMED_DIAGONAL else "不满足"))
 
 
 def encoder_reads_in_order(params, test):
@@ -879,7 +885,7 @@ def encoder_reads_in_order(params, test):
             return False
     return True
 
-# attention.md:1260 (读矩阵和画热图)
+# attention.md:1264 (读矩阵和画热图)
 def peak_columns(matrix):
     """每一行最大权重所在的列（从 1 数起）和那个权重。"""
     return matrix.argmax(axis=1) + 1, matrix.max(axis=1)
@@ -963,7 +969,7 @@ def train_and_evaluate(length, rounds, attention=True, seeds=(SEED_INIT, SEED_BA
     params = train(length, attention, rounds, test, [seeds], query, lr, uniform)[0]
     return evaluate(params, test, query, uniform)
 
-# attention.md:1460 (打印实跑输出)
+# attention.md:1464 (打印实跑输出)
 class HandExample(NamedTuple):             # 第三节手算的每一步
     q: np.ndarray
     K: np.ndarray
@@ -1064,10 +1070,10 @@ def print_section_five(runs):
     print("三列依次是：原书、" + "、".join(name + "模型" for name in RUN_NAMES[:len(runs)]))
     table = (("逐位正确", BOOK_PER_TOKEN, [run.per_token for run in runs], "%.4f"),
              ("拿掉挑选（解码时权重全换成 1/%d）之后的逐位正确" % T, None, [run.uniform.per_token for run in runs], "%.4f"),
-             ("反对角线上的平均权重是均匀的几倍", diagonal_weight(BOOK_MATRIX) * T,
-              [diagonal_weight(run.matrix) * T for run in runs], "%.2f"),
-             ("反对角线左边一列上的平均权重是均匀的几倍", diagonal_weight(BOOK_MATRIX, -1) * T,
-              [diagonal_weight(run.matrix, -1) * T for run in runs], "%.2f"))
+             ("反对角线上的平均权重是均匀的几倍", diagonal_multiple(BOOK_MATRIX),
+              [diagonal_multiple(run.matrix) for run in runs], "%.2f"),
+             ("反对角线左边一列上的平均权重是均匀的几倍", diagonal_multiple(BOOK_MATRIX, -1),
+              [diagonal_multiple(run.matrix, -1) for run in runs], "%.2f"))
     print_table([(["-" if book is None else form % book] + [form % value for value in ours], label)
                  for label, book, ours, form in table])
     formed = ["形成了" if alignment_formed(run.per_token, run.uniform.per_token, run.matrix) else "没有形成"
@@ -1218,7 +1224,7 @@ def print_transcript(attention_runs=attention_runs):
         print("第 %d 轮：" % n)
         print_matrix(runs[1].course[n].matrix)
 
-# attention.md:2999 (附录：同时训练)
+# attention.md:3004 (附录：同时训练)
 def in_background(pool, function, *args, **options):
     """让另一个进程去算 function(*args, **options)，返回一个之后取结果的 Future。进程之间按「模块名.函数名」
     传函数，所以这个模块要能按名字导入；不能的时候（比如被别的程序按文件路径执行），就当场算。"""

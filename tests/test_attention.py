@@ -699,7 +699,8 @@ def test_alignment_formed_rule_on_hand_made_matrices(per_token, uniform, height,
 def test_diagonal_weight_of_a_hand_made_matrix():
     m = anti_diagonal(0.6)
     assert A.diagonal_weight(m) == pytest.approx(0.6) and A.diagonal_weight(m, -1) == pytest.approx(0.4 / 9)
-    assert A.diagonal_weight(np.full((10, 10), 0.1)) * 10 == pytest.approx(1.0)
+    assert A.diagonal_multiple(np.full((10, 10), 0.1)) == pytest.approx(1.0)
+    assert A.diagonal_multiple(m, -1) == A.diagonal_weight(m, -1) * 10           # the same number, bit for bit
 
 
 def test_taking_the_picking_away_leaves_the_trained_parameters_untouched():

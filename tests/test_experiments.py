@@ -139,7 +139,7 @@ def test_the_picture_rule_takes_the_first_of_each_kind_in_print_order():
 def test_diagonal_weight_and_peak_offsets():
     m = np.full((10, 10), 0.05)
     m[np.arange(10), 9 - np.arange(10)] = 0.5          # exact reversal: row r → column 11 − r
-    assert E.diagonal_weight(m, 0) == 0.5 and E.diagonal_weight(m, -1) == 0.05
+    assert E.diagonal_multiple(m, 0) == 5.0 and E.diagonal_multiple(m, -1) == 0.5   # 0.5 and 0.05 against 1/10
     assert list(E.peak_offsets(m)) == [0] * 10
     shifted = np.roll(m, -1, axis=1)                    # one column to the left
     assert list(E.peak_offsets(shifted))[:9] == [-1] * 9
