@@ -125,6 +125,22 @@ def test_every_internal_link_leads_to_an_anchor_jupyterlab_keeps(built):
     assert set(links) <= set(ids) and len(ids) == len(set(ids))
 
 
+def test_opening_the_notebook_in_jupyterlab_has_nothing_to_add(built, executed):
+    """What JupyterLab writes when its kernel starts is written already, so that opening the notebook leaves it
+    unmodified (tests/test_notebook_jupyterlab.py opens it): the kernel spec as ipykernel's own names it; the
+    language as the kernel reports it, which nbclient records from the same kernel (the .venv's, as under make
+    lab); collapsed beside each folded output."""
+    from ipykernel.kernelspec import get_kernel_dict
+    spec = get_kernel_dict()
+    assert built.metadata.kernelspec == {"name": "python3", "display_name": spec["display_name"],
+                                         "language": spec["language"]}
+    assert executed.metadata.language_info == built.metadata.language_info
+    assert built.metadata.language_info.version == executed.metadata.language_info.version != ""
+    folded = [cell for cell in built.cells if cell.metadata.get("jupyter", {}).get("outputs_hidden")]
+    assert folded and all(cell.metadata.get("collapsed") is True for cell in folded)
+    assert all("collapsed" not in cell.metadata for cell in built.cells if cell not in folded)
+
+
 def test_the_advice_is_true(built):
     """Edits live in the notebook file (a kernel restart keeps them), and make notebook rebuilds it when the
     lesson changes: the note says so, and how to get the lesson's version back."""

@@ -4,6 +4,7 @@ transcript as a cell that prints it (its part as the stored output), the program
 from __future__ import annotations
 
 import re
+import sys
 
 from .. import blocks, expansion, markdown, model
 from ..startup import missing
@@ -20,7 +21,19 @@ except ImportError:  # run outside the project's .venv
 
 SUMMARY = re.compile(r"^\s*<summary>(.*)</summary>\s*$")
 GENERATOR = "notebook.py"  # the notebook's metadata: marks the notebooks notebook.py wrote, the only files it overwrites
-KERNEL = {"name": "python3", "display_name": "Python 3", "language": "python"}
+# What JupyterLab writes into a notebook when its kernel starts, written here first, so that opening the notebook
+# changes nothing (else JupyterLab marks it modified and autosaves it): the kernel spec as ipykernel's own python3
+# spec names it (the one in .venv that make lab runs), and the language as that kernel reports it, its version
+# the Python's that runs notebook.py (make notebook's is the .venv's, the kernel's under make lab).
+KERNEL = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+
+
+def language_info() -> dict:
+    """The language_info ipykernel reports (ipykernel/ipkernel.py), for the Python that runs this."""
+    return {"name": "python", "version": sys.version.split()[0], "mimetype": "text/x-python",
+            "codemirror_mode": {"name": "ipython", "version": sys.version_info[0]}, "pygments_lexer": "ipython3",
+            "nbconvert_exporter": "python", "file_extension": ".py"}
+
 
 class Notebook:
     """The cells so far, and whether a <details> that a code cell split is open."""
@@ -63,8 +76,9 @@ class Notebook:
         cell = self.add(v4.new_code_cell(source), role, **facts)
         if outputs:
             cell.outputs = [v4.new_output("stream", name="stdout", text=text) for text in outputs]
-            if self.folding:
+            if self.folding:  # collapsed too, beside it: JupyterLab adds it on opening the notebook else
                 cell.metadata["jupyter"] = {"outputs_hidden": True}
+                cell.metadata["collapsed"] = True
         return cell
 
 
@@ -124,7 +138,7 @@ def build(doc: model.Document) -> nbformat.NotebookNode:
         else:
             notebook.markdown([UNPRINTED_NOTE, "", *lines[start:end]])
     notebook.markdown(lines[cursor:])
-    return v4.new_notebook(cells=notebook.cells, metadata={"kernelspec": KERNEL, "language_info": {"name": "python"},
+    return v4.new_notebook(cells=notebook.cells, metadata={"kernelspec": KERNEL, "language_info": language_info(),
                                                            "generator": GENERATOR})
 
 
