@@ -149,10 +149,13 @@ def test_opening_the_notebook_in_jupyterlab_has_nothing_to_add(built, executed):
 
 def test_the_advice_is_true(built):
     """Edits live in the notebook file (a kernel restart keeps them), and make notebook rebuilds it when the
-    lesson changes: the note says so, and how to get the lesson's version back."""
+    lesson changes: the note says so, how to get the lesson's version back into an open JupyterLab tab too
+    (tests/test_notebook_jupyterlab.py does it), which kernel to use, and the setting that makes every link land."""
     note = next(cell.source for cell in built.cells if role(cell) == "note")
     assert "重启内核不会撤销它们" in note and "make notebook" in note and "另存" in note
     assert "重启内核，从头全部运行" not in note
+    assert "File → Reload Notebook from Disk" in note and "`make lab`" in note and "`.venv` 的 Python" in note
+    assert "Windowing mode 选 `none`" in note
 
 
 def test_each_part_stands_where_the_lesson_shows_it_with_the_checked_output(doc, built):
