@@ -119,9 +119,10 @@ def build(doc: model.Document) -> nbformat.NotebookNode:
     cell_fences = {block.line for _, block, _ in blocks.walk(doc.blocks) if isinstance(block, blocks.Fence)
                    and is_cell(block)}
 
-    def starts_cell(block, depth: int) -> bool:
+    def starts_cell(block, depth: int, cursor: int) -> bool:
         """A heading; a caption (links lead to its cell, at its top: see escaping.fragment), unless it stands in a
-        <details> that folds prose, which a cell of its own would tear open; a fence that is a cell."""
+        <details> opened in the prose since the last cell (from cursor) that folds prose, which a cell of its own
+        would tear open; a fence that is a cell."""
         if isinstance(block, blocks.Heading):
             return depth == 0
         if isinstance(block, blocks.Paragraph):
@@ -131,7 +132,7 @@ def build(doc: model.Document) -> nbformat.NotebookNode:
 
     notebook, cursor, prelude_done = Notebook(), 0, False
     for event, block, depth in blocks.walk(doc.blocks):
-        if event != "open" or not starts_cell(block, depth):
+        if event != "open" or not starts_cell(block, depth, cursor):
             continue  # what is not a cell of its own stays in the prose
         heading = isinstance(block, blocks.Heading)
         start, end, line = block.line - 1, block.end, block.line
