@@ -209,7 +209,7 @@ def click_every_link(page, which=None) -> list[dict]:
                        " return [box.left + box.width / 2, box.top + box.height / 2]; })()")
         source = page.js("T.outer().scrollTop")
         page.click(x, y)
-        place = settled(page, f"T.place(T.target('{fragment}'))")
+        place = settled(page, f"T.place(T.target('{fragment}'))", timeout=20)
         target = page.js(f"T.nb().widgets.findIndex(cell => 'cell-id=' + cell.model.id === '{fragment}')")
         found.append({"cell": index, "k": k, "to": fragment, "ahead": target > index, "top": place and place[0],
                       "landed": place is not None and -2 <= place[0] <= place[2] - 30})
