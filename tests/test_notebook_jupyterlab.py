@@ -207,6 +207,8 @@ def click_every_link(page, which=None) -> list[dict]:
         reach(page, index, k)
         x, y = page.js(f"(() => {{ const box = T.link({index}, {k}).getClientRects()[0];"
                        " return [box.left + box.width / 2, box.top + box.height / 2]; })()")
+        assert page.js(f"T.link({index}, {k}).contains(document.elementFromPoint({x}, {y}))"), \
+            f"something covers link {k} of cell {index}"
         source = page.js("T.outer().scrollTop")
         page.click(x, y)
         place = settled(page, f"T.place(T.target('{fragment}'))", timeout=20)
