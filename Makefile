@@ -5,7 +5,7 @@ PAGE := weave.py $(wildcard literate/page/*.py) literate/page/style.css
 NOTEBOOK := notebook.py $(wildcard literate/notebook/*.py)
 VENV_PY := .venv/bin/python
 
-.PHONY: help tangle stitch check html notebook test update experiments update-experiments portability bench clean
+.PHONY: help tangle stitch check html notebook lab test update experiments update-experiments portability bench clean
 .DEFAULT_GOAL := help
 
 help: ## list the targets
@@ -26,6 +26,10 @@ help: ## list the targets
 # nbformat writes the notebook; nbclient and ipykernel run it in the tests.
 .venv/notebook-stamp: requirements-notebook.txt | .venv/stamp
 	.venv/bin/pip install -r requirements-notebook.txt && touch $@
+
+# JupyterLab, in .venv beside the lesson's numpy: make lab runs it, so that its kernel is .venv's Python.
+.venv/lab-stamp: requirements-lab.txt | .venv/notebook-stamp
+	.venv/bin/pip install -r requirements-lab.txt && touch $@
 
 tangle: | .venv/stamp ## write generated/ from attention.md (refuses to overwrite hand edits)
 	$(VENV_PY) tangle.py tangle
@@ -49,7 +53,12 @@ notebook: build/attention.ipynb ## write build/attention.ipynb: the lesson as a 
 build/attention.ipynb: attention.md $(TOOL) $(NOTEBOOK) | .venv/notebook-stamp
 	$(VENV_PY) notebook.py attention.md -o $@
 
-test: | .venv/stamp .venv/html-stamp .venv/notebook-stamp ## run all tests (tangle.py, weave.py and the page in chromium, the notebook in a kernel, the program, the portability harness)
+# The kernel: .venv's own python3 kernel spec (ipykernel's, run by .venv's Python), before any of the same name
+# in your Jupyter folders (JUPYTER_PREFER_ENV_PATH=1); --allow-root only where make runs as root.
+lab: build/attention.ipynb | .venv/lab-stamp ## open the notebook in JupyterLab, with the lesson's .venv as its kernel (installs JupyterLab into .venv)
+	JUPYTER_PREFER_ENV_PATH=1 .venv/bin/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root) build/attention.ipynb
+
+test: | .venv/stamp .venv/html-stamp .venv/notebook-stamp .venv/lab-stamp ## run all tests (tangle.py, weave.py and the page in chromium, the notebook in a kernel and in JupyterLab, the program, the portability harness)
 	$(VENV_PY) -m pytest -q tests/
 
 # The programs write their progress to stderr when ATTENTION_PROGRESS=1; --progress shows it as it comes.

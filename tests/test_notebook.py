@@ -113,24 +113,49 @@ def test_every_code_cell_is_the_lessons_code_in_reading_order(doc, built):
     assert function == "print_transcript"  # as attention.md declares it (parts: print_transcript # 第 N 段)
 
 
-def test_every_internal_link_leads_to_an_anchor_jupyterlab_keeps(built):
-    """JupyterLab's sanitizer drops <a name> and ids that are not ASCII: every link in the notebook to a caption
-    leads to exactly one <a id> of ASCII letters, digits and -, and no <a name> is left."""
+def test_every_internal_link_leads_to_the_top_of_a_cell_a_caption_starts(doc, built):
+    """JupyterLab's sanitizer drops <a name> and ids that are not ASCII. Every link to a caption is #cell-id=ID:
+    the cell with that id starts with the caption, its <a id> the same cell-id=ID (a click scrolls to that <a>
+    once the cell is drawn, else JupyterLab finds the cell by its id); each caption of the lesson starts one."""
     import re
     text = "\n".join(cell.source for cell in built.cells if cell.cell_type == "markdown")
     links = re.findall(r"\]\(#([^)]*)\)", text)
-    ids = re.findall(r'<a id="([^"]*)"></a>', text)
     assert len(links) >= 50 and "<a name=" not in text
-    assert all(re.fullmatch(r"[A-Za-z0-9-]+", link) for link in links + ids)
-    assert set(links) <= set(ids) and len(ids) == len(set(ids))
+    assert all(re.fullmatch(r"cell-id=(chunk|file|output)-[0-9a-f]{12}", link) for link in links)
+    starts = {cell.id: cell for cell in built.cells if role(cell) == "caption"}
+    assert len(starts) == len(doc.captions)
+    for cell_id, cell in starts.items():
+        assert cell.cell_type == "markdown" and cell.source.startswith(f'<a id="cell-id={cell_id}"></a>**〈')
+        assert cell.source.count("<a id=") == 1
+    assert {link.removeprefix("cell-id=") for link in links} <= set(starts)
+    assert len(re.findall(r"<a id=", text)) == len(starts)
+
+
+def test_opening_the_notebook_in_jupyterlab_has_nothing_to_add(built, executed):
+    """What JupyterLab writes when its kernel starts is written already, so that opening the notebook leaves it
+    unmodified (tests/test_notebook_jupyterlab.py opens it): the kernel spec as ipykernel's own names it; the
+    language as the kernel reports it, which nbclient records from the same kernel (the .venv's, as under make
+    lab); collapsed beside each folded output."""
+    from ipykernel.kernelspec import get_kernel_dict
+    spec = get_kernel_dict()
+    assert built.metadata.kernelspec == {"name": "python3", "display_name": spec["display_name"],
+                                         "language": spec["language"]}
+    assert executed.metadata.language_info == built.metadata.language_info
+    assert built.metadata.language_info.version == executed.metadata.language_info.version != ""
+    folded = [cell for cell in built.cells if cell.metadata.get("jupyter", {}).get("outputs_hidden")]
+    assert folded and all(cell.metadata.get("collapsed") is True for cell in folded)
+    assert all("collapsed" not in cell.metadata for cell in built.cells if cell not in folded)
 
 
 def test_the_advice_is_true(built):
     """Edits live in the notebook file (a kernel restart keeps them), and make notebook rebuilds it when the
-    lesson changes: the note says so, and how to get the lesson's version back."""
+    lesson changes: the note says so, how to get the lesson's version back into an open JupyterLab tab too
+    (tests/test_notebook_jupyterlab.py does it), which kernel to use, and the setting that makes every link land."""
     note = next(cell.source for cell in built.cells if role(cell) == "note")
     assert "重启内核不会撤销它们" in note and "make notebook" in note and "另存" in note
     assert "重启内核，从头全部运行" not in note
+    assert "File → Reload Notebook from Disk" in note and "`make lab`" in note and "`.venv` 的 Python" in note
+    assert "Windowing mode 选 `none`" in note
 
 
 def test_each_part_stands_where_the_lesson_shows_it_with_the_checked_output(doc, built):
@@ -307,6 +332,42 @@ def test_a_small_lesson_runs_top_to_bottom_although_it_calls_later_code(tmp_path
     assert parts[0].metadata.jupyter.outputs_hidden and "jupyter" not in parts[1].metadata
     run = execute(nb, tmp_path)
     assert [stdout(cell) for cell in run.cells if cell.cell_type == "code"] == ["", "", "2\n", "", "完\n"]
+
+
+def test_each_caption_starts_a_cell_but_one_in_a_fold_of_prose(tmp_path):
+    """Links lead to the cell a caption starts (its id from the anchor: the same every build). A caption inside
+    a <details> that folds prose (here another program's transcript, which stays text) stays where it is: a cell
+    of its own would tear the fold open."""
+    other = """
+<a name="file-generated/q.py"></a>**〈generated/q.py〉**
+```python {file=generated/q.py}
+print(3)
+```
+
+<details>
+<summary>另一个程序的输出</summary>
+
+前面的话。
+
+<a name="output-generated/q.py"></a>**〈generated/q.py〉的实跑输出**
+```text {transcript=generated/q.py}
+3
+```
+
+</details>
+"""
+    nb = notebook.build(literate.markdown.load(write_lesson(tmp_path, LESSON + other), "lesson.md"))
+    captions = [cell for cell in nb.cells if role(cell) == "caption"]
+    assert [cell.source.split("**")[1] for cell in captions] == [
+        "〈用〉", "〈generated/p.py〉的实跑输出（第 1 段）", "〈generated/p.py〉", "〈后面〉",
+        "〈generated/p.py〉的实跑输出（第 2 段）", "〈generated/q.py〉"]
+    assert [cell.id for cell in captions] == [cell.id for cell in notebook.build(
+        literate.markdown.load(write_lesson(tmp_path, LESSON + other), "lesson.md")).cells if role(cell) == "caption"]
+    folded = next(cell for cell in nb.cells if "前面的话" in cell.source)
+    assert folded.source.startswith("<details>\n<summary>另一个程序的输出</summary>") and folded.source.endswith("</details>")
+    assert '<a id="cell-id=output-' in folded.source and role(folded) == "prose"
+    following = nb.cells[nb.cells.index(captions[0]) + 1]
+    assert following.cell_type == "code" and following.source.startswith("def use():")
 
 
 @pytest.mark.parametrize("mark, message", [

@@ -218,8 +218,9 @@ def test_a_caption_anchor_becomes_an_id_that_nothing_can_follow(tmp_path):
                         "[〈body〉](#chunk-body)\n```python {file=").replace("```text {transcript}",
                         '<a name="output-generated/a.py"></a>**〈generated/a.py〉的实跑输出**\n```text {transcript}')
     cells = markdown_cells(tmp_path, text)
-    anchors = [cell for cell in cells if '<a id="chunk-' in cell]
-    assert anchors and all(re.search(r'<a id="chunk-[0-9a-f]{12}"></a>', cell) for cell in anchors)
+    anchors = [cell for cell in cells if '<a id="cell-id=' in cell]
+    assert len(anchors) == 3 and all(re.match(r'<a id="cell-id=(chunk|file|output)-[0-9a-f]{12}"></a>', cell)
+                                     for cell in anchors)
     for cell in cells:
         assert_inert(cell)
 

@@ -10,11 +10,13 @@ examples:
 
 The notebook (nbformat 4, written with the nbformat library) reads like the lesson, in its order. Like
 weave.py, it takes the document as tangle.py parses it (chunks, roots, transcripts, the typed blocks):
-  - prose as Markdown cells, a new cell at each heading, written again from the typed blocks and spans
-    (never copied from the lesson's lines), so that what a viewer renders is what the lesson says and no more:
-    text escaped, a link kept only where the page keeps it, an image a link to it, HTML comments dropped, and
-    of the author's HTML only <details>, <summary> and each caption's <a name>, as an ASCII <a id> with each
-    link to it rewritten to match (JupyterLab keeps neither <a name> nor ids that are not ASCII). GitHub's
+  - prose as Markdown cells, a new cell at each heading and each caption, written again from the typed blocks
+    and spans (never copied from the lesson's lines), so that what a viewer renders is what the lesson says and
+    no more: text escaped, a link kept only where the page keeps it, an image a link to it, HTML comments
+    dropped, and of the author's HTML only <details>, <summary> and each caption's <a name>, as <a id="cell-id=
+    ID"> at the top of the cell the caption starts (its id ID, ASCII), each link to it #cell-id=ID: JupyterLab
+    keeps neither <a name> nor ids that are not ASCII, and resolves such a link even before it has drawn the
+    cell (escaping.fragment). A caption in a <details> that folds prose stays in its cell. GitHub's
     $`...`$ and ```math fences become $...$ and $$...$$, which Jupyter renders, with no $ inside that could
     close them early and no < a viewer without formulas would read as a tag. A <details> that folds a
     transcript becomes its summary in bold, and the output of the cell that prints it is folded;
@@ -34,6 +36,9 @@ weave.py, it takes the document as tangle.py parses it (chunks, roots, transcrip
     shown as text, under a line that says why. Other programs' transcripts (the experiments, minutes long)
     stay as text and are not rerun;
   - each of the lesson's {playground=...} fences as a code cell where it stands, tagged as the reader's;
+  - the metadata JupyterLab writes when its kernel starts, so that opening the notebook leaves it unmodified:
+    ipykernel's python3 kernel spec, the language_info that kernel reports (its version the Python's that runs
+    notebook.py: make notebook's is .venv's, the kernel make lab starts), collapsed beside each folded output;
   - the note's words about this lesson (what running it takes, which cells to change) are the lesson's
     own: its notebook-runs, notebook-names and notebook-try declarations (see literate/declarations.py),
     read as its prose is and written as its prose is.

@@ -4,9 +4,11 @@ transcript as a cell that prints it (its part as the stored output), the program
 from __future__ import annotations
 
 import re
+import sys
 
 from .. import blocks, expansion, markdown, model
 from ..startup import missing
+from .escaping import jupyter_id
 from .lesson import first_program, main_block, part_blocks, without_main_block
 from .text import inline_markdown, lesson_lines
 from .words import MAIN_HEADER, PART_HEADER, PRELUDE_HEADER, ROOT_NOTE, UNPRINTED_NOTE, WHOLE_HEADER, note
@@ -20,14 +22,39 @@ except ImportError:  # run outside the project's .venv
 
 SUMMARY = re.compile(r"^\s*<summary>(.*)</summary>\s*$")
 GENERATOR = "notebook.py"  # the notebook's metadata: marks the notebooks notebook.py wrote, the only files it overwrites
-KERNEL = {"name": "python3", "display_name": "Python 3", "language": "python"}
+# What JupyterLab writes into a notebook when its kernel starts, written here first, so that opening the notebook
+# changes nothing (else JupyterLab marks it modified and autosaves it): the kernel spec as ipykernel's own python3
+# spec names it (the one in .venv that make lab runs), and the language as that kernel reports it, its version
+# the Python's that runs notebook.py (make notebook's is the .venv's, the kernel's under make lab).
+KERNEL = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+
+
+def language_info() -> dict:
+    """The language_info ipykernel reports (ipykernel/ipkernel.py), for the Python that runs this."""
+    return {"name": "python", "version": sys.version.split()[0], "mimetype": "text/x-python",
+            "codemirror_mode": {"name": "ipython", "version": sys.version_info[0]}, "pygments_lexer": "ipython3",
+            "nbconvert_exporter": "python", "file_extension": ".py"}
+
+
+def opens_details(lines: list[str | None]) -> list[int]:
+    """Where in lines (split at their line ends) a <details> opens that they do not close."""
+    opened = []
+    for index, line in enumerate(part for line in lines if line is not None for part in line.split("\n")):
+        stripped = line.strip()
+        if stripped.startswith("<details"):
+            opened.append(index)
+        elif stripped == "</details>" and opened:
+            opened.pop()
+    return opened
 
 class Notebook:
-    """The cells so far, and whether a <details> that a code cell split is open."""
+    """The cells so far, whether a <details> that a code cell split is open, and the id the next Markdown cell
+    takes (a caption's: links lead to it)."""
 
     def __init__(self):
         self.cells = []
         self.folding = False
+        self.caption_id: str | None = None
 
     def add(self, cell, role: str, **facts):
         cell["id"] = f"{len(self.cells):03d}-{role}"  # the same every build
@@ -57,14 +84,19 @@ class Notebook:
             self.folding = True
         text = "\n".join(kept).strip("\n")
         if text.strip():
-            self.add(v4.new_markdown_cell(text), "prose")
+            caption = self.caption_id is not None and not any(cell.id == self.caption_id for cell in self.cells)
+            cell = self.add(v4.new_markdown_cell(text), "caption" if caption else "prose")
+            if caption:
+                cell["id"] = self.caption_id
+        self.caption_id = None
 
     def code(self, source: str, role: str, outputs=(), **facts):
         cell = self.add(v4.new_code_cell(source), role, **facts)
         if outputs:
             cell.outputs = [v4.new_output("stream", name="stdout", text=text) for text in outputs]
-            if self.folding:
+            if self.folding:  # collapsed too, beside it: JupyterLab adds it on opening the notebook else
                 cell.metadata["jupyter"] = {"outputs_hidden": True}
+                cell.metadata["collapsed"] = True
         return cell
 
 
@@ -84,17 +116,34 @@ def build(doc: model.Document) -> nbformat.NotebookNode:
     def is_cell(fence: blocks.Fence) -> bool:  # not an illustration, a formula or another program's transcript
         return fence.kind in ("chunk", "root", "playground") or fence.kind == "transcript" and fence.label == program
 
+    cell_fences = {block.line for _, block, _ in blocks.walk(doc.blocks) if isinstance(block, blocks.Fence)
+                   and is_cell(block)}
+
+    def starts_cell(block, depth: int, cursor: int) -> bool:
+        """A heading; a caption (links lead to its cell, at its top: see escaping.fragment), unless it stands in a
+        <details> opened in the prose since the last cell (from cursor) that folds prose, which a cell of its own
+        would tear open; a fence that is a cell."""
+        if isinstance(block, blocks.Heading):
+            return depth == 0
+        if isinstance(block, blocks.Paragraph):
+            return depth == 0 and block.caption_of in doc.captions and (
+                block.caption_of in cell_fences or not opens_details(lines[cursor : block.line - 1]))
+        return isinstance(block, blocks.Fence) and block.line in cell_fences
+
     notebook, cursor, prelude_done = Notebook(), 0, False
     for event, block, depth in blocks.walk(doc.blocks):
-        heading = isinstance(block, blocks.Heading) and depth == 0
-        if event != "open" or not (heading or isinstance(block, blocks.Fence) and is_cell(block)):
+        if event != "open" or not starts_cell(block, depth, cursor):
             continue  # what is not a cell of its own stays in the prose
+        heading = isinstance(block, blocks.Heading)
         start, end, line = block.line - 1, block.end, block.line
         notebook.markdown(lines[cursor:start])
         cursor = start
         if not prelude_done and (not heading or block.level == 2):  # after the lesson's opening, or before its
             prelude(notebook, doc, program, printing, how, body)      # first code: the program comes first
             prelude_done = True
+        if isinstance(block, blocks.Paragraph):  # a caption: the prose from here on is the cell links lead to
+            notebook.caption_id = jupyter_id(doc.captions[block.caption_of].anchor)
+            continue
         if heading:
             continue
         cursor, piece = end, block.piece
@@ -124,7 +173,7 @@ def build(doc: model.Document) -> nbformat.NotebookNode:
         else:
             notebook.markdown([UNPRINTED_NOTE, "", *lines[start:end]])
     notebook.markdown(lines[cursor:])
-    return v4.new_notebook(cells=notebook.cells, metadata={"kernelspec": KERNEL, "language_info": {"name": "python"},
+    return v4.new_notebook(cells=notebook.cells, metadata={"kernelspec": KERNEL, "language_info": language_info(),
                                                            "generator": GENERATOR})
 
 

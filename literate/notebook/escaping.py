@@ -165,7 +165,16 @@ def title(text: str) -> str:
 
 
 def jupyter_id(anchor: str) -> str:
-    """The id a caption's anchor gets in the notebook: JupyterLab's sanitizer drops <a name> and every id that
-    is not ASCII (chunk-训练_循环 would lead nowhere), so the kind, then a short hash of the anchor."""
+    """The id of the cell a caption starts: the kind, then a short hash of the anchor (a cell's id is ASCII
+    letters, digits, - and _; JupyterLab also drops every other id, so chunk-训练_循环 would lead nowhere)."""
     kind = anchor.partition("-")[0]
     return f"{kind}-{hashlib.sha256(anchor.encode()).hexdigest()[:12]}"
+
+
+def fragment(anchor: str) -> str:
+    """What a link to a caption's anchor leads to, and the id of the <a> the caption starts with: cell-id=, then
+    the id of the cell the caption starts. JupyterLab resolves a click on it either way. Once the cell is drawn,
+    its rendered Markdown holds the <a> (as data-jupyter-id), which the click scrolls to the top; before that
+    (a notebook opens its cells a few at a time), the link changes the page's fragment, and JupyterLab's notebook
+    finds the cell by its id, waits for it and scrolls to it. A link to a plain id would do nothing then."""
+    return f"cell-id={jupyter_id(anchor)}"

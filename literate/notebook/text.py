@@ -1,7 +1,8 @@
 """The lesson's Markdown as the notebook's cells hold it, written again from the typed blocks and spans of the
 reading stage (never from the lesson's lines): text escaped by construction (escaping.py), links only where the
 page would keep them, images as links to them (never loaded), HTML comments dropped, and of the author's HTML only
-the captions' anchors (as ASCII ids, which JupyterLab keeps, with every link to them rewritten to match),
+the captions' anchors (as ASCII ids, which JupyterLab keeps, with every link to them rewritten to match:
+escaping.fragment),
 <details> and <summary>; formulas written the way Jupyter wants ($`...`$ as $...$, a ```math fence as $$...$$).
 
 Each line written stands for a line of the lesson, so that the cells can be cut where the lesson's headings and
@@ -16,7 +17,7 @@ from urllib.parse import unquote
 from .. import blocks, model
 from ..blocks import children as inside  # the blocks inside a list, an item or a quote
 from ..htmlsource import SourceParser  # the author's HTML read as the page reads it
-from .escaping import code_span, destination, formula, html_text, jupyter_id, markdown_text, preformatted, title
+from .escaping import code_span, destination, formula, fragment, html_text, markdown_text, preformatted, title
 
 LINK_DROPPED = "（链接去掉了：只链到页内、相对路径、http(s) 和 mailto）"
 EMPHASIS = {"em": "*", "strong": "**"}
@@ -197,7 +198,7 @@ class InlineWriter:
                 self.line_start = True
         elif isinstance(span, blocks.Link):
             own = model.OWN_LINK.fullmatch(unquote(span.href))  # a caption's anchor: the id it has here
-            target = f"#{jupyter_id(own[1])}" if own else destination(span.href)
+            target = f"#{fragment(own[1])}" if own else destination(span.href)
             self.put("[" if target else "")
             self.label = bool(target)  # links do not nest
             self.spans(span.spans)
@@ -219,7 +220,7 @@ class InlineWriter:
         anchor = model.CAPTION_ANCHOR.fullmatch(tag.strip())
         if anchor:
             self.anchors += 1
-            self.put(f'<a id="{jupyter_id(html.unescape(anchor[1]))}"></a>')
+            self.put(f'<a id="{fragment(html.unescape(anchor[1]))}"></a>')
         elif tag.strip().lower() == "</a>" and self.anchors:
             self.anchors -= 1
         elif not tag.startswith("<!--"):
@@ -260,7 +261,7 @@ class HtmlBlockWriter(SourceParser):
             self.out.append(f"<{name}>")
         elif name == "a" and model.OWN_LINK.fullmatch("#" + anchor):
             self.anchors += 1
-            self.out.append(f'<a id="{jupyter_id(anchor)}"></a>')
+            self.out.append(f'<a id="{fragment(anchor)}"></a>')
         else:
             self.out.append(html_text(self.get_starttag_text() or ""))
 
