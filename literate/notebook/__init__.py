@@ -15,8 +15,8 @@ weave.py, it takes the document as tangle.py parses it (chunks, roots, transcrip
     no more: text escaped, a link kept only where the page keeps it, an image a link to it, HTML comments
     dropped, and of the author's HTML only <details>, <summary> and each caption's <a name>, as <a id="cell-id=
     ID"> at the top of the cell the caption starts (its id ID, ASCII), each link to it #cell-id=ID: JupyterLab
-    keeps neither <a name> nor ids that are not ASCII, and resolves such a link even before it has drawn the
-    cell (escaping.fragment). A caption in a <details> that folds prose stays in its cell. GitHub's
+    keeps neither <a name> nor ids that are not ASCII, and resolves such a link even while it is still adding
+    the cell to the page (escaping.fragment). A caption in a <details> that folds prose stays in its cell. GitHub's
     $`...`$ and ```math fences become $...$ and $$...$$, which Jupyter renders, with no $ inside that could
     close them early and no < a viewer without formulas would read as a tag. A <details> that folds a
     transcript becomes its summary in bold, and the output of the cell that prints it is folded;

@@ -173,8 +173,9 @@ def jupyter_id(anchor: str) -> str:
 
 def fragment(anchor: str) -> str:
     """What a link to a caption's anchor leads to, and the id of the <a> the caption starts with: cell-id=, then
-    the id of the cell the caption starts. JupyterLab resolves a click on it either way. Once the cell is drawn,
-    its rendered Markdown holds the <a> (as data-jupyter-id), which the click scrolls to the top; before that
-    (a notebook opens its cells a few at a time), the link changes the page's fragment, and JupyterLab's notebook
-    finds the cell by its id, waits for it and scrolls to it. A link to a plain id would do nothing then."""
+    the id of the cell the caption starts. JupyterLab resolves a click on it either way. Once the cell is on the
+    page, its rendered Markdown holds the <a> (as data-jupyter-id), which the click scrolls to the top; before
+    that (JupyterLab adds a notebook's cells to the page a few at a time, while idle), the link changes the page's
+    fragment, and the notebook finds the cell by its id, waits for it (up to 10 s) and scrolls to it. A link to a
+    plain id does nothing then."""
     return f"cell-id={jupyter_id(anchor)}"
