@@ -39,3 +39,16 @@ def chromium() -> str:
         pytest.skip("chromium is not installed: apt-get install chromium fonts-noto-cjk to run the browser tests",
                     allow_module_level=True)
     return found
+
+
+def modules_or_skip(names: tuple[str, ...], needed_for: str, installs: str) -> None:
+    """Skip the test module when one of these packages is missing (make test installs them), and fail under CI,
+    which must run it: a test that cannot run is never passed silently."""
+    import importlib.util
+    missing = [name for name in names if importlib.util.find_spec(name) is None]
+    if not missing:
+        return
+    if os.environ.get("CI"):
+        pytest.fail(f"{', '.join(missing)} not installed, and CI must {needed_for}: make test installs {installs}",
+                    pytrace=False)
+    pytest.skip(f"{', '.join(missing)} not installed: make test installs {installs}", allow_module_level=True)

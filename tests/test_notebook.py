@@ -7,21 +7,16 @@ under CI (CI set) they fail instead, so that CI never passes without having run 
 """
 
 import ast
-import importlib.util
 import os
 import textwrap
 from pathlib import Path
 
 import pytest
 
+from conftest import modules_or_skip  # noqa: E402
+
 ROOT = Path(__file__).resolve().parent.parent
-MISSING = [name for name in ("nbformat", "nbclient", "ipykernel") if importlib.util.find_spec(name) is None]
-if MISSING:
-    if os.environ.get("CI"):
-        pytest.fail(f"{', '.join(MISSING)} not installed, and CI must run the notebook: make test installs "
-                    "requirements-notebook.txt", pytrace=False)
-    pytest.skip(f"{', '.join(MISSING)} not installed: make test installs requirements-notebook.txt",
-                allow_module_level=True)
+modules_or_skip(("nbformat", "nbclient", "ipykernel"), "run the notebook", "requirements-notebook.txt")
 
 import nbformat  # noqa: E402
 from nbclient import NotebookClient  # noqa: E402

@@ -12,7 +12,6 @@ in headless Chromium, driven over the DevTools protocol (tests/devtools.py) as a
 
 Skipped (failed under CI) without JupyterLab or chromium."""
 
-import importlib.util
 import json
 import os
 import shutil
@@ -26,16 +25,12 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-MISSING = [name for name in ("nbformat", "jupyterlab", "ipykernel") if importlib.util.find_spec(name) is None]
-if MISSING:
-    if os.environ.get("CI"):
-        pytest.fail(f"{', '.join(MISSING)} not installed, and CI must open the notebook in JupyterLab: make test "
-                    "installs requirements-notebook.txt and requirements-lab.txt", pytrace=False)
-    pytest.skip(f"{', '.join(MISSING)} not installed: make test installs requirements-lab.txt (JupyterLab)",
-                allow_module_level=True)
+from conftest import chromium, modules_or_skip  # noqa: E402
 
-from conftest import chromium  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
+modules_or_skip(("nbformat", "jupyterlab", "ipykernel"), "open the notebook in JupyterLab",
+                "requirements-notebook.txt and requirements-lab.txt (JupyterLab)")
+
 from devtools import Browser  # noqa: E402
 from literate.notebook import command as notebook  # noqa: E402
 
