@@ -58,8 +58,8 @@ ALLOWED = {
     "notebook.escaping": {"inline"},
     "notebook.text": {"blocks", "htmlsource", "model", "notebook.escaping"},
     "notebook.words": {"notebook.escaping"},
-    "notebook.cells": {"blocks", "expansion", "markdown", "model", "startup", "notebook.lesson", "notebook.text",
-                       "notebook.words"},
+    "notebook.cells": {"blocks", "expansion", "markdown", "model", "startup", "notebook.escaping", "notebook.lesson",
+                       "notebook.text", "notebook.words"},
     "notebook.command": {"console", "markdown", "model", "outputs", "notebook.cells"},
 }
 # The back-ends read the model and the prose rules; they never reach into the stages that build it.
