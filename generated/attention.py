@@ -1,5 +1,5 @@
 # Generated from attention.md by tangle.py — edit attention.md and run make tangle, or edit here and run make stitch.
-# sha256 of the lines below: adf369416f07a3568d1b261493d7b5dfb0e84fbeec79c8774b8b111a936d8276
+# sha256 of the lines below: ad9f32636d5c4d45d6cf44859eaf939b3f544beb638d479f57077b3c9f5d4e85
 # attention.md:324 (generated/attention.py)
 """注意力：每次解码时自己回头挑重点。
 
@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-# attention.md:3027 (附录：让释放的内存留在进程里)
+# attention.md:3030 (附录：让释放的内存留在进程里)
 def keep_freed_memory():
     """让 glibc 把释放的内存留着重用，不还给系统。只在 glibc 上做：别的 C 库没有 mallopt，或者编号不同。"""
     try:
@@ -30,7 +30,7 @@ def keep_freed_memory():
     if libc.mallopt(M_MMAP_THRESHOLD, 32 << 20):       # 32 MiB 以下的块都从堆里分，不单独映射（32 位的 glibc 不接受，返回 0）
         libc.mallopt(M_TRIM_THRESHOLD, 64 << 20)       # 堆顶空出 64 MiB 以上才还给系统；只调这一个反而更糟
 
-# attention.md:3060 (精确的矩阵乘法、exp 与 tanh)
+# attention.md:3063 (精确的矩阵乘法、exp 与 tanh)
 def mm(a, b):
     """a @ b，形状规则同 np.matmul；但每个结果都按 k = 0, 1, 2, … 的顺序一项项加出来。"""
     if a.ndim == 1:                                   # 左边是一个向量：当成一行来乘
@@ -1224,7 +1224,7 @@ def print_transcript(attention_runs=attention_runs):
         print("第 %d 轮：" % n)
         print_matrix(runs[1].course[n].matrix)
 
-# attention.md:3004 (附录：同时训练)
+# attention.md:3007 (附录：同时训练)
 def in_background(pool, function, *args, **options):
     """让另一个进程去算 function(*args, **options)，返回一个之后取结果的 Future。进程之间按「模块名.函数名」
     传函数，所以这个模块要能按名字导入；不能的时候（比如被别的程序按文件路径执行），就当场算。"""

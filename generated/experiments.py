@@ -1,6 +1,6 @@
 # Generated from attention.md by tangle.py — edit attention.md and run make tangle, or edit here and run make stitch.
-# sha256 of the lines below: 0fb6ab9d3ebfe7398df38dfddd747bc2c46cee75f608fc94722a16c6f2bce9a1
-# attention.md:2888 (generated/experiments.py)
+# sha256 of the lines below: 7d6fade8f13d1c36a40f223e27b957f8ea4ad0c0dac4a5a21bf84c3a30842537
+# attention.md:2891 (generated/experiments.py)
 """「30 秒实验」的答案。运行：python generated/experiments.py（要几分钟）。
 
 由 attention.md 用 tangle.py 生成。请改 attention.md 再 make tangle；直接改了这个文件，make stitch 把改动搬回 attention.md。
@@ -207,6 +207,11 @@ def print_sweep_table(lr, cell):
                  (["%.2f" % pick.diagonal for pick in picks], "%s：对角" % name),
                  (["%d" % pick.peaks for pick in picks], "%s：峰" % name)]
     print_table(rows, width=8)
+    print_formed_seeds(cell, queries)
+
+
+def print_formed_seeds(cell, queries):
+    """每种查询一行：这一格里哪几个种子形成了对齐。"""
     for query in queries:
         formed = [seed_init for (seed_init, _), run in zip(EXPERIMENT_SEEDS, cell[query]) if selection(run).formed]
         print("查询 = %s的状态，形成了对齐的种子：%s" % (QUERY_SHORT[query], " ".join("%d" % s for s in formed) or "没有"))
@@ -240,7 +245,7 @@ def print_cell_summary(lr, cell):
         print("    和不用注意力比：不用注意力高的 %d 个，学出权重的高的 %d 个，一样的 %d 个"
               % seed_by_seed([r.per_token for r in cell["none"]], learned))
 
-# attention.md:2090 (实验四：注意力什么时候真的在挑)
+# attention.md:2095 (实验四：注意力什么时候真的在挑)
 SWEEP_RATES = (0.003, 0.01, 0.02)          # 学习率：从第四节的 0.003 到大它六倍多的 0.02
 SWEEP_QUERIES = ("after", "before")        # 更新后的查询，更新前的查询
 
@@ -285,7 +290,7 @@ def print_picture(title, choice):
     print_matrix(run.sample_weights)
     sample_heatmap(run.sample, run.sample_weights)
 
-# attention.md:2374 (实验五：训练得更久)
+# attention.md:2379 (实验五：训练得更久)
 LONG_ROUNDS = 30000
 LONG_CHECKPOINTS = (3000, 10000)
 
@@ -351,7 +356,7 @@ def print_long_training(run):
           + "，第 %d 轮 %.2f；左边一列 %.2f 倍。" % (LONG_ROUNDS, diagonal_multiple(run.matrix),
                                                     diagonal_multiple(run.matrix, -1)))
 
-# attention.md:2532 (实验六：峰值落在哪一列)
+# attention.md:2537 (实验六：峰值落在哪一列)
 def print_peak_offsets(sweep):
     n, T = len(EXPERIMENT_SEEDS), 10
     print("严格倒序：输出第 r 位对输入第 %d − r 位。解码器输出第 r 位之前读进的是上一位的输出，答对时就是" % (T + 1))
@@ -388,7 +393,7 @@ def print_first_row_at_start(length=10):
         print("  查询 = %s：峰值落在第 %d 列的种子 %d 个；第 %d 列平均是均匀的 %.2f 倍"
               % (QUERY_SHORT[query], length, peaks.count(length), length, np.mean(last)))
 
-# attention.md:2618 (实验七：把权重换掉)
+# attention.md:2623 (实验七：把权重换掉)
 REFIT_SETTINGS = (BOOK_SETTING, PICKING_SETTING)   # 只重新训练输出层的两格：第五节的两个设置
 SWAPS = ("reversal", "shifted", "other", "uniform")
 SWAP_SHORT = {"reversal": "倒序", "shifted": "左移", "other": "别条", "uniform": "均匀"}
@@ -408,9 +413,7 @@ def print_swap_table(lr, cell):
         for j, name in enumerate(("自己",) + tuple(SWAP_SHORT[swap] for swap in SWAPS)):
             rows.append((["%.4f" % values[j] for values in table], "%s：%s" % (QUERY_SHORT[query], name)))
     print_table(rows, width=8)
-    for query in SWEEP_QUERIES:
-        formed = [seed_init for (seed_init, _), run in zip(EXPERIMENT_SEEDS, cell[query]) if selection(run).formed]
-        print("查询 = %s的状态，形成了对齐的种子：%s" % (QUERY_SHORT[query], " ".join("%d" % s for s in formed) or "没有"))
+    print_formed_seeds(cell, SWEEP_QUERIES)
 
 
 def print_swap_groups(sweep):
