@@ -1,5 +1,5 @@
 # Generated from attention.md by tangle.py — edit attention.md and run make tangle, or edit here and run make stitch.
-# sha256 of the lines below: ad9f32636d5c4d45d6cf44859eaf939b3f544beb638d479f57077b3c9f5d4e85
+# sha256 of the lines below: 5f70039bb2a631d51ea2e89574a7f978be6e0ac83d87ceb1fb868fb0eadb31dc
 # attention.md:324 (generated/attention.py)
 """注意力：每次解码时自己回头挑重点。
 
@@ -17,20 +17,1232 @@ from typing import NamedTuple
 
 import numpy as np
 
-# attention.md:3030 (附录：让释放的内存留在进程里)
-def keep_freed_memory():
-    """让 glibc 把释放的内存留着重用，不还给系统。只在 glibc 上做：别的 C 库没有 mallopt，或者编号不同。"""
-    try:
-        libc = ctypes.CDLL(None)                       # 本进程已经载入的 C 库
-    except (OSError, TypeError):
-        return
-    if not hasattr(libc, "gnu_get_libc_version"):      # 只有 glibc 有这个函数
-        return
-    M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3        # glibc 的 <malloc.h> 里的编号
-    if libc.mallopt(M_MMAP_THRESHOLD, 32 << 20):       # 32 MiB 以下的块都从堆里分，不单独映射（32 位的 glibc 不接受，返回 0）
-        libc.mallopt(M_TRIM_THRESHOLD, 64 << 20)       # 堆顶空出 64 MiB 以上才还给系统；只调这一个反而更糟
+# attention.md:29 (softmax 与一个查询的注意力)
+def softmax(x, axis=-1):
+    z = exp(x - x.max(axis=axis, keepdims=True))   # 先减去最大值：结果不变，exp 不会溢出
+    return z / z.sum(axis=axis, keepdims=True)
 
-# attention.md:3063 (精确的矩阵乘法、exp 与 tanh)
+
+def attend_one(q, K):
+    """一个查询 q (d,) 对 T 个键 K (T, d)，值就是键。返回 (上下文, 权重)。"""
+    scores = mm(K, q) / np.sqrt(K.shape[1])        # 第一步点积，第二步除以根号 d
+    alpha = softmax(scores)                        # 第三步：非负、加起来是 1……
+    return mm(alpha, K), alpha                     # ……再按权重对值加权求和
+
+# attention.md:433 (批量的注意力)
+def attend(Q, K, fixed_weights=None):
+    """attend_one 的批量版：一串查询 Q (B, Tq, d) 对键 K (B, T, d)，值就是键（这一节里键和值都是编码器的
+    隐状态）。返回 (上下文 (B, Tq, d), 注意力权重 alpha (B, Tq, T))。
+    fixed_weights：不打分，直接用这些权重（能广播成 (B, Tq, T) 就行）：平均对照和第五节的干预用它。"""
+    if fixed_weights is None:
+        scores = mm(Q, np.swapaxes(K, -1, -2)) / np.sqrt(K.shape[-1])  # 第一步点积，第二步除以根号 d  (B, Tq, T)
+        alpha = softmax(scores)                                  # 第三步：每一行非负、和为 1
+    else:
+        alpha = np.broadcast_to(fixed_weights, Q.shape[:-1] + K.shape[-2:-1])   # 查询不起作用
+    return mm(alpha, K), alpha                                   # 按权重对值加权求和
+
+
+def attend_backward(dctx, Q, K, alpha, *, fixed=False):
+    """attend(Q, K) 的反向：dctx (B, Tq, d) 是损失对上下文的梯度。K 同时当键和值。返回 (dQ, dK)。
+    softmax 的反向：∂α_i/∂s_j = α_i (δ_ij − α_j)，所以 ds = α ⊙ (dα − ⟨α, dα⟩)。"""
+    dK = mm(np.swapaxes(alpha, -1, -2), dctx)                        # 值那一路          (B, T, d)
+    if fixed:                                                         # 权重是定的：梯度只走值那一路
+        return np.zeros_like(Q), dK
+    dalpha = mm(dctx, np.swapaxes(K, -1, -2))                         # (B, Tq, T)
+    dscores = alpha * (dalpha - (alpha * dalpha).sum(axis=-1, keepdims=True))
+    dscores = dscores / np.sqrt(K.shape[-1])                          # softmax 和除根号 d 的反向
+    dQ = mm(dscores, K)                                               # (B, Tq, d)
+    dK = dK + mm(np.swapaxes(dscores, -1, -2), Q)                     # 键那一路
+    return dQ, dK
+
+# attention.md:402 (手算一遍)
+class HandExample(NamedTuple):             # 第三节手算的每一步
+    q: np.ndarray
+    K: np.ndarray
+    dots: np.ndarray                       # 第一步：点积
+    scaled: np.ndarray                     # 第二步：除以根号 d
+    alpha: np.ndarray                      # 第三步：softmax 成注意力权重
+    context: np.ndarray                    # 加权求和
+    average: np.ndarray                    # 对照：取平均
+
+
+def hand_example():
+    """三、手算一遍：一个查询对四个键，三步一步步算；再算一次取平均作对照。"""
+    q = np.array([1.0, 0.0, 1.0])
+    K = np.array([[1.0, 0.0, 0.0],
+                  [0.0, 1.0, 0.0],
+                  [1.0, 0.0, 1.0],
+                  [1.0, 1.0, 0.0]])
+    dots = mm(K, q)                                # 第一步：点积
+    scaled = dots / np.sqrt(len(q))                # 第二步：除以根号 d
+    alpha = softmax(scaled)                        # 第三步：softmax 成权重……
+    context = mm(alpha, K)                         # ……再对值（就是键）加权求和
+    average = mm(np.full(len(K), 1 / len(K)), K)   # 不挑：每个键都拿 1/4
+    return HandExample(q, K, dots, scaled, alpha, context, average)
+
+# attention.md:465 (反转任务的数据)
+SEED_TEST, SEED_INIT, SEED_BATCH = 1, 2, 3   # 三路独立的随机流，事先定好，不挑
+LETTERS = 5                                  # 字母 a–e 编号 0–4
+START = 5                                    # 解码器的起始符
+VOCAB = 6                                    # 字母和起始符共用一张 6 个记号的表
+TEST_SIZE, BATCH = 100, 32                   # 测试集 100 条；训练每一轮抽一批 32 条
+
+
+def seq_codes(seqs):
+    """把每条序列看成一个 5 进制数，方便整条比较。"""
+    return seqs @ (LETTERS ** np.arange(seqs.shape[1], dtype=np.int64))
+
+
+def make_test_set(length, n=TEST_SIZE, seed=SEED_TEST):
+    """n 条互不相同的随机序列，形状 (n, length)。"""
+    rng = np.random.RandomState(seed)
+    seqs = np.empty((0, length), dtype=np.int64)
+    while len(seqs) < n:
+        more = rng.randint(0, LETTERS, size=(n, length), dtype=np.int64)
+        seqs = np.concatenate([seqs, more])
+        _, first = np.unique(seq_codes(seqs), return_index=True)
+        seqs = seqs[np.sort(first)][:n]           # 去掉重复，保持抽到的先后顺序
+    return seqs
+
+
+def in_sorted(codes, sorted_codes):
+    """codes 里的每一个是否出现在 sorted_codes（已排序）里。"""
+    pos = np.minimum(np.searchsorted(sorted_codes, codes), len(sorted_codes) - 1)
+    return sorted_codes[pos] == codes
+
+
+def sample_batch(rng, length, test_codes, size=BATCH):
+    """一批训练序列；撞上测试集的行重抽，保证测试集从没在训练里出现过。test_codes 已排序。"""
+    src = rng.randint(0, LETTERS, size=(size, length), dtype=np.int64)
+    clash = in_sorted(seq_codes(src), test_codes)
+    while clash.any():
+        src[clash] = rng.randint(0, LETTERS, size=(int(clash.sum()), length), dtype=np.int64)
+        clash = in_sorted(seq_codes(src), test_codes)
+    return src
+
+# attention.md:513 (模型参数)
+HIDDEN = 16
+LR = 0.003                                     # 学习率：我们定的（原书没有给）
+
+
+@dataclass(frozen=True)
+class Setting:
+    """定下一个模型的几个选择，跟着模型走：训练、评估、干预都从这里读，不必再传一遍。"""
+    attention: bool = True       # 用注意力；False 是 6.5 节的模型
+    query: str = "after"         # "after"：更新后的查询 h_t；"before"：更新前的 h_{t-1}
+    uniform: bool = False        # 平均对照：从训练到评估，注意力权重一直是 1/T
+    lr: float = LR               # 训练时的学习率
+
+    def describe(self):
+        if not self.attention:
+            return "不用注意力"
+        return "平均对照" if self.uniform else "用注意力，" + QUERY_NAMES[self.query]
+
+
+class Model(dict):
+    """一个模型：它的参数（名字 → 数组，和字典一样用：model["Wo"]），带着它的设置 model.setting。"""
+
+    def __init__(self, params, setting):
+        super().__init__(params)
+        self.setting = setting
+        self.losses = {}         # 训练时记下的损失：{轮数: 平均交叉熵}（train 填）
+        self.course = {}         # 训练途中量的：{轮数: Checkpoint}（train 填）
+
+
+def init_params(rng, attention, hidden=HIDDEN, vocab=VOCAB):
+    """编码器、解码器、输出层。用注意力时输出层吃 2×hidden 维（隐状态拼上下文）。"""
+    shapes = {
+        "enc_Wx": (vocab, hidden), "enc_Wh": (hidden, hidden), "enc_b": (hidden,),
+        "dec_Wx": (vocab, hidden), "dec_Wh": (hidden, hidden), "dec_b": (hidden,),
+        "Wo": (2 * hidden if attention else hidden, vocab), "bo": (vocab,),
+    }
+    params = {}
+    for name, shape in shapes.items():            # 按固定顺序抽：两种模型前六项完全相同
+        if len(shape) == 1:
+            params[name] = np.zeros(shape)
+        else:
+            limit = 1 / np.sqrt(shape[0])
+            params[name] = rng.uniform(-limit, limit, size=shape)
+    return params
+
+
+def count_params(params):
+    return sum(p.size for p in params.values())
+
+
+def unchanged(model):
+    """从 SEED_INIT 的初始参数出发训练的模型（正文的模型都是），训练完还和初始值一模一样的参数：{名字: 逐个元素是否没变}。"""
+    init = init_params(np.random.RandomState(SEED_INIT), model.setting.attention)
+    return {name: model[name] == init[name] for name in model}
+
+# attention.md:572 (几个模型摞在一起)
+def as_stack(p, single_ndim):
+    """p 是一个模型的参数（有 single_ndim 维），就当成只有一个模型的一摞：前面加一维，(1, …)。
+    本来就是一摞 (S, …) 的，原样返回。"""
+    return p if p.ndim > single_ndim else p[None]
+
+
+def n_models(p, single_ndim):
+    return len(as_stack(p, single_ndim))
+
+
+def model_index(S, n, ndim=1):
+    """n 行按模型均分成 S 份，第 i 份归第 i 个模型：每一行的模型编号，形状 (n, 1, …)，共 ndim 维；
+    后面那些 1 是为了和 (n, …) 的数组对齐广播。例如 model_index(2, 4, 2) 是 [[0], [0], [1], [1]]。"""
+    return np.arange(S).repeat(n // S).reshape((n,) + (1,) * (ndim - 1))
+
+
+def lookup(Wx, b, tokens):
+    """每个记号取出 Wx 里它那一行，加上偏置：one_hot(x_t) @ Wx + b。tokens (B, T) → (B, T, H)。"""
+    Wx, b = as_stack(Wx, 2), as_stack(b, 1)
+    if len(Wx) == 1:                                  # 一个模型：直接查（结果一样，快一些）
+        return Wx[0][tokens] + b[0]
+    model = model_index(len(Wx), len(tokens), tokens.ndim)
+    return Wx[model, tokens] + b[model]
+
+
+def matmul_per_model(x, W):
+    """x @ W，每个模型乘自己的 W：x (B, …, K)，W (K, N) 或 (S, K, N)。"""
+    W = as_stack(W, 2)
+    if len(W) == 1:                                   # 一个模型：不必拆开再拼起来（结果一样）
+        return mm(x, W[0])
+    parts = x.reshape((len(W), -1) + x.shape[1:])
+    return np.concatenate([mm(part, Wi) for part, Wi in zip(parts, W)])
+
+
+def affine(x, W, b):
+    """x @ W + b，每个模型用自己的 W 和 b。"""
+    b = as_stack(b, 1)
+    if len(b) == 1:                                   # 一个模型：每一行加的都是同一个 b
+        return matmul_per_model(x, W) + b[0]
+    return matmul_per_model(x, W) + b[model_index(len(b), len(x), x.ndim - 1)]   # 每一行配上它那个模型的 b
+
+
+def weight_grad(x, d, W):
+    """损失对 W 的梯度 xᵀ @ d：x、d 的所有步摞成行，每个模型只用自己的行。形状和 W 一样。"""
+    S = n_models(W, 2)
+    xs, ds = x.reshape(S, -1, x.shape[-1]), d.reshape(S, -1, d.shape[-1])
+    return np.stack([mm(xi.T, di) for xi, di in zip(xs, ds)]).reshape(W.shape)
+
+
+def bias_grad(d, b):
+    """损失对偏置的梯度：每个模型自己那些行（所有样本、所有步）的和，按行的顺序加。形状和 b 一样。"""
+    S = n_models(b, 1)
+    return d.reshape(S, -1, d.shape[-1]).sum(axis=1).reshape(b.shape)
+
+# attention.md:633 (编码器与解码器)
+FAST = True        # True：用附录〈转置着存的循环〉里快的写法；False：用下面照公式写的循环。两者算出的每一个比特都一样
+
+
+def rnn(x_rows, Wh, h):
+    """tanh RNN，每一步 h = tanh(x_t + h @ Wh)。x_rows (B, T, H) 是每一步查好的 Wx 行加偏置；
+    h (B, H) 是初始状态。返回每一步的隐状态 hs (B, T, H)：每一步都留着，注意力要用。
+    Wh 也可以是 S 个模型的 (S, H, H)，B 行按模型均分，各乘各的（〈几个模型摞在一起〉）。"""
+    if FAST:
+        return rnn_fast(x_rows, Wh, h)
+    hs = np.empty(x_rows.shape)
+    for t in range(x_rows.shape[1]):
+        h = tanh(x_rows[:, t] + matmul_per_model(h, Wh))           # (B, H)
+        hs[:, t] = h
+    return hs
+
+
+def rnn_backward(dhs, hs, h0, Wh):
+    """rnn 的反向。dhs (B, T, H) 是损失对每一步隐状态的梯度（来自上层）。返回 (dz, dWh, dh0)：
+    dz (B, T, H) 是损失对每一步 tanh 之前那个量 z_t = x_t + h_{t-1} @ Wh 的梯度；dWh 和 Wh 同形；
+    dh0 (B, H) 是对初始状态的梯度。"""
+    if FAST:
+        return rnn_backward_fast(dhs, hs, h0, Wh)
+    dz = np.empty(dhs.shape)                                       # 按行连续存放（不随 dhs 的存法），bias_grad 求和的顺序才固定
+    dh = np.zeros_like(h0)                                         # 从后一步流回来的梯度 (B, H)
+    for t in reversed(range(hs.shape[1])):
+        dz[:, t] = (dhs[:, t] + dh) * (1 - hs[:, t] * hs[:, t])    # tanh 的导数是 1 − h²
+        dh = matmul_per_model(dz[:, t], np.swapaxes(Wh, -1, -2))   # 流回上一步的隐状态：dh = dz_t @ Whᵀ
+    h_prev = np.concatenate([h0[:, None], hs[:, :-1]], axis=1)     # 每一步乘 Wh 的那个 h_{t-1}  (B, T, H)
+    return dz, weight_grad(h_prev, dz, Wh), dh
+
+
+def input_grads(dz, tokens, Wx):
+    """x_t 是 one_hot(x_t) @ Wx，所以 Wx 的梯度是 one_hot(tokens)ᵀ @ dz（每个模型只用自己那些行）。
+    dz (B, T, H)，tokens (B, T)；形状和 Wx 一样。"""
+    if FAST:
+        return input_grads_fast(dz, tokens, Wx)
+    return weight_grad(one_hot(tokens, Wx.shape[-2]), dz, Wx)
+
+
+def encoder(params, src):
+    h0 = np.zeros((len(src), params["enc_Wh"].shape[-1]))
+    return rnn(lookup(params["enc_Wx"], params["enc_b"], src), params["enc_Wh"], h0)
+
+
+def decoder(params, dec_in, h0):
+    return rnn(lookup(params["dec_Wx"], params["dec_b"], dec_in), params["dec_Wh"], h0)
+
+# attention.md:80 (解码一步)
+def decode_step(model, h, token, hs_enc, *, fixed_weights=None):
+    """解码一步：读进上一位 token，状态从 h (B, H) 更新成 h_new；再回头看编码器各步 hs_enc (B, T, H)。"""
+    h_new = tanh(model["dec_Wx"][token] + model["dec_b"] + mm(h, model["dec_Wh"]))
+    q = h_new if model.setting.query == "after" else h    # 二选一：更新后的查询，还是更新前的
+    logits, _, alpha = decoder_output(model, h_new[:, None], hs_enc, q[:, None], fixed_weights=fixed_weights)
+    return h_new, logits[:, 0], alpha
+
+
+def decoder_output(model, hs, hs_enc, queries, *, fixed_weights=None):
+    """状态 hs (B, Tq, H) 拼上注意力的上下文，交给输出层。返回 (分数, 输出层的输入, 权重 alpha (B, Tq, T))。"""
+    if not model.setting.attention:                      # 6.5 节的模型：输出层只看状态
+        return affine(hs, model["Wo"], model["bo"]), hs, None
+    ctx, alpha = attend(queries, hs_enc, fixed_weights)  # attend_one 的批量版
+    features = np.concatenate([hs, ctx], axis=-1)         # 状态拼上上下文：16 + 16 维
+    return affine(features, model["Wo"], model["bo"]), features, alpha   # features @ Wo + bo
+
+# attention.md:687 (反向传播)
+def one_hot(tokens, n=VOCAB):
+    return (tokens[..., None] == np.arange(n)).astype(float)
+
+
+def rows(x):
+    """(…, H) → (N, H)：把所有批次、所有时间步摞成一摞。"""
+    return x.reshape(-1, x.shape[-1])
+
+
+def uniform_weights(T):
+    """谁都不挑：每一步对每个键都是 1/T，(T, T)。"""
+    return np.full((T, T), 1 / T)
+
+
+def teacher_forced_states(params, src, tgt):
+    """编码器读 src；解码器每一步读进正确答案的上一位（teacher forcing），第 1 步读起始符。
+    返回 (解码器的输入 (B, T), 编码器各步的状态 (B, T, H), 解码器各步的状态 (B, T, H))。"""
+    dec_in = np.concatenate([np.full((len(src), 1), START), tgt[:, :-1]], axis=1)
+    hs_enc = encoder(params, src)
+    return dec_in, hs_enc, decoder(params, dec_in, hs_enc[:, -1])
+
+
+def queries_of(hs_enc, hs_dec, query):
+    """每一步的查询 (B, T, H)：更新后的是 h_t；更新前的是 h_{t-1}，第 1 步是编码器最后一步的状态。"""
+    if query == "after":
+        return hs_dec
+    return np.concatenate([hs_enc[:, -1:], hs_dec[:, :-1]], axis=1)   # 往后错一步
+
+
+def queries_backward(dq, query):
+    """queries_of 的反向：每一步查询的梯度 dq (B, T, H) 还给它来自的状态。
+    返回 (对解码器各步状态的梯度 (B, T, H), 对编码器最后一步的梯度 (B, H)；更新后的查询时是 None)。"""
+    if query == "after":
+        return dq, None
+    return np.concatenate([dq[:, 1:], np.zeros_like(dq[:, :1])], axis=1), dq[:, 0]   # 往前错一步
+
+
+def cross_entropy(logits, tgt, S=1):
+    """平均每个输出记号的交叉熵，和它对分数 logits (B, T, V) 的梯度。tgt (B, T) 是正确答案。
+    S 个模型摞在一起时，B 行按模型均分，每个模型平均的是它自己那一批：损失是 (S,)。"""
+    p = softmax(logits)                                                 # 每一步每个记号的概率 (B, T, V)
+    y = one_hot(tgt, p.shape[-1])                                       # 正确答案 (B, T, V)
+    losses = -log((p * y).sum(axis=-1)).reshape(S, -1).mean(axis=1)     # (S,)
+    return losses, (p - y) / (tgt.size // S)                            # 交叉熵接 softmax 的梯度
+
+
+def readout_grads(model, features, dlogits):
+    """输出层 logits = features @ Wo + bo 的参数梯度。features (B, T, 2H)，dlogits (B, T, V)。"""
+    return {"Wo": weight_grad(features, dlogits, model["Wo"]), "bo": bias_grad(dlogits, model["bo"])}
+
+
+class Forward(NamedTuple):                 # 前向算出、反向要用的中间量
+    src: np.ndarray                        # 输入 (B, T)
+    dec_in: np.ndarray                     # 解码器每一步读进的记号 (B, T)
+    hs_enc: np.ndarray                     # 编码器各步的状态 (B, T, H)
+    hs_dec: np.ndarray                     # 解码器各步的状态 (B, T, H)
+    queries: np.ndarray                    # 每一步的查询 (B, T, H)
+    features: np.ndarray                   # 输出层的输入：状态拼上上下文 (B, T, 2H)；不用注意力时就是状态
+    alpha: np.ndarray                      # 注意力权重 (B, T, T)；不用注意力时是 None
+    dlogits: np.ndarray                    # 损失对输出层分数的梯度 (B, T, V)
+
+
+def forward(model, src, tgt):
+    """teacher forcing 下的前向。src、tgt (B, T)。返回 (每个模型平均每个输出记号的交叉熵 (S,), Forward)。
+    model 也可以是 S 个模型摞成的一摞（〈几个模型摞在一起〉）：B 行按模型均分。"""
+    T = src.shape[1]
+    dec_in, hs_enc, hs_dec = teacher_forced_states(model, src, tgt)
+    queries = queries_of(hs_enc, hs_dec, model.setting.query)
+    fixed = uniform_weights(T) if model.setting.uniform else None       # 平均对照：权重一直是 1/T
+    logits, features, alpha = decoder_output(model, hs_dec, hs_enc, queries, fixed_weights=fixed)   # logits (B, T, V)
+    losses, dlogits = cross_entropy(logits, tgt, n_models(model["dec_Wh"], 2))
+    return losses, Forward(src, dec_in, hs_enc, hs_dec, queries, features, alpha, dlogits)
+
+
+def backward(model, f):
+    """forward 的反向：损失对每个参数的梯度，和 model 同名同形（一摞模型时第 i 个只来自第 i 个模型那一批）。"""
+    B, T, H = f.hs_dec.shape
+    grads = readout_grads(model, f.features, f.dlogits)
+    dfeatures = matmul_per_model(f.dlogits, np.swapaxes(model["Wo"], -1, -2))   # (B, T, 2H) 或 (B, T, H)
+    dhs_dec, dhs_enc = dfeatures[..., :H], np.zeros_like(f.hs_enc)              # (B, T, H)
+    if f.alpha is not None:
+        dq, dhs_enc = attend_backward(dfeatures[..., H:], f.queries, f.hs_enc, f.alpha, fixed=model.setting.uniform)
+        dq_dec, dq_enc_last = queries_backward(dq, model.setting.query)
+        dhs_dec = dhs_dec + dq_dec
+        if dq_enc_last is not None:
+            dhs_enc[:, -1] += dq_enc_last
+    dz, grads["dec_Wh"], dh0 = rnn_backward(dhs_dec, f.hs_dec, f.hs_enc[:, -1], model["dec_Wh"])   # dz (B, T, H)
+    grads["dec_Wx"], grads["dec_b"] = input_grads(dz, f.dec_in, model["dec_Wx"]), bias_grad(dz, model["dec_b"])
+    dhs_enc[:, -1] += dh0                          # 解码器的初始状态就是编码器最后一步
+    dz, grads["enc_Wh"], _ = rnn_backward(dhs_enc, f.hs_enc, np.zeros((B, H)), model["enc_Wh"])
+    grads["enc_Wx"], grads["enc_b"] = input_grads(dz, f.src, model["enc_Wx"]), bias_grad(dz, model["enc_b"])
+    return {name: grads[name] for name in model}
+
+
+def loss_and_grads(model, src, tgt):
+    """前向再反向：(每个模型的平均交叉熵 (S,), 梯度)。"""
+    losses, f = forward(model, src, tgt)
+    return losses, backward(model, f)
+
+# attention.md:793 (梯度检查)
+SEED_CHECK = 7                                     # 梯度检查用的随机流
+
+
+def gradient_check(setting, eps=1e-5, per_array=3):
+    """中心差分：每个参数数组随机抽 per_array 个元素，各挪 ±eps，(损失的变化) / 2eps
+    应该等于手写的梯度。返回两者之间最大的相对误差 |差| / (|手写| + |差分|)。"""
+    rng = np.random.RandomState(SEED_CHECK)
+    model = Model(init_params(rng, setting.attention), setting)
+    src = rng.randint(0, LETTERS, size=(4, 5))       # 4 条 5 个字母的序列
+    loss = lambda: forward(model, src, src[:, ::-1])[0][0]      # 只要前向：一个模型的平均交叉熵
+    _, grads = loss_and_grads(model, src, src[:, ::-1])
+    worst = 0.0
+    for name, p in model.items():
+        flat, grad = p.reshape(-1), grads[name].reshape(-1)     # flat 是 p 的视图：改它就是改参数
+        for i in rng.permutation(p.size)[:per_array]:
+            saved = flat[i]
+            flat[i] = saved + eps
+            up = loss()
+            flat[i] = saved - eps
+            down = loss()
+            flat[i] = saved
+            numeric = (up - down) / (2 * eps)
+            if numeric != 0 or grad[i] != 0:
+                worst = max(worst, abs(numeric - grad[i]) / (abs(numeric) + abs(grad[i])))
+    return worst
+
+
+def print_gradient_checks():
+    print("梯度检查：中心差分，每个参数数组抽 3 个元素；手写的梯度和差分的最大相对误差")
+    for label, setting in (("不用注意力", Setting(attention=False)), ("更新后的查询", Setting(query="after")),
+                           ("更新前的查询", Setting(query="before")), ("平均对照", Setting(uniform=True))):
+        print("  %.1e  %s" % (gradient_check(setting), label))
+
+# attention.md:845 (训练：Adam 与梯度裁剪)
+CLIP = 1.0                                       # 梯度裁剪：每个模型的梯度范数最多是 1
+BETA1, BETA2, EPS = 0.9, 0.999, 1e-8
+
+
+def as_vector(models):
+    """把每个模型的参数摊成一行，摞成 theta (S, 参数个数)。返回 theta 和指向它内部的同名视图
+    (S, …)：改 theta 就是改参数。models 是 S 个参数字典，通常只有一个。"""
+    theta = np.stack([np.concatenate([p.ravel() for p in params.values()]) for params in models])
+    views, start = {}, 0
+    for name, p in models[0].items():
+        views[name] = theta[:, start:start + p.size].reshape((len(theta),) + p.shape)
+        start += p.size
+    return theta, views
+
+
+def flatten(grads, like):
+    """把梯度字典按 like（as_vector 给的视图）的名字顺序摊平，(S, 参数个数)：和 theta 一格对一格。"""
+    S = len(next(iter(like.values())))
+    return np.concatenate([grads[name].reshape(S, -1) for name in like], axis=1)
+
+
+def clip_by_norm(g, limit):
+    """g 的每一行是一个模型的梯度：范数超过 limit 的，按比例缩到 limit。"""
+    norm = np.sqrt((g * g).sum(axis=-1, keepdims=True))
+    return g * (limit / np.maximum(norm, limit))         # 不超过 limit 时乘的是 1.0：一个比特也不变
+
+
+def adam_moments(theta):
+    """Adam 的状态：一阶矩 m、二阶矩 v（和 theta 同形，从 0 开始），β1、β2 的 t 次方（从 1 开始）。"""
+    return {"m": np.zeros_like(theta), "v": np.zeros_like(theta), "beta1_t": 1.0, "beta2_t": 1.0}
+
+
+def adam_step(theta, g, moments, lr):
+    """Adam 的一步：原地更新 theta 和 moments。β 的 t 次方用连乘：每一步都是精确舍入的乘法。
+    一定要原地（theta -= …）：参数是 theta 的视图，写成 theta = theta - … 参数就不再跟着变了。"""
+    moments["m"] = BETA1 * moments["m"] + (1 - BETA1) * g
+    moments["v"] = BETA2 * moments["v"] + (1 - BETA2) * g * g
+    moments["beta1_t"] *= BETA1
+    moments["beta2_t"] *= BETA2
+    m_hat, v_hat = moments["m"] / (1 - moments["beta1_t"]), moments["v"] / (1 - moments["beta2_t"])
+    theta -= lr * m_hat / (np.sqrt(v_hat) + EPS)
+
+
+def progress(message):
+    """训练要好几秒：进度写到标准错误，只在终端上（或者设了 ATTENTION_PROGRESS=1）才写。
+    标准输出就是实跑输出，多一个字节都不行。"""
+    if os.environ.get("ATTENTION_PROGRESS") == "1" or (sys.stderr is not None and sys.stderr.isatty()):
+        sys.stderr.write(message + "\n")      # 一次写完：几个进程同时写，行也不会交错
+        sys.stderr.flush()
+
+
+LOG_EVERY = 500                                  # 每多少轮记一次损失（写进进度，也留在 model.losses 里）
+
+
+def optimise(theta, step, rounds, lr, *, measure=None, at=(), label=""):
+    """训练和只重新训练输出层共用的循环：rounds 轮 Adam 加梯度裁剪，原地更新 theta。
+    step() 抽一批、返回 (每个模型这一批的平均交叉熵 (S,), 梯度 (S, 参数个数))。
+    返回 (损失记录 {轮数: (S,)}，每 LOG_EVERY 轮和最后一轮记一次；{轮数: measure()}，在 at 里的轮数上量)。
+    label：写进进度的那一行说的是哪次训练。"""
+    moments = adam_moments(theta)
+    losses, measured = {}, {}
+    for n in range(1, rounds + 1):
+        loss, g = step()
+        adam_step(theta, clip_by_norm(g, CLIP), moments, lr)
+        if n % LOG_EVERY == 0 or n == rounds:
+            losses[n] = loss                             # 这一轮的批次在更新之前的损失
+            progress("%s：第 %d 轮，平均交叉熵 %s" % (label, n, " ".join("%.4f" % x for x in loss)))
+        if n in at:
+            measured[n] = measure()
+    return losses, measured
+
+
+def train(setting, test, rounds, *, seed_list=((SEED_INIT, SEED_BATCH),), checkpoints=()):
+    """从固定的种子出发训练 rounds 轮，序列和测试集 test 一样长，测试集里的序列不拿来训练。
+    seed_list 里每一对种子（初始参数、训练批次）一个模型，通常只有一对；几个模型摞在一起训练，
+    每一个都和单独训练时逐位相同。返回 Model 的列表：每个带着 setting、损失记录 model.losses，
+    和训练途中在 checkpoints 这些轮数上量的 model.course（{轮数: Checkpoint}）。"""
+    length = test.shape[1]
+    what = "%d 位，%s，学习率 %g，种子 %s，%d 轮" % (length, setting.describe(), setting.lr,
+                                                  " ".join("%d/%d" % seeds for seeds in seed_list), rounds)
+    progress("开始训练：" + what)
+    started = time.monotonic()
+    inits = [init_params(np.random.RandomState(seed_init), setting.attention) for seed_init, _ in seed_list]
+    theta, views = as_vector(inits)
+    stack = Model(views, setting)                                              # S 个模型摞成的一摞
+    models = [Model({name: p[i] for name, p in views.items()}, setting) for i in range(len(theta))]   # 各自的视图
+    batches = [np.random.RandomState(seed_batch) for _, seed_batch in seed_list]
+    test_codes = np.sort(seq_codes(test))
+
+    def step():
+        src = np.concatenate([sample_batch(rng, length, test_codes) for rng in batches])   # 每个模型一批，摞成一批
+        losses, grads = loss_and_grads(stack, src, src[:, ::-1])
+        return losses, flatten(grads, like=views)
+
+    losses, measured = optimise(theta, step, rounds, setting.lr,
+                                measure=lambda: [checkpoint(model, test) for model in models], at=set(checkpoints),
+                                label=what)
+    for i, model in enumerate(models):
+        model.losses = {n: loss[i] for n, loss in losses.items()}
+        model.course = {n: points[i] for n, points in measured.items()}
+    progress("训练完：%s（%.0f 秒）" % (what, time.monotonic() - started))
+    return models
+
+# attention.md:955 (贪心解码与评估)
+def predict(model, src, fixed_weights=None, forced=False):
+    """贪心解码：每一步读进自己上一步的输出。返回记号 (B, T)，和注意力权重 alpha (B, T, T)（不用注意力时是 None）。
+    fixed_weights (T, T) 或 (B, T, T)：不让模型自己挑，第 t 步的权重换成它的第 t 行（平均对照的模型缺省就是 1/T）。
+    forced=True：每一步读进的是正确答案的上一位，不是自己的输出（喂对的字母），一步错了不会传到下一步。"""
+    B, T = src.shape
+    if fixed_weights is None and model.setting.uniform:
+        fixed_weights = uniform_weights(T)                      # 平均对照：权重一直是 1/T
+    hs_enc = encoder(model, src)
+    h, token = hs_enc[:, -1], np.full(B, START)
+    tokens = np.empty((B, T), dtype=np.int64)
+    alphas = np.empty((B, T, T)) if model.setting.attention else None
+    for t in range(T):
+        fixed = None if fixed_weights is None else fixed_weights[..., t:t + 1, :]   # 第 t 步的那一行 (…, 1, T)
+        h, logits, alpha = decode_step(model, h, token, hs_enc, fixed_weights=fixed)
+        token = logits.argmax(axis=-1)
+        tokens[:, t] = token
+        if forced:
+            token = src[:, T - 1 - t]                 # 倒序的第 t 位的正确答案
+        if alphas is not None:
+            alphas[:, t] = alpha[:, 0]
+    return tokens, alphas
+
+
+class Evaluation(NamedTuple):
+    whole: float                 # 整串全对
+    per_token: float             # 逐位正确
+    by_position: np.ndarray      # 按输出位置的逐位正确 (T,)
+    alpha: np.ndarray            # 每条测试序列每一步的注意力权重 (B, T, T)；不用注意力时是 None
+    tokens: np.ndarray           # 贪心解码的输出 (B, T)
+
+
+def evaluate(model, test, fixed_weights=None):
+    """贪心解码整个测试集，和倒序比。fixed_weights：解码时换上这些权重（见 predict）。"""
+    tokens, alpha = predict(model, test, fixed_weights)
+    correct = tokens == test[:, ::-1]
+    return Evaluation(correct.all(axis=1).mean(), correct.mean(), correct.mean(axis=0), alpha, tokens)
+
+# attention.md:999 (五位对比)
+class Comparison(NamedTuple):              # 第四节的对比：两个训练好的模型和它们的评估
+    rounds: int
+    no_attn: Model                         # 6.5 节的模型（不用注意力）
+    no_attn_result: Evaluation
+    attn: Model                            # 加了注意力的模型
+    attn_result: Evaluation
+
+
+def reversal_comparison(length=5, rounds=2000):
+    """6.5 节的模型和加了注意力的模型，各训练 rounds 轮，在同一个测试集上评估。"""
+    test = make_test_set(length)
+    no_attn, attn = (train(Setting(attention=attention), test, rounds)[0] for attention in (False, True))
+    return Comparison(rounds, no_attn, evaluate(no_attn, test), attn, evaluate(attn, test))
+
+# attention.md:1029 (拿掉挑选和形成对齐的规则)
+def with_uniform_weights(model, test):
+    """拿掉挑选：同一个训练好的模型，参数一个不动，解码时把注意力权重全换成 1/T。"""
+    return evaluate(model, test, uniform_weights(test.shape[1]))
+
+
+def diagonal_weight(matrix, offset=0):
+    """反对角线（offset=0）或它左边一列（offset=−1）上权重的平均：第 r 行取第 T+1−r+offset 列。"""
+    T = len(matrix)
+    cells = [(r, T - 1 - r + offset) for r in range(T)]          # 下标从 0 数：第 1 行是 0，第 T 列是 T − 1
+    return np.mean([matrix[r, c] for r, c in cells if 0 <= c < T])
+
+
+def diagonal_multiple(matrix, offset=0):
+    """同一个平均，是均匀（每格 1/T）的几倍。"""
+    return diagonal_weight(matrix, offset) * len(matrix)
+
+
+FORMED_DROP, FORMED_DIAGONAL = 0.10, 2.0   # 跑 10 个种子的扫描之前定下的规则
+
+
+def alignment_formed(per_token, per_token_uniform, matrix):
+    """对齐形成了吗：拿掉挑选，逐位正确至少降 0.10（它在挑）；而且反对角线上的平均权重
+    至少是均匀的 2 倍（挑的正是倒序要的那一位）。"""
+    drop = per_token - per_token_uniform
+    multiple = diagonal_multiple(matrix)                   # 是均匀（1/T）的几倍
+    return bool(drop >= FORMED_DROP and multiple >= FORMED_DIAGONAL)
+
+# attention.md:1063 (第五节的两组设置)
+BOOK_SETTING = Setting(query="after", lr=LR)       # 第四节的设置：更新后的查询（我们对原书示意代码的读法），学习率 0.003（我们定的）
+PICKING_SETTING = Setting(query="before", lr=0.02)  # 换两个旋钮：更新前的查询，学习率大一些
+
+# attention.md:1071 (把权重换掉)
+def reversal_weights(T, shift=0):
+    """倒序要的权重：第 r 行只在第 T+1−r 列上是 1，其余是 0。shift=−1 整体挪到左边一列，
+    最后一行左边没有列了，绕回第 T 列。"""
+    alpha = np.zeros((T, T))
+    r = np.arange(T)
+    alpha[r, (T - 1 - r + shift) % T] = 1.0
+    return alpha
+
+
+def most_frequent_letter_accuracy(test):
+    """不分第几步、只看整条序列能做到多好：每一步都输出这条序列里出现最多的字母（并列时取编号小的），
+    逐位正确是多少。权重全是 1/T 时，上下文每一步都一样，它能给的就是这样一种整条序列的偏向。"""
+    counts = np.stack([(test == letter).sum(axis=1) for letter in range(LETTERS)], axis=1)   # (B, 5)
+    return (test[:, ::-1] == counts.argmax(axis=1)[:, None]).mean()
+
+
+class Interventions(NamedTuple):
+    """参数一个不动，解码时把每一步的注意力权重换掉，量到的。"""
+    greedy: dict                 # {换成什么: Evaluation}（贪心解码）；"uniform" 就是拿掉挑选
+    follows: float               # 换成左边一列时，输出正好是被指到的那一列的字母的比例（不是逐位正确）
+    forced: dict                 # {换成什么（"own" 是不换）: 喂对的字母时每一位对不对 (B, T)}
+    other_change: float          # 别条的权重和自己的差多少：每一行两个分布之差的绝对值加起来的一半，再平均（0 一样，1 不重叠）
+
+    def forced_accuracy(self, name):
+        return self.forced[name].mean()
+
+    def forced_by_position(self, name):
+        return self.forced[name].mean(axis=0)
+
+
+def interventions(model, test, own_alpha):
+    """把权重换成倒序要的、左边一列、别条序列的（第 i 条用第 i−1 条自己算出的）、全是 1/T（拿掉挑选），
+    贪心解码和喂对的字母各解一遍。own_alpha (B, T, T) 是模型自己算的权重。"""
+    B, T = test.shape
+    replaced = {"reversal": reversal_weights(T),              # 倒序要的那一列
+                "shifted": reversal_weights(T, shift=-1),     # 左边一列
+                "other": np.roll(own_alpha, 1, axis=0),       # 第 i 条序列用第 i−1 条自己算出的权重
+                "uniform": uniform_weights(T)}                # 拿掉挑选
+    greedy = {name: evaluate(model, test, alpha) for name, alpha in replaced.items()}
+    forced = {name: predict(model, test, alpha, forced=True)[0] == test[:, ::-1]
+              for name, alpha in [("own", None)] + list(replaced.items())}
+    pointed = test[:, replaced["shifted"].argmax(axis=1)]     # 每一行被指到的那一列上的字母
+    return Interventions(greedy, (greedy["shifted"].tokens == pointed).mean(), forced,
+                         np.abs(own_alpha - replaced["other"]).sum(axis=-1).mean() / 2)
+
+# attention.md:1162 (第五节的一次运行：训练、评估、干预)
+REFIT_ROUNDS, SEED_REFIT = 3000, 8         # 只重新训练输出层：轮数，和它自己的批次随机流
+REFIT_CHECKPOINTS = (1000, 2000, REFIT_ROUNDS)
+
+
+@dataclass
+class Run:
+    """一个训练好的注意力模型，和在它身上量到的一切。"""
+    model: Model                 # 参数、设置（model.setting）、训练途中量的（model.course）
+    rounds: int                  # 训练了几轮
+    own: Evaluation              # 测试集上的评估，权重是模型自己算的
+    sample: np.ndarray           # 第一条测试序列
+    swaps: Interventions         # 把权重换掉（〈把权重换掉〉）
+    refit: dict                  # 只重新训练输出层：{轮数: 权重全是 1/T 时的逐位正确}；没做时是 None
+
+    @property
+    def setting(self):
+        return self.model.setting
+
+    @property
+    def course(self):
+        """训练途中量的：{轮数: Checkpoint}。"""
+        return self.model.course
+
+    @property
+    def uniform(self):
+        """拿掉挑选（解码时权重全换成 1/T）之后的评估。"""
+        return self.swaps.greedy["uniform"]
+
+    @property
+    def matrix(self):
+        """测试集的平均权重：行 = 输出第几位，列 = 输入第几位。"""
+        return self.own.alpha.mean(axis=0)
+
+    @property
+    def sample_alpha(self):
+        """第一条测试序列自己的权重矩阵。"""
+        return self.own.alpha[0]
+
+
+class Checkpoint(NamedTuple):
+    """训练到某一轮时量的：逐位正确，拿掉挑选之后的逐位正确，测试集的平均权重矩阵。"""
+    per_token: float
+    per_token_uniform: float
+    matrix: np.ndarray
+
+    @property
+    def drop(self):
+        return self.per_token - self.per_token_uniform
+
+    @property
+    def diagonal(self):
+        """反对角线上的平均权重是均匀的几倍。"""
+        return diagonal_multiple(self.matrix)
+
+    @property
+    def formed(self):
+        return alignment_formed(self.per_token, self.per_token_uniform, self.matrix)
+
+
+def checkpoint(model, test):
+    own = evaluate(model, test)
+    return Checkpoint(own.per_token, with_uniform_weights(model, test).per_token, own.alpha.mean(axis=0))
+
+
+def attention_runs(setting, seed_list=((SEED_INIT, SEED_BATCH),), length=10, rounds=3000, *, checkpoints=(),
+                   refit=True):
+    """训练注意力模型（seed_list 里每一对种子一个，通常只有一对），逐个交给 examine。返回 Run 的列表。
+    checkpoints：训练途中在这些轮数上各量一次（run.model.course）。refit：也只重新训练输出层。"""
+    test = make_test_set(length)
+    models = train(setting, test, rounds, seed_list=seed_list, checkpoints=checkpoints)
+    return [examine(model, test, rounds, refit) for model in models]
+
+
+def examine(model, test, rounds, refit=True):
+    """一个训练好的注意力模型：评估，把权重换掉（包括拿掉挑选）；refit=True 时再只重新训练输出层。"""
+    own = evaluate(model, test)
+    return Run(model, rounds, own, sample=test[0], swaps=interventions(model, test, own.alpha),
+               refit=refit_readout(model, test)[1] if refit else None)
+
+
+def frozen_features(model, src):
+    """只重新训练输出层时，输出层的输入 (B, T, 2H)：冻结的编码器、解码器读 src（答案是倒序）算出的状态，
+    拼上权重全是 1/T 的上下文（权重是定的，查询不起作用）。"""
+    _, hs_enc, hs_dec = teacher_forced_states(model, src, src[:, ::-1])
+    return decoder_output(model, hs_dec, hs_enc, hs_dec, fixed_weights=uniform_weights(src.shape[1]))[1]
+
+
+def refit_readout(model, test):
+    """只重新训练输出层：权重全是 1/T，其余参数冻结，Wo、bo 从训练好的值出发，学习率都是 LR。
+    返回 (新的模型：Wo、bo 是新的，其余还是原来那些数组，一个也没改；
+    {轮数: 权重全是 1/T 时测试集上的逐位正确}，在 REFIT_CHECKPOINTS 上量)。"""
+    theta, readout = as_vector([{"Wo": model["Wo"], "bo": model["bo"]}])    # theta 是复制出来的，(1, 参数个数)
+    refit = Model(dict(model, Wo=readout["Wo"][0], bo=readout["bo"][0]), model.setting)   # 新的 Wo、bo 是 theta 的视图
+    length, test_codes = test.shape[1], np.sort(seq_codes(test))
+    batches = np.random.RandomState(SEED_REFIT)
+
+    def step():
+        src = sample_batch(batches, length, test_codes)
+        features = frozen_features(model, src)                            # (B, T, 2H)
+        losses, dlogits = cross_entropy(affine(features, refit["Wo"], refit["bo"]), src[:, ::-1])
+        return losses, flatten(readout_grads(refit, features, dlogits), like=readout)
+
+    _, measured = optimise(theta, step, REFIT_ROUNDS, LR, measure=lambda: with_uniform_weights(refit, test).per_token,
+                           at=REFIT_CHECKPOINTS, label="只重新训练输出层")
+    return refit, measured
+
+# attention.md:1275 (对齐是怎么长出来的)
+GROWTH_CHECKPOINTS = tuple(range(10, 601, 10)) + tuple(range(700, 3001, 100))   # 每 10 轮；第 600 轮以后每 100 轮
+JUMP_FROM, JUMP_TO = 0.2, 0.8      # 「跳」：超出均匀的部分从训练完时的 20% 涨到 80%（看结果之前定下）
+
+
+def share_of_end(course, n):
+    """第 n 轮反对角线超出均匀（1 倍）的部分，是训练完时的几成。训练完时不超出均匀，就说不上：None。"""
+    end = course[max(course)].diagonal - 1
+    return (course[n].diagonal - 1) / end if end > 0 else None
+
+
+def first_round(course, test):
+    """第一个满足 test(轮数) 的检查点；没有就是 None。"""
+    return next((n for n in sorted(course) if test(n)), None)
+
+
+def jump(course):
+    """跳从哪一轮开始，到哪一轮结束；训练完时反对角线不超出均匀，就是 (None, None)。"""
+    if share_of_end(course, max(course)) is None:
+        return None, None
+    return (first_round(course, lambda n: share_of_end(course, n) >= JUMP_FROM),
+            first_round(course, lambda n: share_of_end(course, n) >= JUMP_TO))
+
+
+def growth_panels(course):
+    """主线的四个检查点：跳开始之前的最后一次（跳从第一个检查点就开始时，就是它），到一半，跳完，训练完。"""
+    start, stop = jump(course)
+    rounds = sorted(course)
+    before = rounds[max(rounds.index(start) - 1, 0)]
+    half = first_round(course, lambda n: share_of_end(course, n) >= 0.5)
+    return before, half, stop, rounds[-1]
+
+# attention.md:1313 (原书的矩阵)
+BOOK_FIVE = ((0.9900, 0.9980), (0.9300, 0.9860))   # 原书第四节的表：(整串全对, 逐位正确)，不用注意力、用注意力
+BOOK_ROUNDS, BOOK_PER_TOKEN = 3000, 0.6820         # 原书第五节：10 位的模型训练 3000 轮，逐位正确 0.6820
+BOOK_MATRIX = np.array([                   # 原书印出的矩阵：行 = 输出第几位，列 = 输入第几位
+    [0.08, 0.11, 0.10, 0.06, 0.10, 0.08, 0.07, 0.08, 0.18, 0.15],
+    [0.11, 0.11, 0.05, 0.10, 0.08, 0.09, 0.07, 0.20, 0.12, 0.06],
+    [0.09, 0.08, 0.11, 0.06, 0.06, 0.08, 0.25, 0.11, 0.09, 0.07],
+    [0.09, 0.08, 0.09, 0.06, 0.09, 0.21, 0.13, 0.07, 0.06, 0.13],
+    [0.08, 0.07, 0.07, 0.09, 0.22, 0.15, 0.08, 0.04, 0.10, 0.09],
+    [0.08, 0.08, 0.09, 0.16, 0.17, 0.08, 0.06, 0.06, 0.12, 0.10],
+    [0.09, 0.10, 0.13, 0.17, 0.09, 0.05, 0.07, 0.10, 0.11, 0.10],
+    [0.11, 0.12, 0.13, 0.08, 0.07, 0.07, 0.10, 0.13, 0.11, 0.09],
+    [0.11, 0.11, 0.11, 0.07, 0.07, 0.11, 0.12, 0.08, 0.10, 0.11],
+    [0.10, 0.09, 0.11, 0.10, 0.12, 0.10, 0.08, 0.07, 0.11, 0.12]])
+
+
+def print_book_matrix():
+    print("原书印出的矩阵（它的模型训练 3000 轮；数字照抄原书）：")
+    print_matrix(BOOK_MATRIX)
+    columns, on_diagonal, left_of_it = peak_counts(BOOK_MATRIX)
+    print("每一行的峰值落在输入第几列：" + columns + "（并列时取左边的）")
+    print("落在反对角线上的有 %d 行，落在它左边一列上的有 %d 行。" % (on_diagonal, left_of_it))
+    print("反对角线上的平均权重是均匀的 %.2f 倍，左边一列 %.2f 倍；规则的第二条（%.0f 倍以上）：%s。"
+          % (diagonal_multiple(BOOK_MATRIX), diagonal_multiple(BOOK_MATRIX, -1), FORMED_DIAGONAL,
+             "满足" if diagonal_multiple(BOOK_MATRIX) >= FORMED_DIAGONAL else "不满足"))
+
+
+def encoder_reads_in_order(params, test):
+    """编码器第 j 步的状态只读过输入的前 j 位：把第 k 位换成别的字母，前 k − 1 步的状态
+    一个比特也不变，第 k 步的变了。每一个 k 都这样才返回 True。"""
+    hs = encoder(params, test)
+    for k in range(test.shape[1]):
+        changed = test.copy()
+        changed[:, k] = (changed[:, k] + 1) % LETTERS
+        hs_changed = encoder(params, changed)
+        if not (hs_changed[:, :k] == hs[:, :k]).all() or (hs_changed[:, k] == hs[:, k]).all(axis=-1).any():
+            return False
+    return True
+
+# attention.md:1359 (读矩阵和画热图)
+def peak_columns(matrix):
+    """每一行最大权重所在的列（从 1 数起）和那个权重。"""
+    return matrix.argmax(axis=1) + 1, matrix.max(axis=1)
+
+
+def peak_offsets(matrix):
+    """每一行的峰值比严格倒序那一列（第 r 行对第 T+1−r 列）偏了几列：0 正好，−1 左边一列。"""
+    T = len(matrix)
+    columns, _ = peak_columns(matrix)
+    return columns - (T - np.arange(T))
+
+
+def peak_counts(matrix):
+    """每一行的峰值落在输入第几列（连成一串，供打印），落在反对角线上的行数，落在它左边一列上的行数。"""
+    columns, _ = peak_columns(matrix)
+    offsets = peak_offsets(matrix)
+    return " ".join("%d" % c for c in columns), int((offsets == 0).sum()), int((offsets == -1).sum())
+
+
+def print_table(rows, width=9):
+    """一张表：每一行是几格数字（或别的 ASCII 字符），标签放在数字后面。数字前面没有汉字，所以数字的列在任何
+    等宽字体里都对得齐：有的字体里一个汉字不正好是两个字母宽，汉字在前面，后面的列就歪了。"""
+    for cells, label in rows:
+        print("".join("%-*s" % (width, cell) for cell in cells) + label)
+
+
+def print_matrix(matrix):
+    T = len(matrix)
+    print("输入    " + "".join("%6d" % (j + 1) for j in range(T)))       # 「输入」和行标「输出」一样宽
+    for i in range(T):
+        print("输出 %-3d" % (i + 1) + "".join("%6.2f" % w for w in matrix[i]))
+
+
+SHADES = (" ", "·", "░", "▓", "█")        # 由浅到深；相邻两级一眼分得开（▒ 和 ░ 在网页上太像，不用）
+SHADE_LEVELS = (1.0, 1.05, 1.25, 2.0)     # 以均匀的 1/T 为单位的分界
+
+
+HEATMAP_LEGEND = "图例（是均匀的几倍）：空白 不到 1，·· 1–1.05，░░ 1.05–1.25，▓▓ 1.25–2，██ 2 倍以上"
+
+
+def heatmap_rows(matrix):
+    """每个权重画成两个字符宽的一格，按它是均匀的几倍来涂深浅：反对角线一眼就看得见。
+    每一行用竖线框起来，空白的格子也看得出在哪。"""
+    T = len(matrix)
+    return ["|" + "".join(SHADES[s] * 2 for s in np.searchsorted(SHADE_LEVELS, row * T, side="right")) + "|"
+            for row in matrix]
+
+
+def heatmap(matrix, column_labels=None, row_labels=None):
+    """一张热图。缺省时列标输入第几位、行标输出第几位；单条序列可以换成字母。"""
+    T = len(matrix)
+    column_labels = column_labels or [str(j + 1) for j in range(T)]
+    row_labels = row_labels or ["输出 %-3d" % (i + 1) for i in range(T)]
+    print("输入     " + "".join("%-2s" % label for label in column_labels).rstrip())   # 「输入」和行标「输出」一样宽
+    for label, row in zip(row_labels, heatmap_rows(matrix)):
+        print(label + row)
+    print(HEATMAP_LEGEND)
+
+
+def heatmaps_side_by_side(matrices, say_column=True, gap="  "):
+    """几张同样大小的热图并排，一眼比得出来。图例在前；say_column：每一行的行标写着倒序要看输入第几列。
+    gap：两张图之间的空隙（四张并排时用一格，一行才不超过 100 列）。"""
+    T = len(matrices[0])
+    print(HEATMAP_LEGEND)
+    labels = ["输出 %-3d应看 %-3d" % (i + 1, T - i) if say_column else "输出 %-3d" % (i + 1) for i in range(T)]
+    columns = "".join("%-2d" % (j + 1) for j in range(T))
+    corner = "输入位置         " if say_column else "输入     "       # 汉字和行标一样多：任何字体里都对得齐
+    print(corner + (" " * (2 + len(gap))).join([columns] * len(matrices)).rstrip())
+    for label, rows in zip(labels, zip(*map(heatmap_rows, matrices))):
+        print(label + gap.join(rows))
+
+
+def letters(seq):
+    return ["abcde"[token] for token in seq]
+
+
+def sample_heatmap(seq, alpha):
+    """一条测试序列自己的权重：列标是输入的字母，行标是这一位该输出的字母。"""
+    wanted = letters(seq[::-1])
+    print("输入 " + " ".join(letters(seq)) + "，倒过来应该输出 " + " ".join(wanted))
+    heatmap(alpha, letters(seq), ["输出 %s  " % c for c in wanted])     # 第 r 行 = 输出第 r 位
+
+
+def train_and_evaluate(setting, length, rounds, seeds=(SEED_INIT, SEED_BATCH)):
+    """从头训练一个模型，在测试集上评估（Evaluation）。"""
+    test = make_test_set(length)
+    return evaluate(train(setting, test, rounds, seed_list=[seeds])[0], test)
+
+# attention.md:1564 (打印实跑输出)
+def vector(v):
+    return "(" + ", ".join("%g" % x for x in v) + ")"
+
+
+def signed(v):
+    return " ".join("%+.4f" % x for x in v)
+
+
+def print_hand_example():
+    ex = hand_example()
+    q, K = ex.q, ex.K
+    print("手算一遍：查询 q = %s，四个键 %s，d = %d" % (vector(q), " ".join(vector(k) for k in K), len(q)))
+    print()
+    print_table([(["%d" % (i + 1) for i in range(len(K))], "第几个键")]
+                + [(["%.4f" % v for v in values], label)
+                   for label, values in (("点积", ex.dots), ("除以根号 d 后", ex.scaled), ("softmax 权重", ex.alpha))])
+    print("加权求和 = " + signed(ex.context))
+    print("取平均值 = " + signed(ex.average) + "（每个键都拿 %.2f）" % (1 / len(K)))
+    inside = all(K[:, j].min() <= ex.context[j] <= K[:, j].max() for j in range(len(q)))
+    print("权重之和 = %.4f；加权求和的每一维都落在四个键这一维的范围里：%s" % (ex.alpha.sum(), "是" if inside else "否"))
+    print("除以根号 d 把分数压小多少倍：d = 3 时 %.1f 倍，d = 512 时 %.1f 倍。" % (np.sqrt(3.0), np.sqrt(512.0)))
+
+
+def verdict(plain, attn):
+    """比较 (整串全对, 逐位正确) 两个元组（先比整串全对，一样再比逐位正确），说出数字支持的那句话。"""
+    if attn < plain:
+        return "加注意力反而低了一点"
+    if attn > plain:
+        return "加注意力高了一点"
+    return "加不加注意力，结果一样"
+
+
+def print_reversal(five):
+    n_plain, whole_plain, token_plain = count_params(five.no_attn), five.no_attn_result.whole, five.no_attn_result.per_token
+    n_attn, whole_attn, token_attn = count_params(five.attn), five.attn_result.whole, five.attn_result.per_token
+    print("加到 6.5 节的反转任务上：5 个字母，各训练 %d 轮（每轮 %d 条），Adam 学习率 %g，"
+          % (five.rounds, BATCH, LR))
+    print("梯度裁剪 %.1f，测试集 %d 条，训练时从没见过。" % (CLIP, TEST_SIZE))
+    print()
+    (book_whole_plain, book_token_plain), (book_whole_attn, book_token_attn) = BOOK_FIVE
+    print("左列不用注意力，右列用注意力：")
+    print_table([([form % plain_value, form % attn_value], label)
+                 for label, form, plain_value, attn_value in (("参数", "%d", n_plain, n_attn),
+                                                              ("整串全对", "%.4f", whole_plain, whole_attn),
+                                                              ("逐位正确", "%.4f", token_plain, token_attn),
+                                                              ("原书：整串全对", "%.4f", book_whole_plain, book_whole_attn),
+                                                              ("原书：逐位正确", "%.4f", book_token_plain, book_token_attn))])
+    plain, attn = five.no_attn, five.attn
+    size = lambda params, *names: sum(params[name].size for name in names)
+    print("参数怎么数：编码器 %d（Wx %d×%d、Wh %d×%d、b %d），解码器也是 %d，输出层 %d（Wo、bo），共 %d。"
+          % ((size(plain, "enc_Wx", "enc_Wh", "enc_b"),) + plain["enc_Wx"].shape + plain["enc_Wh"].shape
+             + (HIDDEN, size(plain, "dec_Wx", "dec_Wh", "dec_b"), size(plain, "Wo", "bo"), n_plain)))
+    print("多出来的 %d 个参数全在输出层：Wo 从 %d×%d 变成 %d×%d，输出层从 %d 个变成 %d 个。"
+          % (n_attn - n_plain, HIDDEN, VOCAB, 2 * HIDDEN, VOCAB, size(plain, "Wo", "bo"), size(attn, "Wo", "bo")))
+    print("这一行要说实话：这一个种子上，%s。" % verdict((whole_plain, token_plain), (whole_attn, token_attn)))
+
+
+def print_untouched(five):
+    same = [unchanged(model) for model in (five.no_attn, five.attn)]
+    counts = [sum(int(mask.sum()) for mask in masks.values()) for masks in same]
+    start_row = all(masks["enc_Wx"][START].all() and count == masks["enc_Wx"][START].size   # 没变的正好就是这一行
+                    for masks, count in zip(same, counts))
+    print("训练完还和初始值一模一样的参数：不用注意力 %d 个，用注意力 %d 个；" % tuple(counts))
+    print("正好都是 enc_Wx 里起始符那一行（编码器从来读不到起始符，拿不到梯度）：%s。" % ("是" if start_row else "否"))
+
+
+QUERY_NAMES = {"after": "更新后的查询", "before": "更新前的查询"}
+
+
+RUN_NAMES = ("第一个", "第二个", "第三个")          # 并排的几个模型
+
+
+def print_section_five(runs):
+    """第五节：同一个种子的两次 10 位训练，和原书的矩阵放在一起：一张数字表，三张热图并排。"""
+    T = len(BOOK_MATRIX)
+    print("%d 位序列，各训练 %d 轮%s。%s模型：%s，学习率 %g；"
+          % (T, runs[0].rounds, "（原书也是）" if runs[0].rounds == BOOK_ROUNDS else "", RUN_NAMES[0],
+             QUERY_NAMES[runs[0].setting.query], runs[0].setting.lr))
+    print("%s模型：%s，学习率 %g。「原书」一列照抄原书或用它印出的矩阵算，- 是量不了。"
+          % (RUN_NAMES[1], QUERY_NAMES[runs[1].setting.query], runs[1].setting.lr))
+    print()
+    print("三列依次是：原书、" + "、".join(name + "模型" for name in RUN_NAMES[:len(runs)]))
+    table = (("逐位正确", BOOK_PER_TOKEN, [run.own.per_token for run in runs], "%.4f"),
+             ("拿掉挑选（解码时权重全换成 1/%d）之后的逐位正确" % T, None, [run.uniform.per_token for run in runs], "%.4f"),
+             ("反对角线上的平均权重是均匀的几倍", diagonal_multiple(BOOK_MATRIX),
+              [diagonal_multiple(run.matrix) for run in runs], "%.2f"),
+             ("反对角线左边一列上的平均权重是均匀的几倍", diagonal_multiple(BOOK_MATRIX, -1),
+              [diagonal_multiple(run.matrix, -1) for run in runs], "%.2f"))
+    print_table([(["-" if book is None else form % book] + [form % value for value in ours], label)
+                 for label, book, ours, form in table])
+    formed = ["形成了" if alignment_formed(run.own.per_token, run.uniform.per_token, run.matrix) else "没有形成"
+              for run in runs]
+    print("对齐（拿掉挑选后降 %.2f 以上，且反对角线 %.0f 倍以上）：%s模型%s，%s模型%s。"
+          % (FORMED_DROP, FORMED_DIAGONAL, RUN_NAMES[0], formed[0], RUN_NAMES[1], formed[1]))
+    print()
+    print("热图（我们的是测试集 %d 条的平均权重）从左到右：原书、%s模型、%s模型。" % ((TEST_SIZE,) + RUN_NAMES[:2]))
+    heatmaps_side_by_side([BOOK_MATRIX] + [run.matrix for run in runs])
+
+
+def print_growth(runs):
+    """第五节：第二个模型训练途中的四个检查点，一张表；第一个模型同样量，一行。"""
+    course = runs[1].course
+    panels = growth_panels(course)
+    start, stop = jump(course)
+    rows = [(["%d" % n for n in panels], "%s模型训练到第几轮：跳开始之前、跳到一半、跳完、训练完" % RUN_NAMES[1])]
+    rows += [([form % value(course[n]) for n in panels], label)
+             for label, form, value in (("逐位正确", "%.4f", lambda cp: cp.per_token),
+                                        ("拿掉挑选后降多少", "%.4f", lambda cp: cp.drop),
+                                        ("反对角线上的平均权重是均匀的几倍", "%.2f", lambda cp: cp.diagonal))]
+    print_table(rows, width=10)
+    print("第一次满足对齐的规则：第 %d 轮；跳从第 %d 轮到第 %d 轮，共 %d 轮。"
+          % (first_round(course, lambda n: course[n].formed), start, stop, stop - start))
+    flat = runs[0].course.values()
+    formed = [cp for cp in flat if cp.formed]
+    print("%s模型同样量：反对角线 %.2f 到 %.2f 倍，拿掉挑选最多降 %.4f，满足规则的检查点 %d 个。"
+          % (RUN_NAMES[0], min(cp.diagonal for cp in flat), max(cp.diagonal for cp in flat),
+             max(cp.drop for cp in flat), len(formed)))
+
+
+def print_growth_heatmaps(run):
+    """第五节：同一个模型在四个检查点的热图，并排（正文里折叠着）。"""
+    panels = growth_panels(run.course)
+    print("四个检查点的热图（测试集 %d 条的平均权重），从左到右：第 %s 轮。"
+          % (TEST_SIZE, "、".join("%d" % n for n in panels)))
+    heatmaps_side_by_side([run.course[n].matrix for n in panels], say_column=False, gap=" ")
+
+
+def print_long_run_numbers(run):
+    """一次 10 位训练的数字：平均权重矩阵，按输出位置的逐位正确，每一行的峰值落在哪一列。"""
+    matrix = run.matrix
+    T = len(matrix)
+    print("热图的数字（%s，学习率 %g）：" % (QUERY_NAMES[run.setting.query], run.setting.lr))
+    print_matrix(matrix)
+    print("整串全对 %.4f，逐位正确 %.4f；拿掉挑选之后整串全对 %.4f，逐位正确 %.4f（变化 %+.4f）。"
+          % (run.own.whole, run.own.per_token, run.uniform.whole, run.uniform.per_token, run.uniform.per_token - run.own.per_token))
+    print("按输出位置的逐位正确：" + " ".join("%.2f" % a for a in run.own.by_position))
+    columns, on_diagonal, left_of_it = peak_counts(matrix)
+    print("最大的权重 %.2f，是均匀的 %.1f 倍；每一行的峰值落在输入第几列：%s" % (matrix.max(), matrix.max() * T, columns))
+    print("落在反对角线（输入 %d − r）上的有 %d 行，落在它左边一列（输入 %d − r）上的有 %d 行。"
+          % (T + 1, on_diagonal, T, left_of_it))
+
+
+def print_reading_order(run):
+    same = encoder_reads_in_order(run.model, make_test_set(len(run.matrix)))
+    print("把输入第 k 位换成别的字母（%s模型，测试集 %d 条，每一个 k）：" % (RUN_NAMES[0], TEST_SIZE))
+    print("编码器前 k − 1 步的状态一个比特也不变，第 k 步的变了：%s。" % ("是" if same else "否"))
+
+
+REPLACEMENTS = (("reversal", "（甲）倒序要的那一列：第 r 行只有第 11 − r 列是 1"),
+                ("shifted", "（乙）左边一列：第 r 行只有第 10 − r 列是 1（末行绕回第 10 列）"),
+                ("other", "（丙）另一条测试序列（第 i − 1 条）算出的权重"),
+                ("uniform", "（丁）全是 1/10（拿掉挑选）"))
+
+
+def print_interventions(runs):
+    """第五节的干预：同一个模型，解码时把权重换掉，逐位正确怎么变。每个模型一列，贪心解码和喂对的字母各一组。"""
+    names = RUN_NAMES[:len(runs)]
+    print("把权重换掉：参数一个不动（（戊）除外），只在解码时把每一步的注意力权重换成别的（逐位正确）。")
+    print("；".join("%s模型：%s，学习率 %g" % (name, QUERY_NAMES[run.setting.query], run.setting.lr)
+                   for name, run in zip(names, runs)) + "。")
+    print("「贪心」：每一步读进自己上一步的输出（正文的表就是它）；「喂对」：每一步读进正确答案的上一位，")
+    print("一步错了不传到下一步，量到的只是换了权重的那一步。「一」「二」是第一个、第二个模型；- 是没有量。")
+    print("四列依次是：" + "、".join(mode + name[1] for mode in ("贪心", "喂对") for name in names) + "；数字后面是解码时每一步的权重。")
+    blank = [None] * len(runs)
+    swapped = {name: (label, [run.swaps.greedy[name].per_token for run in runs],
+                      [run.swaps.forced_accuracy(name) for run in runs]) for name, label in REPLACEMENTS}
+    follows = ("    （乙）时输出正好是被指到的那一列的字母的比例（不是逐位正确）", [run.swaps.follows for run in runs], blank)
+    rows = [("不换：模型自己算的", [run.own.per_token for run in runs], [run.swaps.forced_accuracy("own") for run in runs]),
+            swapped["reversal"], swapped["shifted"], follows, swapped["other"], swapped["uniform"]]
+    rows.append(("（戊）全是 1/10，只重新训练输出层 %d 轮（其余参数冻结）" % REFIT_ROUNDS,
+                 [run.refit[REFIT_ROUNDS] for run in runs], blank))
+    rows += [("    （戊）训练到第 %d 轮时" % n, [run.refit[n] for run in runs], blank) for n in REFIT_CHECKPOINTS[:-1]]
+    print_table([(["-" if v is None else "%.4f" % v for v in greedy + forced], label) for label, greedy, forced in rows])
+    print("对照：每一步都输出这条序列里出现最多的字母（不分第几步），逐位正确 %.4f。"
+          % most_frequent_letter_accuracy(make_test_set(len(runs[0].matrix))))
+    print("（丙）换上的权重和模型自己的差多少：" + "，".join("%s %.3f" % (name, run.swaps.other_change)
+                                                          for name, run in zip(names, runs)))
+    print("（每一行两个分布之差的绝对值加起来的一半，再平均；0 是一样，1 是毫不重叠。）")
+    print()
+    print_forced_by_position(runs)
+
+
+def print_forced_by_position(runs):
+    """喂对的字母时，每种权重下按输出位置的逐位正确。标签放在数字后面，数字的列在任何字体里都对得齐。"""
+    T = len(runs[0].matrix)
+    print("喂对的字母时，按输出位置的逐位正确：")
+    print(" ".join("%4d" % (r + 1) for r in range(T)) + "   模型，解码时的权重")
+    labels = (("own", "不换"),) + tuple((name, label[:3]) for name, label in REPLACEMENTS)
+    for name, run in zip(RUN_NAMES, runs):
+        for key, label in labels:
+            print(" ".join("%.2f" % a for a in run.swaps.forced_by_position(key)) + "   %s模型，%s" % (name, label))
+
+
+STARTED = {}       # 程序的 main（〈附录：同时训练〉）早早交给别的进程去训练的：{设置: 之后取结果的 Future}
+
+
+def ten_letter_run(setting):
+    """第五节的一次 10 位训练（第一对种子，3000 轮）的 Run，带训练途中的检查点和在它身上量到的一切。
+    main 已经交给别的进程去训练的，就取那个结果（只取一次）；否则当场训练。"""
+    future = STARTED.pop(setting, None)
+    runs = future.result() if future is not None else attention_runs(setting, checkpoints=GROWTH_CHECKPOINTS)
+    return runs[0]
+
+
+def print_transcript():
+    """按顺序打印实跑输出的九段，段与段之间空一行。每段前面的注释写着它是第几段、在讲义的哪里；
+    笔记本（make notebook）把每段的这几行原样放进那一段实跑输出上面的一格，所以每段先算出它要的，再打印。"""
+    # 第 1 段：第三节，手算一遍
+    print_hand_example()
+    print()
+    # 第 2 段：第四节，5 位反转任务
+    five = reversal_comparison()
+    print_reversal(five)
+    print()
+    # 第 3 段：第五节，原书的矩阵和同一个种子的两次 10 位训练
+    runs = tuple(ten_letter_run(setting) for setting in (BOOK_SETTING, PICKING_SETTING))
+    print_section_five(runs)
+    print()
+    # 第 4 段：第五节，对齐是怎么长出来的
+    print_growth(runs)
+    print()
+    # 第 5 段：四个检查点的热图（正文里折叠着）
+    print_growth_heatmaps(runs[1])
+    print()
+    # 第 6 段：完整实现里的梯度检查
+    print_gradient_checks()
+    print()
+    # 第 7 段：第四节两个模型没动过的参数
+    print_untouched(five)
+    print()
+    # 第 8 段：第五节的干预，把两个模型的权重换掉
+    print_interventions(runs)
+    print()
+    # 第 9 段：第五节各张热图的数字
+    for run in runs:
+        print_long_run_numbers(run)
+        print()
+    print_book_matrix()
+    print()
+    print_reading_order(runs[0])
+    print()
+    print("%s模型训练途中四个检查点的热图的数字：" % RUN_NAMES[1])
+    for n in growth_panels(runs[1].course):
+        print("第 %d 轮：" % n)
+        print_matrix(runs[1].course[n].matrix)
+
+# attention.md:3161 (附录：同时训练)
+def in_background(pool, function, *args, **options):
+    """让另一个进程去算 function(*args, **options)，返回一个之后取结果的 Future。进程之间按「模块名.函数名」
+    传函数，所以这个模块要能按名字导入；不能的时候（比如被别的程序按文件路径执行），就当场算。"""
+    if getattr(sys.modules.get(function.__module__), function.__name__, None) is function:
+        return pool.submit(function, *args, **options)
+    done = Future()
+    done.set_result(function(*args, **options))
+    return done
+
+
+def main():
+    """程序从这里开始：先调好内存分配（下面的〈附录：让释放的内存留在进程里〉），再把第五节的两次训练交给另外两个进程，然后按顺序打印。"""
+    keep_freed_memory()
+    with ProcessPoolExecutor(max_workers=2) as pool:
+        for setting in (BOOK_SETTING, PICKING_SETTING):
+            STARTED[setting] = in_background(pool, attention_runs, setting, checkpoints=GROWTH_CHECKPOINTS)
+        print_transcript()
+
+# attention.md:3108 (转置着存的循环)
+def right_multiplier(W, batch):
+    """循环里要拿同一个 W 乘很多次：返回函数 f，f(x_cols) = (x @ W).T，x_cols 是转置着存的 (K, batch)。
+    W 是 (K, N)，或者 S 个模型摞成的 (S, K, N)：batch 列按模型均分，每个模型乘自己的 W。
+    W 先沿批量铺开一次；之后每一步只剩一次逐元素乘、一次按 k 顺序的求和，结果和 mm 的一模一样。"""
+    W = as_stack(W, 2)
+    W_wide = np.repeat(W.transpose(1, 2, 0), batch // len(W), axis=2)      # (K, N, batch)
+    return lambda x_cols: np.add.reduce(W_wide * x_cols[:, None, :], axis=0)
+
+
+def rnn_fast(x_rows, Wh, h):
+    """rnn 的快写法：循环里状态转置着存，h_cols = h.T (H, B)，批量在最里层。"""
+    x_steps = x_rows.transpose(1, 2, 0).copy()    # (T, H, B)
+    hs = np.empty_like(x_steps)
+    times_Wh = right_multiplier(Wh, len(h))
+    h_cols = h.T
+    for t in range(len(x_steps)):
+        h_cols = tanh(x_steps[t] + times_Wh(h_cols))      # h = tanh(x_t + h @ Wh)，转置着写
+        hs[t] = h_cols
+    return hs.transpose(2, 0, 1)                  # 转回 (B, T, H)
+
+
+def rnn_backward_fast(dhs, hs, h0, Wh):
+    """rnn_backward 的快写法：也转置着算，(T, H, B)。"""
+    dhs_steps, hs_steps = dhs.transpose(1, 2, 0), hs.transpose(1, 2, 0)
+    dtanh = 1 - hs_steps * hs_steps                # tanh 的导数是 1 − h²
+    dz = np.empty(dtanh.shape)
+    dh_cols = np.zeros(dz.shape[1:])               # 从后一步流回来的梯度，转置着存 (H, B)
+    times_WhT = right_multiplier(np.swapaxes(Wh, -1, -2), dz.shape[2])
+    for t in reversed(range(len(dz))):
+        dz[t] = (dhs_steps[t] + dh_cols) * dtanh[t]
+        dh_cols = times_WhT(dz[t])                 # 流回上一步的隐状态：dh = dz_t @ Whᵀ，转置着写
+    dz = np.ascontiguousarray(dz.transpose(2, 0, 1))   # 转回 (B, T, H)，连续存放：摞行时不必再复制
+    h_prev = np.concatenate([h0[:, None], hs[:, :-1]], axis=1)   # 每一步乘 Wh 的那个 h_{t-1}
+    return dz, weight_grad(h_prev, dz, Wh), dh_cols.T
+
+
+def input_grads_fast(dz, tokens, Wx):
+    """input_grads 的快写法：不去乘 one-hot 里那一大堆 0，np.bincount 按行的顺序把每一步的 dz 一格格地加到
+    它读进的那个记号的那一行上（每个模型加到自己的 Wx 上），加出来的和按 k 的顺序乘出来的一模一样。"""
+    S, (V, H) = n_models(Wx, 2), Wx.shape[-2:]
+    row = model_index(S, tokens.size) * V + tokens.reshape(-1)     # 每一步加到哪个模型的 Wx 的哪一行
+    cells = (row[:, None] * H + np.arange(H)).ravel()              # dz 的每个数加到哪一格
+    return np.bincount(cells, weights=rows(dz).ravel(), minlength=S * V * H).reshape(Wx.shape)
+
+# attention.md:3217 (精确的矩阵乘法、exp 与 tanh)
 def mm(a, b):
     """a @ b，形状规则同 np.matmul；但每个结果都按 k = 0, 1, 2, … 的顺序一项项加出来。"""
     if a.ndim == 1:                                   # 左边是一个向量：当成一行来乘
@@ -47,7 +1259,8 @@ def mm(a, b):
     return out.reshape(a.shape[:-1] + b.shape[-1:])
 
 
-# 下面三种乘法都先把所有乘积存进一块 (K, …)：k 在最外层，沿它求和就是按 k 的顺序相加。
+# 下面两种乘法都先把所有乘积存进一块 (K, …)：k 在最外层，沿它求和就是按 k 的顺序相加
+# （〈转置着存的循环〉里的 right_multiplier 也是）。
 # 其余各维怎么摆只影响速度：最里层放最长、又在内存里连续的那一维，NumPy 的内层循环一次做得最多。
 
 def matrix_product(a, b):
@@ -62,15 +1275,6 @@ def batched_product(a, b):
     a_t = np.ascontiguousarray(a.transpose(2, 1, 0))   # (K, M, B)
     b_t = np.ascontiguousarray(b.transpose(1, 2, 0))   # (K, N, B)
     return np.add.reduce(a_t[:, :, None, :] * b_t[:, None, :, :], axis=0).transpose(2, 0, 1)
-
-
-def right_multiplier(W, batch):
-    """循环里要拿同一个 W 乘很多次：返回函数 f，f(xT) = (x @ W).T，xT 是转置着存的 (K, batch)。
-    W 是 (K, N)，或者 S 个模型摞成的 (S, K, N)：batch 列按模型均分，每个模型乘自己的 W。
-    W 先沿批量铺开一次；之后每一步只剩一次逐元素乘、一次按 k 顺序的求和，结果和 mm 的一模一样。"""
-    W = as_stack(W, 2)
-    W_wide = np.repeat(W.transpose(1, 2, 0), batch // len(W), axis=2)      # (K, N, batch)
-    return lambda xT: np.add.reduce(W_wide * xT[:, None, :], axis=0)
 
 
 def decimal_table(f, n):
@@ -141,7 +1345,8 @@ SQRT_HALF = np.sqrt(0.5)
 
 
 def log(x):
-    """自然对数：x = m·2^e，m 挪到 [√½, √2)，log m = 2·atanh((m-1)/(m+1)) 用级数。只用精确运算。"""
+    """自然对数：x = m·2^e，m 挪到 [√½, √2)，log m = 2·atanh((m-1)/(m+1)) 用级数。只用精确运算。
+    x 必须是正数：log(0) 给出的不是 −inf，是一个没有意义的数。"""
     m, e = np.frexp(x)
     low = m < SQRT_HALF
     m = np.where(low, 2 * m, m)
@@ -153,1095 +1358,18 @@ def log(x):
         series = 1 / k + s2 * series
     return e * LN2 + 2 * s * series
 
-# attention.md:29 (softmax 与一个查询的注意力)
-def softmax(x, axis=-1):
-    z = exp(x - x.max(axis=axis, keepdims=True))   # 先减去最大值：结果不变，exp 不会溢出
-    return z / z.sum(axis=axis, keepdims=True)
-
-
-def attend_one(q, K):
-    """一个查询 q (d,) 对 T 个键 K (T, d)，值就是键。返回 (上下文, 权重)。"""
-    scores = mm(K, q) / np.sqrt(K.shape[1])        # 第一步点积，第二步除以根号 d
-    weights = softmax(scores)                      # 第三步：非负、加起来是 1……
-    return mm(weights, K), weights                 # ……再按权重对值加权求和
-
-# attention.md:421 (批量的注意力)
-def attend(q, K, V=None, uniform=False, given=None):
-    """attend_one 的批量版，返回 (上下文, 权重)。
-
-    q 是一个查询 (..., d)，对 K (..., T, d)；或者 q 是一串查询 (..., Tq, d)，对同样的 K。
-    V 缺省就是 K：这一节里键和值都是编码器的隐状态。uniform=True：每个键都拿 1/T。
-    given：第五节的干预，不打分，直接用给定的权重（形状和算出来的一样）。
-    """
-    V = K if V is None else V
-    one_query = q.ndim < K.ndim
-    Q = q[..., None, :] if one_query else q                      # (..., Tq, d)
-    if given is not None:
-        weights = given[..., None, :] if one_query else given    # 别人给的权重，查询不起作用
-    elif uniform:
-        T = K.shape[-2]
-        weights = np.full(Q.shape[:-1] + (T,), 1 / T)            # 谁都不挑
-    else:
-        scores = mm(Q, np.swapaxes(K, -1, -2)) / np.sqrt(K.shape[-1])  # 第一步点积，第二步除以根号 d
-        weights = softmax(scores)                                # 第三步：每一行非负、和为 1
-    context = mm(weights, V)                                     # 按权重对值加权求和
-    if one_query:
-        return context[..., 0, :], weights[..., 0, :]
-    return context, weights
-
-# attention.md:400 (手算一遍)
-def hand_example():
-    """三、手算一遍：一个查询对四个键，三步一步步算；再算一次取平均作对照。"""
-    q = np.array([1.0, 0.0, 1.0])
-    K = np.array([[1.0, 0.0, 0.0],
-                  [0.0, 1.0, 0.0],
-                  [1.0, 0.0, 1.0],
-                  [1.0, 1.0, 0.0]])
-    dots = mm(K, q)                                # 第一步：点积
-    scaled = dots / np.sqrt(len(q))                # 第二步：除以根号 d
-    weights = softmax(scaled)                      # 第三步：softmax 成权重……
-    context = mm(weights, K)                       # ……再对值（就是键）加权求和
-    average = mm(np.full(len(K), 1 / len(K)), K)   # 不挑：每个键都拿 1/4
-    return HandExample(q, K, dots, scaled, weights, context, average)   # 带名字的元组：ex.dots、ex.weights……
-
-# attention.md:451 (反转任务的数据)
-SEED_TEST, SEED_INIT, SEED_BATCH = 1, 2, 3   # 三路独立的随机流，事先定好，不挑
-LETTERS = 5                                  # 字母 a–e 编号 0–4
-START = 5                                    # 解码器的起始符
-VOCAB = 6                                    # 字母和起始符共用一张 6 个记号的表
-TEST_SIZE, BATCH = 100, 32                   # 测试集 100 条；训练每一轮抽一批 32 条
-
-
-def seq_codes(seqs):
-    """把每条序列看成一个 5 进制数，方便整条比较。"""
-    return seqs @ (LETTERS ** np.arange(seqs.shape[1], dtype=np.int64))
-
-
-def make_test_set(length, n=TEST_SIZE, seed=SEED_TEST):
-    """n 条互不相同的随机序列，形状 (n, length)。"""
-    rng = np.random.RandomState(seed)
-    seqs = np.empty((0, length), dtype=np.int64)
-    while len(seqs) < n:
-        more = rng.randint(0, LETTERS, size=(n, length), dtype=np.int64)
-        seqs = np.concatenate([seqs, more])
-        _, first = np.unique(seq_codes(seqs), return_index=True)
-        seqs = seqs[np.sort(first)][:n]           # 去掉重复，保持抽到的先后顺序
-    return seqs
-
-
-def in_sorted(codes, sorted_codes):
-    """codes 里的每一个是否出现在 sorted_codes（已排序）里。"""
-    pos = np.minimum(np.searchsorted(sorted_codes, codes), len(sorted_codes) - 1)
-    return sorted_codes[pos] == codes
-
-
-def sample_batch(rng, length, test_codes, size=BATCH):
-    """一批训练序列；撞上测试集的行重抽，保证测试集从没在训练里出现过。test_codes 已排序。"""
-    src = rng.randint(0, LETTERS, size=(size, length), dtype=np.int64)
-    clash = in_sorted(seq_codes(src), test_codes)
-    while clash.any():
-        src[clash] = rng.randint(0, LETTERS, size=(int(clash.sum()), length), dtype=np.int64)
-        clash = in_sorted(seq_codes(src), test_codes)
-    return src
-
-# attention.md:499 (模型参数)
-HIDDEN = 16
-
-
-def init_params(rng, attention, hidden=HIDDEN, vocab=VOCAB):
-    """编码器、解码器、输出层。用注意力时输出层吃 2×hidden 维（隐状态拼上下文）。"""
-    shapes = {
-        "enc_Wx": (vocab, hidden), "enc_Wh": (hidden, hidden), "enc_b": (hidden,),
-        "dec_Wx": (vocab, hidden), "dec_Wh": (hidden, hidden), "dec_b": (hidden,),
-        "Wo": (2 * hidden if attention else hidden, vocab), "bo": (vocab,),
-    }
-    params = {}
-    for name, shape in shapes.items():            # 按固定顺序抽：两种模型前六项完全相同
-        if len(shape) == 1:
-            params[name] = np.zeros(shape)
-        else:
-            limit = 1 / np.sqrt(shape[0])
-            params[name] = rng.uniform(-limit, limit, size=shape)
-    return params
-
-
-def count_params(params):
-    return sum(p.size for p in params.values())
-
-
-def uses_attention(params):
-    return params["Wo"].shape[-2] == 2 * params["dec_Wh"].shape[-1]
-
-
-def untouched(params, attention):
-    """训练完还和初始值一模一样的参数有几个；它们是不是正好是 enc_Wx 里起始符那一行。"""
-    init = init_params(np.random.RandomState(SEED_INIT), attention)
-    same = {name: params[name] == init[name] for name in params}
-    count = sum(int(s.sum()) for s in same.values())
-    return count, bool(same["enc_Wx"][START].all() and count == same["enc_Wx"][START].size)
-
-# attention.md:539 (几个模型摞在一起)
-def as_stack(p, single_ndim):
-    """p 是一个模型的参数（有 single_ndim 维），就当成只有一个模型的一摞：前面加一维，(1, …)。
-    本来就是一摞 (S, …) 的，原样返回。"""
-    return p if p.ndim > single_ndim else p[None]
-
-
-def n_models(p, single_ndim):
-    return len(as_stack(p, single_ndim))
-
-
-def model_index(S, n, ndim=1):
-    """n 行按模型均分成 S 份，第 i 份归第 i 个模型：每一行的模型编号，形状 (n, 1, …)，共 ndim 维；
-    后面那些 1 是为了和 (n, …) 的数组对齐广播。例如 model_index(2, 4, 2) 是 [[0], [0], [1], [1]]。"""
-    return np.arange(S).repeat(n // S).reshape((n,) + (1,) * (ndim - 1))
-
-
-def lookup(Wx, b, tokens):
-    """每个记号取出 Wx 里它那一行，加上偏置：one_hot(x_t) @ Wx + b。tokens (B, T) → (B, T, H)。"""
-    Wx, b = as_stack(Wx, 2), as_stack(b, 1)
-    if len(Wx) == 1:                                  # 一个模型：直接查（结果一样，快一些）
-        return Wx[0][tokens] + b[0]
-    model = model_index(len(Wx), len(tokens), tokens.ndim)
-    return Wx[model, tokens] + b[model]
-
-
-def times(x, W):
-    """x @ W，每个模型乘自己的 W：x (B, …, K)，W (K, N) 或 (S, K, N)。"""
-    W = as_stack(W, 2)
-    if len(W) == 1:                                   # 一个模型：不必拆开再拼起来（结果一样）
-        return mm(x, W[0])
-    parts = x.reshape((len(W), -1) + x.shape[1:])
-    return np.concatenate([mm(part, Wi) for part, Wi in zip(parts, W)])
-
-
-def affine(x, W, b):
-    """x @ W + b，每个模型用自己的 W 和 b。"""
-    b = as_stack(b, 1)
-    if len(b) == 1:                                   # 一个模型：每一行加的都是同一个 b
-        return times(x, W) + b[0]
-    return times(x, W) + b[model_index(len(b), len(x), x.ndim - 1)]   # 每一行配上它那个模型的 b
-
-
-def weight_grad(x, d, W):
-    """损失对 W 的梯度 xᵀ @ d：x、d 的所有步摞成行，每个模型只用自己的行。形状和 W 一样。"""
-    S = n_models(W, 2)
-    xs, ds = x.reshape(S, -1, x.shape[-1]), d.reshape(S, -1, d.shape[-1])
-    return np.stack([mm(xi.T, di) for xi, di in zip(xs, ds)]).reshape(W.shape)
-
-
-def bias_grad(d, b):
-    """损失对偏置的梯度：每个模型自己那些行（所有样本、所有步）的和，按行的顺序加。形状和 b 一样。"""
-    S = n_models(b, 1)
-    return d.reshape(S, -1, d.shape[-1]).sum(axis=1).reshape(b.shape)
-
-# attention.md:600 (编码器与解码器)
-def rnn(x_rows, Wh, h):
-    """tanh RNN，每一步 h = tanh(x_t + h @ Wh)。x_rows (B, T, H) 是每一步查好的 Wx 行加偏置；
-    h (B, H) 是初始状态。返回每一步的隐状态 (B, T, H)：每一步都留着，注意力要用。
-    Wh 也可以是 S 个模型的 (S, H, H)，B 行按模型均分（right_multiplier 分开乘）。
-    循环里转置着存 (T, H, B)，批量在最里层，乘得快（附录「让它快起来」）。"""
-    x_steps = x_rows.transpose(1, 2, 0).copy()
-    hs = np.empty_like(x_steps)
-    times_Wh = right_multiplier(Wh, len(h))
-    hT = h.T
-    for t in range(len(x_steps)):
-        hT = tanh(x_steps[t] + times_Wh(hT))      # h = tanh(x_t + h @ Wh)，转置着写
-        hs[t] = hT
-    return hs.transpose(2, 0, 1)                  # 转回 (B, T, H)
-
-
-def encoder(params, src):
-    h0 = np.zeros((len(src), params["enc_Wh"].shape[-1]))
-    return rnn(lookup(params["enc_Wx"], params["enc_b"], src), params["enc_Wh"], h0)
-
-
-def decoder(params, dec_in, h0):
-    return rnn(lookup(params["dec_Wx"], params["dec_b"], dec_in), params["dec_Wh"], h0)
-
-# attention.md:80 (解码一步)
-def decode_step(params, h, token, hs_enc, query="after", uniform=False, given=None):
-    """解码一步：读进上一位 token，状态从 h 更新成 h_new；再回头看编码器各步 hs_enc (B, T, H)。"""
-    h_new = tanh(params["dec_Wx"][token] + params["dec_b"] + mm(h, params["dec_Wh"]))
-    q = h_new if query == "after" else h                  # 二选一：更新后的查询，还是更新前的
-    logits, _, weights = decoder_output(params, h_new, hs_enc, q, uniform, given)
-    return h_new, logits, weights
-
-
-def decoder_output(params, ht, hs_enc, q, uniform=False, given=None):
-    """状态 ht 拼上注意力的上下文，交给输出层。返回 (分数, 输出层的输入, 权重)。"""
-    if not uses_attention(params):                       # 6.5 节的模型：输出层只看 ht
-        return affine(ht, params["Wo"], params["bo"]), ht, None
-    ctx, weights = attend(q, hs_enc, uniform=uniform, given=given)   # attend_one 的批量版
-    features = np.concatenate([ht, ctx], axis=-1)         # 状态拼上上下文：16 + 16 维
-    return affine(features, params["Wo"], params["bo"]), features, weights   # features @ Wo + bo
-
-# attention.md:630 (反向传播)
-def one_hot(tokens, n=VOCAB):
-    return (tokens[..., None] == np.arange(n)).astype(float)
-
-
-def rows(x):
-    """(…, H) → (N, H)：把所有批次、所有时间步摞成一摞。"""
-    return x.reshape(-1, x.shape[-1])
-
-
-def attend_backward(dctx, Q, K, weights, uniform=False):
-    """attend(Q, K) 的反向，K 同时当键和值。返回 (dQ, dK)。
-    softmax 的反向：∂α_i/∂s_j = α_i (δ_ij − α_j)，所以 ds = α ⊙ (dα − ⟨α, dα⟩)。"""
-    dK = mm(np.swapaxes(weights, -1, -2), dctx)                      # 值那一路
-    if uniform:                                                       # 权重是常数：梯度只走值那一路
-        return np.zeros_like(Q), dK
-    dweights = mm(dctx, np.swapaxes(K, -1, -2))
-    dscores = weights * (dweights - (weights * dweights).sum(axis=-1, keepdims=True))
-    dscores = dscores / np.sqrt(K.shape[-1])                          # softmax 和除根号 d 的反向
-    dQ = mm(dscores, K)
-    dK = dK + mm(np.swapaxes(dscores, -1, -2), Q)                     # 键那一路
-    return dQ, dK
-
-
-def rnn_backward(dhs, hs, h0, Wh):
-    """dhs (B, T, H) 是损失对每一步隐状态的梯度（来自上层）。返回 (dz, dWh, dh0)，
-    dz 是损失对每一步 tanh 之前那个量 z_t = x_t + h_{t-1} @ Wh 的梯度；dWh 和 Wh 同形（一摞时也是一摞）。
-    也转置着算。"""
-    dhs_steps, hs_steps = dhs.transpose(1, 2, 0), hs.transpose(1, 2, 0)
-    dtanh = 1 - hs_steps * hs_steps                # tanh 的导数是 1 − h²
-    dz = np.empty(dtanh.shape)
-    dhT = np.zeros(dz.shape[1:])                   # 从后一步流回来的梯度
-    times_WhT = right_multiplier(np.swapaxes(Wh, -1, -2), dz.shape[2])
-    for t in reversed(range(len(dz))):
-        dz[t] = (dhs_steps[t] + dhT) * dtanh[t]
-        dhT = times_WhT(dz[t])                     # 流回上一步的隐状态：dh = dz_t @ Whᵀ，转置着写
-    dz = np.ascontiguousarray(dz.transpose(2, 0, 1))   # 转回 (B, T, H)，连续存放：摞行时不必再复制
-    h_prev = np.concatenate([h0[:, None], hs[:, :-1]], axis=1)   # 每一步乘 Wh 的那个 h_{t-1}
-    return dz, weight_grad(h_prev, dz, Wh), dhT.T
-
-
-def input_grads(dz, tokens, Wx):
-    """x_t 是 one_hot(tokens) @ Wx，所以 Wx 的梯度是 one_hot(tokens)ᵀ @ dz：每一步的 dz 加到它读进的
-    那个记号的那一行上（每个模型加到自己的 Wx 上）。np.bincount 按行的顺序一格格地加，不去乘 one-hot
-    里那一大堆 0，加出来的和按 k 的顺序乘出来的一模一样。形状和 Wx 一样。"""
-    S, (V, H) = n_models(Wx, 2), Wx.shape[-2:]
-    row = model_index(S, tokens.size) * V + tokens.reshape(-1)     # 每一步加到哪个模型的 Wx 的哪一行
-    cells = (row[:, None] * H + np.arange(H)).ravel()              # dz 的每个数加到哪一格
-    return np.bincount(cells, weights=rows(dz).ravel(), minlength=S * V * H).reshape(Wx.shape)
-
-
-def teacher_forced_states(params, src, tgt):
-    """编码器读 src；解码器每一步读进正确答案的上一位（teacher forcing），第 1 步读起始符。
-    返回 (解码器的输入 (B, T), 编码器各步的状态 (B, T, H), 解码器各步的状态 (B, T, H))。"""
-    dec_in = np.concatenate([np.full((len(src), 1), START), tgt[:, :-1]], axis=1)
-    hs_enc = encoder(params, src)
-    return dec_in, hs_enc, decoder(params, dec_in, hs_enc[:, -1])
-
-
-def loss_and_grads(params, src, tgt, query="after", uniform=False):
-    """平均每个输出记号的交叉熵，和它对每个参数的梯度。src、tgt 形状 (B, T)。
-    params 也可以是 S 个模型摞成的一摞（〈几个模型摞在一起〉）：B 行按模型均分，梯度也是一摞，
-    第 i 个是第 i 个模型自己那一批的平均损失的梯度（返回的损失是所有模型一起平均的，只有梯度检查用它）。
-
-    query="after"：第 t 步的查询是更新后的状态 h_t；"before"：是更新前的状态 h_{t-1}。
-    uniform=True：注意力权重全是 1/T（平均对照）。
-    """
-    B, T = src.shape
-    S, H = n_models(params["dec_Wh"], 2), params["dec_Wh"].shape[-1]   # 几个模型，隐状态多少维
-    dec_in, hs_enc, hs_dec = teacher_forced_states(params, src, tgt)
-    if query == "after":
-        queries = hs_dec
-    else:
-        queries = np.concatenate([hs_enc[:, -1:], hs_dec[:, :-1]], axis=1)   # 往后错一步
-    logits, features, weights = decoder_output(params, hs_dec, hs_enc, queries, uniform)
-    p = softmax(logits)
-    y = one_hot(tgt, p.shape[-1])
-    loss = -np.mean(log((p * y).sum(axis=-1)))
-
-    dlogits = (p - y) / (B // S * T)               # 每个模型平均的是它自己那一批
-    grads = {"Wo": weight_grad(features, dlogits, params["Wo"]), "bo": bias_grad(dlogits, params["bo"])}
-    dfeatures = times(dlogits, np.swapaxes(params["Wo"], -1, -2))
-    dhs_dec, dhs_enc = dfeatures[..., :H], np.zeros_like(hs_enc)
-    if weights is not None:
-        dq, dhs_enc = attend_backward(dfeatures[..., H:], queries, hs_enc, weights, uniform)
-        if query == "after":
-            dhs_dec = dhs_dec + dq
-        else:                                      # 查询是上一步的状态：梯度也往前错一步
-            dhs_dec = dhs_dec + np.concatenate([dq[:, 1:], np.zeros_like(dq[:, :1])], axis=1)
-            dhs_enc[:, -1] += dq[:, 0]
-    dz, grads["dec_Wh"], dh0 = rnn_backward(dhs_dec, hs_dec, hs_enc[:, -1], params["dec_Wh"])
-    grads["dec_Wx"], grads["dec_b"] = input_grads(dz, dec_in, params["dec_Wx"]), bias_grad(dz, params["dec_b"])
-    dhs_enc[:, -1] += dh0                          # 解码器的初始状态就是编码器最后一步
-    dz, grads["enc_Wh"], _ = rnn_backward(dhs_enc, hs_enc, np.zeros((B, H)), params["enc_Wh"])
-    grads["enc_Wx"], grads["enc_b"] = input_grads(dz, src, params["enc_Wx"]), bias_grad(dz, params["enc_b"])
-    return loss, {name: grads[name] for name in params}
-
-# attention.md:733 (梯度检查)
-SEED_CHECK = 7                                     # 梯度检查用的随机流
-
-
-def gradient_check(attention, query="after", uniform=False, eps=1e-5, per_array=3):
-    """中心差分：每个参数数组随机抽 per_array 个元素，各挪 ±eps，(损失的变化) / 2eps
-    应该等于手写的梯度。返回两者之间最大的相对误差 |差| / (|手写| + |差分|)。"""
-    rng = np.random.RandomState(SEED_CHECK)
-    params = init_params(rng, attention)
-    src = rng.randint(0, LETTERS, size=(4, 5))       # 4 条 5 个字母的序列
-    loss = lambda: loss_and_grads(params, src, src[:, ::-1], query, uniform)[0]
-    _, grads = loss_and_grads(params, src, src[:, ::-1], query, uniform)
-    worst = 0.0
-    for name, p in params.items():
-        flat, grad = p.reshape(-1), grads[name].reshape(-1)     # flat 是 p 的视图：改它就是改参数
-        for i in rng.permutation(p.size)[:per_array]:
-            saved = flat[i]
-            flat[i] = saved + eps
-            up = loss()
-            flat[i] = saved - eps
-            down = loss()
-            flat[i] = saved
-            numeric = (up - down) / (2 * eps)
-            if numeric != 0 or grad[i] != 0:
-                worst = max(worst, abs(numeric - grad[i]) / (abs(numeric) + abs(grad[i])))
-    return worst
-
-
-def print_gradient_checks():
-    print("梯度检查：中心差分，每个参数数组抽 3 个元素；手写的梯度和差分的最大相对误差")
-    for label, attention, query, uniform in (("不用注意力", False, "after", False),
-                                             ("更新后的查询", True, "after", False),
-                                             ("更新前的查询", True, "before", False),
-                                             ("平均对照", True, "after", True)):
-        print("  %.1e  %s" % (gradient_check(attention, query, uniform), label))
-
-# attention.md:787 (训练：Adam 与梯度裁剪)
-LR, CLIP = 0.003, 1.0
-BETA1, BETA2, EPS = 0.9, 0.999, 1e-8
-
-
-def as_vector(models):
-    """把每个模型的参数摊成一行，摞成 theta (S, 参数个数)。返回 theta 和指向它内部的同名视图
-    (S, …)：改 theta 就是改参数。models 是 S 个参数字典，通常只有一个。"""
-    theta = np.stack([np.concatenate([p.ravel() for p in params.values()]) for params in models])
-    views, start = {}, 0
-    for name, p in models[0].items():
-        views[name] = theta[:, start:start + p.size].reshape((len(theta),) + p.shape)
-        start += p.size
-    return theta, views
-
-
-def clip_by_norm(g, limit):
-    """g 的每一行是一个模型的梯度：范数超过 limit 的，按比例缩到 limit。"""
-    norm = np.sqrt((g * g).sum(axis=-1, keepdims=True))
-    return g * (limit / np.maximum(norm, limit))         # 不超过 limit 时乘的是 1.0：一个比特也不变
-
-
-def adam_moments(theta):
-    """Adam 的状态：一阶矩 m、二阶矩 v（和 theta 同形，从 0 开始），β1、β2 的 t 次方（从 1 开始）。"""
-    return {"m": np.zeros_like(theta), "v": np.zeros_like(theta), "beta1_t": 1.0, "beta2_t": 1.0}
-
-
-def adam_step(theta, g, moments, lr):
-    """Adam 的一步：原地更新 theta 和 moments。β 的 t 次方用连乘：每一步都是精确舍入的乘法。"""
-    moments["m"] = BETA1 * moments["m"] + (1 - BETA1) * g
-    moments["v"] = BETA2 * moments["v"] + (1 - BETA2) * g * g
-    moments["beta1_t"] *= BETA1
-    moments["beta2_t"] *= BETA2
-    m_hat, v_hat = moments["m"] / (1 - moments["beta1_t"]), moments["v"] / (1 - moments["beta2_t"])
-    theta -= lr * m_hat / (np.sqrt(v_hat) + EPS)
-
-
-def progress(message):
-    """训练要好几秒：进度写到标准错误，只在终端上（或者设了 ATTENTION_PROGRESS=1）才写。
-    标准输出就是实跑输出，多一个字节都不行。"""
-    if os.environ.get("ATTENTION_PROGRESS") == "1" or (sys.stderr is not None and sys.stderr.isatty()):
-        sys.stderr.write(message + "\n")      # 一次写完：几个进程同时写，行也不会交错
-        sys.stderr.flush()
-
-
-def train(length, attention, rounds, test, seed_list=((SEED_INIT, SEED_BATCH),), query="after",
-          lr=LR, uniform=False, after_round=None):
-    """从固定的种子出发训练 rounds 轮：seed_list 里每一对种子（初始参数、训练批次）一个模型，
-    通常只有一对。返回参数字典的列表。几个模型摞在一起训练，每一个都和单独训练时逐位相同。
-    after_round(n, models)：每一轮之后调用一次（n 从 1 数起），实验用它记下中途的样子。"""
-    what = "%d 位，%s，学习率 %g，种子 %s，%d 轮" % (
-        length, ("平均对照" if uniform else "用注意力，%s的查询" % ("更新后" if query == "after" else "更新前")) if attention else "不用注意力",
-        lr, " ".join("%d/%d" % seeds for seeds in seed_list), rounds)
-    progress("开始训练：" + what)
-    started = time.monotonic()
-    theta, params = as_vector([init_params(np.random.RandomState(seed_init), attention) for seed_init, _ in seed_list])
-    models = [{name: p[i] for name, p in params.items()} for i in range(len(theta))]   # 每个模型自己的视图
-    batches = [np.random.RandomState(seed_batch) for _, seed_batch in seed_list]
-    test_codes = np.sort(seq_codes(test))
-    moments = adam_moments(theta)
-    for n in range(1, rounds + 1):
-        src = np.concatenate([sample_batch(rng, length, test_codes) for rng in batches])   # 每个模型一批，摞成一批
-        _, grads = loss_and_grads(params, src, src[:, ::-1], query, uniform)
-        g = clip_by_norm(np.concatenate([grads[name].reshape(len(theta), -1) for name in params], axis=1), CLIP)
-        adam_step(theta, g, moments, lr)                 # 逐元素的：几个模型一起也一样
-        if after_round is not None:
-            after_round(n, models)
-    progress("训练完：%s（%.0f 秒）" % (what, time.monotonic() - started))
-    return models
-
-# attention.md:863 (贪心解码与评估)
-def predict(params, src, query="after", uniform=False, given=None, forced=False):
-    """贪心解码：每一步读进自己上一步的输出。返回记号 (B, T)，和注意力权重 (B, T, T)（不用注意力时是 None）。
-    given (B, T, T)：第五节的干预，第 t 步的权重换成 given[:, t]。
-    forced=True：每一步读进的是正确答案的上一位，不是自己的输出（喂对的字母），一步错了不会传到下一步。"""
-    B, T = src.shape
-    hs_enc = encoder(params, src)
-    h, token = hs_enc[:, -1], np.full(B, START)
-    tokens = np.empty((B, T), dtype=np.int64)
-    weights = np.empty((B, T, T)) if uses_attention(params) else None
-    for t in range(T):
-        h, logits, w = decode_step(params, h, token, hs_enc, query, uniform, None if given is None else given[:, t])
-        token = logits.argmax(axis=-1)
-        tokens[:, t] = token
-        if forced:
-            token = src[:, T - 1 - t]                 # 倒序的第 t 位的正确答案
-        if weights is not None:
-            weights[:, t] = w
-    return tokens, weights
-
-
-class Evaluation(NamedTuple):
-    whole: float                 # 整串全对
-    per_token: float             # 逐位正确
-    by_position: np.ndarray      # 按输出位置的逐位正确 (T,)
-    weights: np.ndarray          # 每条测试序列每一步的注意力权重 (B, T, T)；不用注意力时是 None
-
-
-def evaluate(params, test, query="after", uniform=False, given=None):
-    """贪心解码整个测试集，和倒序比。uniform=True：解码时把权重换成 1/T；given：换成给定的权重 (B, T, T)。"""
-    tokens, weights = predict(params, test, query, uniform, given)
-    correct = tokens == test[:, ::-1]
-    return Evaluation(correct.all(axis=1).mean(), correct.mean(), correct.mean(axis=0), weights)
-
-# attention.md:903 (五位对比)
-def reversal_comparison(length=5, rounds=2000):
-    """6.5 节的模型和加了注意力的模型，各训练 rounds 轮，在同一个测试集上评估。"""
-    test = make_test_set(length)
-    no_attn, attn = (train(length, attention, rounds, test)[0] for attention in (False, True))   # train 返回模型的列表
-    return Comparison(rounds, no_attn, evaluate(no_attn, test), attn, evaluate(attn, test))   # 带名字的结果，见完整实现
-
-# attention.md:925 (拿掉挑选和形成对齐的规则)
-def with_uniform_weights(params, test, query):
-    """拿掉挑选：同一个训练好的模型，参数一个不动，解码时把注意力权重全换成 1/T。"""
-    return evaluate(params, test, query, uniform=True)
-
-
-def diagonal_weight(matrix, offset=0):
-    """反对角线（offset=0）或它左边一列（offset=−1）上权重的平均：第 r 行取第 T+1−r+offset 列。"""
-    T = len(matrix)
-    cells = [(r, T - 1 - r + offset) for r in range(T)]          # 下标从 0 数：第 1 行是 0，第 T 列是 T − 1
-    return np.mean([matrix[r, c] for r, c in cells if 0 <= c < T])
-
-
-def diagonal_multiple(matrix, offset=0):
-    """同一个平均，是均匀（每格 1/T）的几倍。"""
-    return diagonal_weight(matrix, offset) * len(matrix)
-
-
-FORMED_DROP, FORMED_DIAGONAL = 0.10, 2.0   # 跑 10 个种子的扫描之前定下的规则
-
-
-def alignment_formed(per_token, per_token_uniform, matrix):
-    """对齐形成了吗：拿掉挑选，逐位正确至少降 0.10（它在挑）；而且反对角线上的平均权重
-    至少是均匀的 2 倍（挑的正是倒序要的那一位）。"""
-    drop = per_token - per_token_uniform
-    multiple = diagonal_multiple(matrix)                   # 是均匀（1/T）的几倍
-    return bool(drop >= FORMED_DROP and multiple >= FORMED_DIAGONAL)
-
-# attention.md:959 (第五节的两组设置)
-BOOK_SETTING = ("after", LR)        # 第四节的设置：更新后的查询（我们对原书示意代码的读法），学习率 0.003（我们定的）
-PICKING_SETTING = ("before", 0.02)  # 换两个旋钮：更新前的查询，学习率大一些
-
-# attention.md:967 (把权重换掉)
-def reversal_weights(T, shift=0):
-    """倒序要的权重：第 r 行只在第 T+1−r 列上是 1，其余是 0。shift=−1 整体挪到左边一列，
-    最后一行左边没有列了，绕回第 T 列。"""
-    W = np.zeros((T, T))
-    r = np.arange(T)
-    W[r, (T - 1 - r + shift) % T] = 1.0
-    return W
-
-
-def most_frequent_letter_accuracy(test):
-    """不分第几步、只看整条序列能做到多好：每一步都输出这条序列里出现最多的字母（并列时取编号小的），
-    逐位正确是多少。权重全是 1/T 时，上下文每一步都一样，它能给的就是这样一种整条序列的偏向。"""
-    counts = np.stack([(test == letter).sum(axis=1) for letter in range(LETTERS)], axis=1)   # (B, 5)
-    return (test[:, ::-1] == counts.argmax(axis=1)[:, None]).mean()
-
-
-def interventions(params, test, query, own):
-    """参数一个不动，解码时把每一步的注意力权重换掉，再评估一遍。own (B, T, T) 是模型自己算的权重。
-    返回 {换成什么: 逐位正确}（贪心解码），外加 "follows"：挪到左边一列之后，输出正好是被指到的那个字母的比例；
-    "forced"：{换成什么（"own" 是不换）: 喂对的字母时的逐位正确}，"forced_by_position"：同样，按输出位置 (T,)；
-    "other_change"：别条的权重和自己的差多少（每一行两个分布之差的绝对值加起来的一半，再平均；0 是一样，1 是不重叠）。"""
-    B, T = test.shape
-    target = test[:, ::-1]
-    replaced = {"reversal": reversal_weights(T),              # 倒序要的那一列
-                "shifted": reversal_weights(T, shift=-1),     # 左边一列
-                "other": np.roll(own, 1, axis=0),             # 第 i 条序列用第 i−1 条自己算出的权重
-                "uniform": np.full((T, T), 1 / T)}            # 拿掉挑选
-    result = {}
-    correct = {"own": predict(params, test, query, forced=True)[0] == target}    # 喂对的字母时，每一位对不对
-    for name, w in replaced.items():
-        given = np.broadcast_to(w, (B, T, T))
-        tokens, _ = predict(params, test, query, given=given)
-        result[name] = (tokens == target).mean()
-        if name == "shifted":                                 # 每一行被指到的那一列上的字母
-            result["follows"] = (tokens == test[:, w.argmax(axis=1)]).mean()
-        correct[name] = predict(params, test, query, given=given, forced=True)[0] == target
-    result["forced"] = {name: c.mean() for name, c in correct.items()}
-    result["forced_by_position"] = {name: c.mean(axis=0) for name, c in correct.items()}
-    result["other_change"] = np.abs(own - replaced["other"]).sum(axis=-1).mean() / 2
-    return result
-
-# attention.md:1054 (第五节的一次运行：训练、评估、干预)
-REFIT_ROUNDS, SEED_REFIT = 3000, 8         # 只重新训练输出层：轮数，和它自己的批次随机流
-REFIT_CHECKPOINTS = (1000, 2000, REFIT_ROUNDS)
-
-
-@dataclass
-class Run:
-    """一个训练好的注意力模型，和在它身上量到的一切。"""
-    query: str
-    lr: float
-    rounds: int
-    params: dict
-    whole: float                 # 整串全对
-    per_token: float             # 逐位正确
-    by_position: np.ndarray      # 按输出位置的逐位正确
-    uniform: Evaluation          # 拿掉挑选（解码时权重全换成 1/T）之后的评估
-    matrix: np.ndarray           # 测试集的平均权重：行 = 输出第几位，列 = 输入第几位
-    sample: np.ndarray           # 第一条测试序列
-    sample_weights: np.ndarray   # 和它自己的权重矩阵
-    replaced: dict               # 把权重换掉：{换成什么: 逐位正确}（〈把权重换掉〉）
-    refit: dict                  # 只重新训练输出层：{轮数: 逐位正确}；没做时是 None
-    course: dict                 # 训练途中：{轮数: Checkpoint}
-
-
-class Checkpoint(NamedTuple):
-    """训练到某一轮时量的：逐位正确，拿掉挑选之后的逐位正确，测试集的平均权重矩阵。"""
-    per_token: float
-    per_token_uniform: float
-    matrix: np.ndarray
-
-    @property
-    def drop(self):
-        return self.per_token - self.per_token_uniform
-
-    @property
-    def diagonal(self):
-        """反对角线上的平均权重是均匀的几倍。"""
-        return diagonal_multiple(self.matrix)
-
-    @property
-    def formed(self):
-        return alignment_formed(self.per_token, self.per_token_uniform, self.matrix)
-
-
-def checkpoint(params, test, query):
-    own = evaluate(params, test, query)
-    return Checkpoint(own.per_token, with_uniform_weights(params, test, query).per_token, own.weights.mean(axis=0))
-
-
-def attention_runs(query, lr, seed_list=((SEED_INIT, SEED_BATCH),), length=10, rounds=3000, checkpoints=(),
-                   refit=True):
-    """训练注意力模型（seed_list 里每一对种子一个，通常只有一对），逐个交给 examine。返回 Run 的列表。
-    checkpoints：训练途中在这些轮数上各量一次（run.course）。refit：也只重新训练输出层。"""
-    test = make_test_set(length)
-    courses = [{} for _ in seed_list]
-    measured = set(checkpoints)
-
-    def measure(n, models):
-        if n in measured:
-            for course, params in zip(courses, models):
-                course[n] = checkpoint(params, test, query)
-
-    models = train(length, True, rounds, test, seed_list, query, lr, after_round=measure)
-    return [examine(params, test, query, lr, rounds, refit, course) for params, course in zip(models, courses)]
-
-
-def examine(params, test, query, lr, rounds, refit, course):
-    """一个训练好的注意力模型：评估，拿掉挑选，把权重换掉；refit=True 时再只重新训练输出层。"""
-    own = evaluate(params, test, query)
-    return Run(query, lr, rounds, params, own.whole, own.per_token, own.by_position,
-               uniform=with_uniform_weights(params, test, query), matrix=own.weights.mean(axis=0),
-               sample=test[0], sample_weights=own.weights[0],
-               replaced=interventions(params, test, query, own.weights),
-               refit=refit_accuracy(params, test, query) if refit else None, course=course)
-
-
-def frozen_features(params, src):
-    """只重新训练输出层时，输出层的输入 (B, T, 2H)：冻结的编码器、解码器读 src（答案是倒序）算出的状态，
-    拼上权重全是 1/T 的上下文（权重是定的，查询不起作用）。"""
-    _, hs_enc, hs_dec = teacher_forced_states(params, src, src[:, ::-1])
-    return decoder_output(params, hs_dec, hs_enc, hs_dec, uniform=True)[1]
-
-
-def readout_grads(params, features, tgt):
-    """平均每个输出记号的交叉熵对输出层 Wo、bo 的梯度（和 loss_and_grads 给的一样）。"""
-    p = softmax(affine(features, params["Wo"], params["bo"]))
-    dlogits = (p - one_hot(tgt, p.shape[-1])) / tgt.size
-    return weight_grad(features, dlogits, params["Wo"]), bias_grad(dlogits, params["bo"])
-
-
-def refit_readout(params, length, lr=LR, after_round=None):
-    """只重新训练输出层：权重全是 1/T，其余参数冻结，Wo、bo 从训练好的值出发。
-    返回新的参数字典：Wo、bo 是新的，其余还是原来那些数组（一个也没改）。"""
-    theta, readout = as_vector([{"Wo": params["Wo"], "bo": params["bo"]}])    # theta 是复制出来的，(1, 参数个数)
-    refit = dict(params, Wo=readout["Wo"][0], bo=readout["bo"][0])           # 新的 Wo、bo 是 theta 的视图
-    test_codes = np.sort(seq_codes(make_test_set(length)))
-    batches = np.random.RandomState(SEED_REFIT)
-    moments = adam_moments(theta)
-    for n in range(1, REFIT_ROUNDS + 1):
-        src = sample_batch(batches, length, test_codes)
-        grad_Wo, grad_bo = readout_grads(refit, frozen_features(params, src), src[:, ::-1])
-        adam_step(theta, clip_by_norm(np.concatenate([grad_Wo.ravel(), grad_bo])[None], CLIP), moments, lr)
-        if after_round is not None:
-            after_round(n, refit)
-    return refit
-
-
-def refit_accuracy(params, test, query):
-    """只重新训练输出层之后，权重全是 1/T 时的逐位正确：{轮数: 逐位正确}，在 REFIT_CHECKPOINTS 上量。"""
-    at = {}
-
-    def measure(n, refit):
-        if n in REFIT_CHECKPOINTS:
-            at[n] = evaluate(refit, test, query, uniform=True).per_token
-
-    refit_readout(params, test.shape[1], after_round=measure)
-    return at
-
-# attention.md:1178 (对齐是怎么长出来的)
-GROWTH_CHECKPOINTS = tuple(range(10, 601, 10)) + tuple(range(700, 3001, 100))   # 每 10 轮；第 600 轮以后每 100 轮
-JUMP_FROM, JUMP_TO = 0.2, 0.8      # 「跳」：超出均匀的部分从训练完时的 20% 涨到 80%（看结果之前定下）
-
-
-def share_of_end(course, n):
-    """第 n 轮反对角线超出均匀（1 倍）的部分，是训练完时的几成。训练完时不超出均匀，就说不上：None。"""
-    end = course[max(course)].diagonal - 1
-    return (course[n].diagonal - 1) / end if end > 0 else None
-
-
-def first_round(course, test):
-    """第一个满足 test(轮数) 的检查点；没有就是 None。"""
-    return next((n for n in sorted(course) if test(n)), None)
-
-
-def jump(course):
-    """跳从哪一轮开始，到哪一轮结束；训练完时反对角线不超出均匀，就是 (None, None)。"""
-    if share_of_end(course, max(course)) is None:
-        return None, None
-    return (first_round(course, lambda n: share_of_end(course, n) >= JUMP_FROM),
-            first_round(course, lambda n: share_of_end(course, n) >= JUMP_TO))
-
-
-def growth_panels(course):
-    """主线的四个检查点：跳开始之前的最后一次（跳从第一个检查点就开始时，就是它），到一半，跳完，训练完。"""
-    start, stop = jump(course)
-    rounds = sorted(course)
-    before = rounds[max(rounds.index(start) - 1, 0)]
-    half = first_round(course, lambda n: share_of_end(course, n) >= 0.5)
-    return before, half, stop, rounds[-1]
-
-# attention.md:1216 (原书的矩阵)
-BOOK_FIVE = ((0.9900, 0.9980), (0.9300, 0.9860))   # 原书第四节的表：(整串全对, 逐位正确)，不用注意力、用注意力
-BOOK_ROUNDS, BOOK_PER_TOKEN = 3000, 0.6820         # 原书第五节：10 位的模型训练 3000 轮，逐位正确 0.6820
-BOOK_MATRIX = np.array([                   # 原书印出的矩阵：行 = 输出第几位，列 = 输入第几位
-    [0.08, 0.11, 0.10, 0.06, 0.10, 0.08, 0.07, 0.08, 0.18, 0.15],
-    [0.11, 0.11, 0.05, 0.10, 0.08, 0.09, 0.07, 0.20, 0.12, 0.06],
-    [0.09, 0.08, 0.11, 0.06, 0.06, 0.08, 0.25, 0.11, 0.09, 0.07],
-    [0.09, 0.08, 0.09, 0.06, 0.09, 0.21, 0.13, 0.07, 0.06, 0.13],
-    [0.08, 0.07, 0.07, 0.09, 0.22, 0.15, 0.08, 0.04, 0.10, 0.09],
-    [0.08, 0.08, 0.09, 0.16, 0.17, 0.08, 0.06, 0.06, 0.12, 0.10],
-    [0.09, 0.10, 0.13, 0.17, 0.09, 0.05, 0.07, 0.10, 0.11, 0.10],
-    [0.11, 0.12, 0.13, 0.08, 0.07, 0.07, 0.10, 0.13, 0.11, 0.09],
-    [0.11, 0.11, 0.11, 0.07, 0.07, 0.11, 0.12, 0.08, 0.10, 0.11],
-    [0.10, 0.09, 0.11, 0.10, 0.12, 0.10, 0.08, 0.07, 0.11, 0.12]])
-
-
-def print_book_matrix():
-    print("原书印出的矩阵（它的模型训练 3000 轮；数字照抄原书）：")
-    print_matrix(BOOK_MATRIX)
-    columns, _ = peak_columns(BOOK_MATRIX)
-    offsets = peak_offsets(BOOK_MATRIX)
-    print("每一行的峰值落在输入第几列：" + " ".join("%d" % c for c in columns)
-          + "（并列时取左边的）")
-    print("落在反对角线上的有 %d 行，落在它左边一列上的有 %d 行。" % ((offsets == 0).sum(), (offsets == -1).sum()))
-    print("反对角线上的平均权重是均匀的 %.2f 倍，左边一列 %.2f 倍；规则的第二条（%.0f 倍以上）：%s。"
-          % (diagonal_multiple(BOOK_MATRIX), diagonal_multiple(BOOK_MATRIX, -1), FORMED_DIAGONAL,
-             "满足" if diagonal_multiple(BOOK_MATRIX) >= FORMED_DIAGONAL else "不满足"))
-
-
-def encoder_reads_in_order(params, test):
-    """编码器第 j 步的状态只读过输入的前 j 位：把第 k 位换成别的字母，前 k − 1 步的状态
-    一个比特也不变，第 k 步的变了。每一个 k 都这样才返回 True。"""
-    hs = encoder(params, test)
-    for k in range(test.shape[1]):
-        changed = test.copy()
-        changed[:, k] = (changed[:, k] + 1) % LETTERS
-        hs_changed = encoder(params, changed)
-        if not (hs_changed[:, :k] == hs[:, :k]).all() or (hs_changed[:, k] == hs[:, k]).all(axis=-1).any():
-            return False
-    return True
-
-# attention.md:1264 (读矩阵和画热图)
-def peak_columns(matrix):
-    """每一行最大权重所在的列（从 1 数起）和那个权重。"""
-    return matrix.argmax(axis=1) + 1, matrix.max(axis=1)
-
-
-def peak_offsets(matrix):
-    """每一行的峰值比严格倒序那一列（第 r 行对第 T+1−r 列）偏了几列：0 正好，−1 左边一列。"""
-    T = len(matrix)
-    columns, _ = peak_columns(matrix)
-    return columns - (T - np.arange(T))
-
-
-def print_table(rows, width=9):
-    """一张表：每一行是几格数字（或别的 ASCII 字符），标签放在数字后面。数字前面没有汉字，所以数字的列在任何
-    等宽字体里都对得齐：有的字体里一个汉字不正好是两个字母宽，汉字在前面，后面的列就歪了。"""
-    for cells, label in rows:
-        print("".join("%-*s" % (width, cell) for cell in cells) + label)
-
-
-def print_matrix(matrix):
-    T = len(matrix)
-    print("输入    " + "".join("%6d" % (j + 1) for j in range(T)))       # 「输入」和行标「输出」一样宽
-    for i in range(T):
-        print("输出 %-3d" % (i + 1) + "".join("%6.2f" % w for w in matrix[i]))
-
-
-SHADES = (" ", "·", "░", "▓", "█")        # 由浅到深；相邻两级一眼分得开（▒ 和 ░ 在网页上太像，不用）
-SHADE_LEVELS = (1.0, 1.05, 1.25, 2.0)     # 以均匀的 1/T 为单位的分界
-
-
-HEATMAP_LEGEND = "图例（是均匀的几倍）：空白 不到 1，·· 1–1.05，░░ 1.05–1.25，▓▓ 1.25–2，██ 2 倍以上"
-
-
-def heatmap_rows(matrix):
-    """每个权重画成两个字符宽的一格，按它是均匀的几倍来涂深浅：反对角线一眼就看得见。
-    每一行用竖线框起来，空白的格子也看得出在哪。"""
-    T = len(matrix)
-    return ["|" + "".join(SHADES[s] * 2 for s in np.searchsorted(SHADE_LEVELS, row * T, side="right")) + "|"
-            for row in matrix]
-
-
-def heatmap(matrix, column_labels=None, row_labels=None):
-    """一张热图。缺省时列标输入第几位、行标输出第几位；单条序列可以换成字母。"""
-    T = len(matrix)
-    column_labels = column_labels or [str(j + 1) for j in range(T)]
-    row_labels = row_labels or ["输出 %-3d" % (i + 1) for i in range(T)]
-    print("输入     " + "".join("%-2s" % label for label in column_labels).rstrip())   # 「输入」和行标「输出」一样宽
-    for label, row in zip(row_labels, heatmap_rows(matrix)):
-        print(label + row)
-    print(HEATMAP_LEGEND)
-
-
-def heatmaps_side_by_side(matrices, say_column=True, gap="  "):
-    """几张同样大小的热图并排，一眼比得出来。图例在前；say_column：每一行的行标写着倒序要看输入第几列。
-    gap：两张图之间的空隙（四张并排时用一格，一行才不超过 100 列）。"""
-    T = len(matrices[0])
-    print(HEATMAP_LEGEND)
-    labels = ["输出 %-3d应看 %-3d" % (i + 1, T - i) if say_column else "输出 %-3d" % (i + 1) for i in range(T)]
-    columns = "".join("%-2d" % (j + 1) for j in range(T))
-    corner = "输入位置         " if say_column else "输入     "       # 汉字和行标一样多：任何字体里都对得齐
-    print(corner + (" " * (2 + len(gap))).join([columns] * len(matrices)).rstrip())
-    for label, rows in zip(labels, zip(*map(heatmap_rows, matrices))):
-        print(label + gap.join(rows))
-
-
-def letters(seq):
-    return ["abcde"[token] for token in seq]
-
-
-def sample_heatmap(seq, weights):
-    """一条测试序列自己的权重：列标是输入的字母，行标是这一位该输出的字母。"""
-    wanted = letters(seq[::-1])
-    print("输入 " + " ".join(letters(seq)) + "，倒过来应该输出 " + " ".join(wanted))
-    heatmap(weights, letters(seq), ["输出 %s  " % c for c in wanted])     # 第 r 行 = 输出第 r 位
-
-
-def train_and_evaluate(length, rounds, attention=True, seeds=(SEED_INIT, SEED_BATCH), query="after",
-                       lr=LR, uniform=False):
-    """从头训练一个模型，在测试集上评估（Evaluation）。"""
-    test = make_test_set(length)
-    params = train(length, attention, rounds, test, [seeds], query, lr, uniform)[0]
-    return evaluate(params, test, query, uniform)
-
-# attention.md:1464 (打印实跑输出)
-class HandExample(NamedTuple):             # 第三节手算的每一步
-    q: np.ndarray
-    K: np.ndarray
-    dots: np.ndarray                       # 第一步：点积
-    scaled: np.ndarray                     # 第二步：除以根号 d
-    weights: np.ndarray                    # 第三步：softmax
-    context: np.ndarray                    # 加权求和
-    average: np.ndarray                    # 对照：取平均
-
-
-class Comparison(NamedTuple):              # 第四节的对比：两个训练好的模型和它们的评估
-    rounds: int
-    no_attn: dict                          # 6.5 节的模型（不用注意力）的参数
-    no_attn_result: Evaluation
-    attn: dict                             # 加了注意力的模型的参数
-    attn_result: Evaluation
-
-
-def vector(v):
-    return "(" + ", ".join("%g" % x for x in v) + ")"
-
-
-def signed(v):
-    return " ".join("%+.4f" % x for x in v)
-
-
-def print_hand_example():
-    ex = hand_example()
-    q, K = ex.q, ex.K
-    print("手算一遍：查询 q = %s，四个键 %s，d = %d" % (vector(q), " ".join(vector(k) for k in K), len(q)))
-    print()
-    print_table([(["%d" % (i + 1) for i in range(len(K))], "第几个键")]
-                + [(["%.4f" % v for v in values], label)
-                   for label, values in (("点积", ex.dots), ("除以根号 d 后", ex.scaled), ("softmax 权重", ex.weights))])
-    print("加权求和 = " + signed(ex.context))
-    print("取平均值 = " + signed(ex.average) + "（每个键都拿 %.2f）" % (1 / len(K)))
-    inside = all(K[:, j].min() <= ex.context[j] <= K[:, j].max() for j in range(len(q)))
-    print("权重之和 = %.4f；加权求和的每一维都落在四个键这一维的范围里：%s" % (ex.weights.sum(), "是" if inside else "否"))
-    print("除以根号 d 把分数压小多少倍：d = 3 时 %.1f 倍，d = 512 时 %.1f 倍。" % (np.sqrt(3.0), np.sqrt(512.0)))
-
-
-def verdict(plain, attn):
-    """比较 (整串全对, 逐位正确) 两个元组（先比整串全对，一样再比逐位正确），说出数字支持的那句话。"""
-    if attn < plain:
-        return "加注意力反而低了一点"
-    if attn > plain:
-        return "加注意力高了一点"
-    return "加不加注意力，结果一样"
-
-
-def print_reversal(five):
-    n_plain, whole_plain, token_plain = count_params(five.no_attn), five.no_attn_result.whole, five.no_attn_result.per_token
-    n_attn, whole_attn, token_attn = count_params(five.attn), five.attn_result.whole, five.attn_result.per_token
-    print("加到 6.5 节的反转任务上：5 个字母，各训练 %d 轮（每轮 %d 条），Adam 学习率 %g，"
-          % (five.rounds, BATCH, LR))
-    print("梯度裁剪 %.1f，测试集 %d 条，训练时从没见过。" % (CLIP, TEST_SIZE))
-    print()
-    (book_whole_plain, book_token_plain), (book_whole_attn, book_token_attn) = BOOK_FIVE
-    print("左列不用注意力，右列用注意力：")
-    print_table([([form % plain_value, form % attn_value], label)
-                 for label, form, plain_value, attn_value in (("参数", "%d", n_plain, n_attn),
-                                                              ("整串全对", "%.4f", whole_plain, whole_attn),
-                                                              ("逐位正确", "%.4f", token_plain, token_attn),
-                                                              ("原书：整串全对", "%.4f", book_whole_plain, book_whole_attn),
-                                                              ("原书：逐位正确", "%.4f", book_token_plain, book_token_attn))])
-    plain, attn = five.no_attn, five.attn
-    size = lambda params, *names: sum(params[name].size for name in names)
-    print("参数怎么数：编码器 %d（Wx %d×%d、Wh %d×%d、b %d），解码器也是 %d，输出层 %d（Wo、bo），共 %d。"
-          % ((size(plain, "enc_Wx", "enc_Wh", "enc_b"),) + plain["enc_Wx"].shape + plain["enc_Wh"].shape
-             + (HIDDEN, size(plain, "dec_Wx", "dec_Wh", "dec_b"), size(plain, "Wo", "bo"), n_plain)))
-    print("多出来的 %d 个参数全在输出层：Wo 从 %d×%d 变成 %d×%d，输出层从 %d 个变成 %d 个。"
-          % (n_attn - n_plain, HIDDEN, VOCAB, 2 * HIDDEN, VOCAB, size(plain, "Wo", "bo"), size(attn, "Wo", "bo")))
-    print("这一行要说实话：这一个种子上，%s。" % verdict((whole_plain, token_plain), (whole_attn, token_attn)))
-
-
-def print_untouched(five):
-    (count_plain, start_row_plain), (count_attn, start_row_attn) = untouched(five.no_attn, False), untouched(five.attn, True)
-    print("训练完还和初始值一模一样的参数：不用注意力 %d 个，用注意力 %d 个；" % (count_plain, count_attn))
-    print("正好都是 enc_Wx 里起始符那一行（编码器从来读不到起始符，拿不到梯度）：%s。"
-          % ("是" if start_row_plain and start_row_attn else "否"))
-
-
-QUERY_NAMES = {"after": "更新后的查询", "before": "更新前的查询"}
-
-
-RUN_NAMES = ("第一个", "第二个", "第三个")          # 并排的几个模型
-
-
-def print_section_five(runs):
-    """第五节：同一个种子的两次 10 位训练，和原书的矩阵放在一起：一张数字表，三张热图并排。"""
-    T = len(BOOK_MATRIX)
-    print("%d 位序列，各训练 %d 轮%s。%s模型：%s，学习率 %g；"
-          % (T, runs[0].rounds, "（原书也是）" if runs[0].rounds == BOOK_ROUNDS else "", RUN_NAMES[0],
-             QUERY_NAMES[runs[0].query], runs[0].lr))
-    print("%s模型：%s，学习率 %g。「原书」一列照抄原书或用它印出的矩阵算，- 是量不了。"
-          % (RUN_NAMES[1], QUERY_NAMES[runs[1].query], runs[1].lr))
-    print()
-    print("三列依次是：原书、" + "、".join(name + "模型" for name in RUN_NAMES[:len(runs)]))
-    table = (("逐位正确", BOOK_PER_TOKEN, [run.per_token for run in runs], "%.4f"),
-             ("拿掉挑选（解码时权重全换成 1/%d）之后的逐位正确" % T, None, [run.uniform.per_token for run in runs], "%.4f"),
-             ("反对角线上的平均权重是均匀的几倍", diagonal_multiple(BOOK_MATRIX),
-              [diagonal_multiple(run.matrix) for run in runs], "%.2f"),
-             ("反对角线左边一列上的平均权重是均匀的几倍", diagonal_multiple(BOOK_MATRIX, -1),
-              [diagonal_multiple(run.matrix, -1) for run in runs], "%.2f"))
-    print_table([(["-" if book is None else form % book] + [form % value for value in ours], label)
-                 for label, book, ours, form in table])
-    formed = ["形成了" if alignment_formed(run.per_token, run.uniform.per_token, run.matrix) else "没有形成"
-              for run in runs]
-    print("对齐（拿掉挑选后降 %.2f 以上，且反对角线 %.0f 倍以上）：%s模型%s，%s模型%s。"
-          % (FORMED_DROP, FORMED_DIAGONAL, RUN_NAMES[0], formed[0], RUN_NAMES[1], formed[1]))
-    print()
-    print("热图（我们的是测试集 %d 条的平均权重）从左到右：原书、%s模型、%s模型。" % ((TEST_SIZE,) + RUN_NAMES[:2]))
-    heatmaps_side_by_side([BOOK_MATRIX] + [run.matrix for run in runs])
-
-
-def print_growth(runs):
-    """第五节：第二个模型训练途中的四个检查点，一张表；第一个模型同样量，一行。"""
-    course = runs[1].course
-    panels = growth_panels(course)
-    start, stop = jump(course)
-    rows = [(["%d" % n for n in panels], "%s模型训练到第几轮：跳开始之前、跳到一半、跳完、训练完" % RUN_NAMES[1])]
-    rows += [([form % value(course[n]) for n in panels], label)
-             for label, form, value in (("逐位正确", "%.4f", lambda cp: cp.per_token),
-                                        ("拿掉挑选后降多少", "%.4f", lambda cp: cp.drop),
-                                        ("反对角线上的平均权重是均匀的几倍", "%.2f", lambda cp: cp.diagonal))]
-    print_table(rows, width=10)
-    print("第一次满足对齐的规则：第 %d 轮；跳从第 %d 轮到第 %d 轮，共 %d 轮。"
-          % (first_round(course, lambda n: course[n].formed), start, stop, stop - start))
-    flat = runs[0].course.values()
-    formed = [cp for cp in flat if cp.formed]
-    print("%s模型同样量：反对角线 %.2f 到 %.2f 倍，拿掉挑选最多降 %.4f，满足规则的检查点 %d 个。"
-          % (RUN_NAMES[0], min(cp.diagonal for cp in flat), max(cp.diagonal for cp in flat),
-             max(cp.drop for cp in flat), len(formed)))
-
-
-def print_growth_heatmaps(run):
-    """第五节：同一个模型在四个检查点的热图，并排（正文里折叠着）。"""
-    panels = growth_panels(run.course)
-    print("四个检查点的热图（测试集 %d 条的平均权重），从左到右：第 %s 轮。"
-          % (TEST_SIZE, "、".join("%d" % n for n in panels)))
-    heatmaps_side_by_side([run.course[n].matrix for n in panels], say_column=False, gap=" ")
-
-
-def print_long_run_numbers(run):
-    """一次 10 位训练的数字：平均权重矩阵，按输出位置的逐位正确，每一行的峰值落在哪一列。"""
-    matrix = run.matrix
-    T = len(matrix)
-    print("热图的数字（%s，学习率 %g）：" % (QUERY_NAMES[run.query], run.lr))
-    print_matrix(matrix)
-    print("整串全对 %.4f，逐位正确 %.4f；拿掉挑选之后整串全对 %.4f，逐位正确 %.4f（变化 %+.4f）。"
-          % (run.whole, run.per_token, run.uniform.whole, run.uniform.per_token, run.uniform.per_token - run.per_token))
-    print("按输出位置的逐位正确：" + " ".join("%.2f" % a for a in run.by_position))
-    columns, _ = peak_columns(matrix)
-    offsets = peak_offsets(matrix)
-    print("最大的权重 %.2f，是均匀的 %.1f 倍；每一行的峰值落在输入第几列：%s"
-          % (matrix.max(), matrix.max() * T, " ".join("%d" % c for c in columns)))
-    print("落在反对角线（输入 %d − r）上的有 %d 行，落在它左边一列（输入 %d − r）上的有 %d 行。"
-          % (T + 1, (offsets == 0).sum(), T, (offsets == -1).sum()))
-
-
-def print_reading_order(run):
-    same = encoder_reads_in_order(run.params, make_test_set(len(run.matrix)))
-    print("把输入第 k 位换成别的字母（%s模型，测试集 %d 条，每一个 k）：" % (RUN_NAMES[0], TEST_SIZE))
-    print("编码器前 k − 1 步的状态一个比特也不变，第 k 步的变了：%s。" % ("是" if same else "否"))
-
-
-REPLACEMENTS = (("reversal", "（甲）倒序要的那一列：第 r 行只有第 11 − r 列是 1"),
-                ("shifted", "（乙）左边一列：第 r 行只有第 10 − r 列是 1（末行绕回第 10 列）"),
-                ("other", "（丙）另一条测试序列（第 i − 1 条）算出的权重"),
-                ("uniform", "（丁）全是 1/10（拿掉挑选）"))
-
-
-def print_interventions(runs):
-    """第五节的干预：同一个模型，解码时把权重换掉，逐位正确怎么变。每个模型一列，贪心解码和喂对的字母各一组。"""
-    names = RUN_NAMES[:len(runs)]
-    print("把权重换掉：参数一个不动（（戊）除外），只在解码时把每一步的注意力权重换成别的（逐位正确）。")
-    print("；".join("%s模型：%s，学习率 %g" % (name, QUERY_NAMES[run.query], run.lr) for name, run in zip(names, runs)) + "。")
-    print("「贪心」：每一步读进自己上一步的输出（正文的表就是它）；「喂对」：每一步读进正确答案的上一位，")
-    print("一步错了不传到下一步，量到的只是换了权重的那一步。「一」「二」是第一个、第二个模型；- 是没有量。")
-    print("四列依次是：" + "、".join(mode + name[1] for mode in ("贪心", "喂对") for name in names) + "；数字后面是解码时每一步的权重。")
-    blank = [None] * len(runs)
-    rows = [("不换：模型自己算的", [run.per_token for run in runs], [run.replaced["forced"]["own"] for run in runs])]
-    rows += [(label, [run.replaced[name] for run in runs], [run.replaced["forced"][name] for run in runs])
-             for name, label in REPLACEMENTS]
-    rows.insert(3, ("    （乙）时输出正好是被指到的那一列的字母的比例（不是逐位正确）",
-                    [run.replaced["follows"] for run in runs], blank))
-    rows.append(("（戊）全是 1/10，只重新训练输出层 %d 轮（其余参数冻结）" % REFIT_ROUNDS,
-                 [run.refit[REFIT_ROUNDS] for run in runs], blank))
-    rows += [("    （戊）训练到第 %d 轮时" % n, [run.refit[n] for run in runs], blank) for n in REFIT_CHECKPOINTS[:-1]]
-    print_table([(["-" if v is None else "%.4f" % v for v in greedy + forced], label) for label, greedy, forced in rows])
-    print("对照：每一步都输出这条序列里出现最多的字母（不分第几步），逐位正确 %.4f。"
-          % most_frequent_letter_accuracy(make_test_set(len(runs[0].matrix))))
-    print("（丙）换上的权重和模型自己的差多少：" + "，".join("%s %.3f" % (name, run.replaced["other_change"])
-                                                          for name, run in zip(names, runs)))
-    print("（每一行两个分布之差的绝对值加起来的一半，再平均；0 是一样，1 是毫不重叠。）")
-    print()
-    print_forced_by_position(runs)
-
-
-def print_forced_by_position(runs):
-    """喂对的字母时，每种权重下按输出位置的逐位正确。标签放在数字后面，数字的列在任何字体里都对得齐。"""
-    T = len(runs[0].matrix)
-    print("喂对的字母时，按输出位置的逐位正确：")
-    print(" ".join("%4d" % (r + 1) for r in range(T)) + "   模型，解码时的权重")
-    labels = (("own", "不换"),) + tuple((name, label[:3]) for name, label in REPLACEMENTS)
-    for name, run in zip(RUN_NAMES, runs):
-        for key, label in labels:
-            print(" ".join("%.2f" % a for a in run.replaced["forced_by_position"][key]) + "   %s模型，%s" % (name, label))
-
-
-def print_transcript(attention_runs=attention_runs):
-    """按顺序打印实跑输出的九段，段与段之间空一行。每段前面的注释写着它是第几段、在讲义的哪里；
-    笔记本（make notebook）把每段的这几行原样放进那一段实跑输出上面的一格。
-    参数 attention_runs 缺省就是第五节的那个函数，当场训练；程序的 main（〈附录：同时训练〉）
-    传进来的是早早交给别的进程去训练、这里只取结果的版本。"""
-    # 第 1 段：第三节，手算一遍
-    print_hand_example()
-    print()
-    # 第 2 段：第四节，5 位反转任务
-    five = reversal_comparison()
-    print_reversal(five)
-    print()
-    # 第 3 段：第五节，原书的矩阵和同一个种子的两次 10 位训练
-    runs = tuple(attention_runs(*setting, checkpoints=GROWTH_CHECKPOINTS)[0] for setting in (BOOK_SETTING, PICKING_SETTING))
-    print_section_five(runs)
-    print()
-    # 第 4 段：第五节，对齐是怎么长出来的
-    print_growth(runs)
-    print()
-    # 第 5 段：四个检查点的热图（正文里折叠着）
-    print_growth_heatmaps(runs[1])
-    print()
-    # 第 6 段：完整实现里的梯度检查
-    print_gradient_checks()
-    print()
-    # 第 7 段：第四节两个模型没动过的参数
-    print_untouched(five)
-    print()
-    # 第 8 段：第五节的干预，把两个模型的权重换掉
-    print_interventions(runs)
-    print()
-    # 第 9 段：第五节各张热图的数字
-    for run in runs:
-        print_long_run_numbers(run)
-        print()
-    print_book_matrix()
-    print()
-    print_reading_order(runs[0])
-    print()
-    print("%s模型训练途中四个检查点的热图的数字：" % RUN_NAMES[1])
-    for n in growth_panels(runs[1].course):
-        print("第 %d 轮：" % n)
-        print_matrix(runs[1].course[n].matrix)
-
-# attention.md:3007 (附录：同时训练)
-def in_background(pool, function, *args, **options):
-    """让另一个进程去算 function(*args, **options)，返回一个之后取结果的 Future。进程之间按「模块名.函数名」
-    传函数，所以这个模块要能按名字导入；不能的时候（比如被别的程序按文件路径执行），就当场算。"""
-    if getattr(sys.modules.get(function.__module__), function.__name__, None) is function:
-        return pool.submit(function, *args, **options)
-    done = Future()
-    done.set_result(function(*args, **options))
-    return done
-
-
-def main():
-    """程序从这里开始：先调好内存分配（下面的〈附录：让释放的内存留在进程里〉），再把第五节的两次训练交给另外两个进程，然后按顺序打印。"""
-    keep_freed_memory()
-    with ProcessPoolExecutor(max_workers=2) as pool:
-        started = {setting: in_background(pool, attention_runs, *setting, checkpoints=GROWTH_CHECKPOINTS)
-                   for setting in (BOOK_SETTING, PICKING_SETTING)}
-        print_transcript(lambda *setting, **options: started[setting].result())
+# attention.md:3184 (附录：让释放的内存留在进程里)
+def keep_freed_memory():
+    """让 glibc 把释放的内存留着重用，不还给系统。只在 glibc 上做：别的 C 库没有 mallopt，或者编号不同。"""
+    try:
+        libc = ctypes.CDLL(None)                       # 本进程已经载入的 C 库
+    except (OSError, TypeError):
+        return
+    if not hasattr(libc, "gnu_get_libc_version"):      # 只有 glibc 有这个函数
+        return
+    M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3        # glibc 的 <malloc.h> 里的编号
+    if libc.mallopt(M_MMAP_THRESHOLD, 32 << 20):       # 32 MiB 以下的块都从堆里分，不单独映射（32 位的 glibc 不接受，返回 0）
+        libc.mallopt(M_TRIM_THRESHOLD, 64 << 20)       # 堆顶空出 64 MiB 以上才还给系统；只调这一个反而更糟
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 # Generated from attention.md by tangle.py — edit attention.md and run make tangle, or edit here and run make stitch.
-# sha256 of the lines below: 7d6fade8f13d1c36a40f223e27b957f8ea4ad0c0dac4a5a21bf84c3a30842537
-# attention.md:2891 (generated/experiments.py)
+# sha256 of the lines below: 4cca6ad40df394e8aa8b1984a09f70f6a16d2b3ebb2a011064cdcae980a2f1c6
+# attention.md:2997 (generated/experiments.py)
 """「30 秒实验」的答案。运行：python generated/experiments.py（要几分钟）。
 
 由 attention.md 用 tangle.py 生成。请改 attention.md 再 make tangle；直接改了这个文件，make stitch 把改动搬回 attention.md。
@@ -13,17 +13,27 @@ import numpy as np
 
 from attention import (        # 正文的程序：同一个文件夹里的 generated/attention.py
     BOOK_SETTING, FORMED_DIAGONAL, FORMED_DROP, GROWTH_CHECKPOINTS, LR, PICKING_SETTING, REFIT_CHECKPOINTS, TEST_SIZE,
-    alignment_formed, attention_runs, diagonal_multiple, evaluate, first_round, hand_example, heatmap, init_params,
-    jump, keep_freed_memory, log, make_test_set, mm, peak_columns, peak_offsets, print_matrix, print_table, progress,
-    sample_heatmap, softmax, train)
+    Model, Setting, alignment_formed, attention_runs, diagonal_multiple, evaluate, first_round, hand_example, heatmap,
+    init_params, jump, keep_freed_memory, log, make_test_set, mm, peak_columns, peak_offsets, print_matrix, print_table,
+    progress, sample_heatmap, softmax, train)
 
-# attention.md:1729 (实验一：除以根号 d，还是除以 d)
+# attention.md:1821 (实验一：除以根号 d，还是除以 d)
 SEED_EXPERIMENT = 4           # 实验一用的随机流
 
 
 def unit_variance(rng, shape):
     """均值 0、方差 1 的均匀分布 [-√3, √3]。只用精确运算抽样（randn 要经过 C 库的 log）。"""
     return rng.uniform(-np.sqrt(3.0), np.sqrt(3.0), size=shape)
+
+
+class Summary(NamedTuple):                 # 实验一的表里一列的七个数
+    variance: float                        # 分数的方差
+    top_weight: float                      # 平均最大权重
+    entropy: float                         # 平均熵
+    dscores_mean: float                    # ∂α/∂分数 的大小：平均
+    dscores_median: float                  #   中位数
+    dq_mean: float                         # ∂α/∂q 的大小：平均
+    dq_median: float                       #   中位数
 
 
 def attention_summary(q, K, scale):
@@ -37,8 +47,8 @@ def attention_summary(q, K, scale):
     grad_q = np.sqrt((grad * grad).sum(axis=(1, 2)))
     jacobian = p[:, :, None] * (np.eye(p.shape[1]) - p[:, None, :])   # ∂α/∂分数 = diag(α) − α αᵀ
     grad_scores = np.sqrt((jacobian * jacobian).sum(axis=(1, 2)))
-    return (variance(scores), p.max(axis=-1).mean(), entropy.mean(),
-            grad_scores.mean(), np.median(grad_scores), grad_q.mean(), np.median(grad_q))
+    return Summary(variance(scores), p.max(axis=-1).mean(), entropy.mean(),
+                   grad_scores.mean(), np.median(grad_scores), grad_q.mean(), np.median(grad_q))
 
 
 def mean(x):
@@ -74,12 +84,12 @@ def scaling_experiment(dims=(3, 300), n=2000, T=10):
 def print_chain_rule(d, plain, root):
     """∂α/∂q = ∂α/∂分数 · ∂分数/∂q，后一项是 k / 缩放：不缩放比除以根号 d 多乘了根号 d。
     两个平均数之比，大致就是 ∂α/∂分数 的平均之比再乘根号 d（不完全相等：平均和乘法不能交换）。"""
-    ratio_scores, ratio_q = plain[3] / root[3], plain[5] / root[5]
+    ratio_scores, ratio_q = plain.dscores_mean / root.dscores_mean, plain.dq_mean / root.dq_mean
     print("d = %d 时，不缩放比除以根号 d：∂α/∂分数的平均之比 %.3f，乘上根号 %d = %.2f 是 %.2f；"
           % (d, ratio_scores, d, np.sqrt(d), ratio_scores * np.sqrt(d)))
     print("∂α/∂q 的平均之比 %.2f（链式法则：∂α/∂q = ∂α/∂分数 · k / 缩放）。" % ratio_q)
 
-# attention.md:1827 (实验二：只保留最大的那个)
+# attention.md:1929 (实验二：只保留最大的那个)
 def hard_max(scores):
     """「只保留最大的那个」：最大的分数拿权重 1，其余拿 0。"""
     return (scores == scores.max()).astype(float)
@@ -88,10 +98,10 @@ def hard_max(scores):
 def hard_attention_experiment():
     """把 softmax 换成「只保留最大的那个」：输出、以及输出对四个分数的梯度。"""
     example = hand_example()
-    K, scaled, weights, context = example.K, example.scaled, example.weights, example.context
+    K, scaled, alpha, context = example.K, example.scaled, example.alpha, example.context
     hard = hard_max(scaled)
     hard_context = mm(hard[None, :], K)[0]
-    soft_grad = weights[:, None] * (K - context)                   # ∂ctx/∂s_i = α_i (k_i − ctx)
+    soft_grad = alpha[:, None] * (K - context)                   # ∂ctx/∂s_i = α_i (k_i − ctx)
     hard_grad = np.empty_like(K)
     for i in range(len(K)):                                        # 硬选择没有公式，只能数值地挪一挪
         step = np.zeros(len(K))
@@ -100,7 +110,7 @@ def hard_attention_experiment():
         hard_grad[i] = (up - down) / 2e-6
     print("二、把 softmax 换成「只保留最大的那个」（手算那个例子）：")
     print("硬选择的权重 " + " ".join("%.4f" % w for w in hard) + "，输出 " + " ".join("%+.4f" % c for c in hard_context))
-    print("softmax 的权重 " + " ".join("%.4f" % w for w in weights) + "，输出 " + " ".join("%+.4f" % c for c in context))
+    print("softmax 的权重 " + " ".join("%.4f" % w for w in alpha) + "，输出 " + " ".join("%+.4f" % c for c in context))
     print()
     print("输出对第 i 个分数的梯度     softmax                      硬选择")
     for i in range(len(K)):
@@ -109,7 +119,7 @@ def hard_attention_experiment():
     print("硬选择的梯度全是 0：%s；softmax 的梯度里非零的有 %d 个（共 %d 个）。"
           % ("是" if not hard_grad.any() else "否", np.count_nonzero(soft_grad), soft_grad.size))
 
-# attention.md:1894 (实验三：多个种子)
+# attention.md:1996 (实验三：多个种子)
 EXPERIMENT_SEEDS = [(s, 100 + s) for s in range(10)]   # 种子 s：RandomState(s) 初始化，RandomState(100 + s) 抽批次
 SHORT_ROUNDS, SWEEP_ROUNDS = 2000, 3000                 # 5 位和 10 位的扫描各训练多少轮，和正文一样
 SHORT_SETTINGS = (BOOK_SETTING, PICKING_SETTING)        # 5 位跑两格：第四节的设置，和 10 位上长得出对齐的那一格
@@ -124,32 +134,34 @@ CHECKPOINTS = GROWTH_CHECKPOINTS           # 训练途中量的轮数：和正�
 SHARPENING_ROUNDS = (1000, 2000)           # 实验五的锐化表看这几轮（第 3000 轮是训练完）
 
 
-def control_runs(length, rounds, lr, seed_list, attention):
-    """对照：不用注意力（attention=False）；或者平均对照，权重从训练到测试都是 1/T（attention=True）。
-    seed_list 里每一对种子一个模型，一起训练（〈几个模型摞在一起〉）；返回每个模型的 Evaluation。"""
+CONTROLS = {"none": dict(attention=False), "uniform": dict(uniform=True)}   # 不用注意力；平均对照（权重一直是 1/T）
+
+
+def control_runs(setting, seed_list, length, rounds):
+    """对照（不用注意力，或者平均对照）：seed_list 里每一对种子一个模型，一起训练（〈几个模型摞在一起〉）；
+    返回每个模型的 Evaluation。"""
     test = make_test_set(length)
-    models = train(length, attention, rounds, test, seed_list, lr=lr, uniform=attention)
-    return [evaluate(params, test, uniform=attention) for params in models]
+    return [evaluate(model, test) for model in train(setting, test, rounds, seed_list=seed_list)]
 
 
 SEEDS_PER_JOB = 5        # 一格的 10 个种子分两份交出去：5 个一起训练已经省下大部分调用，两个进程也分得匀
 
 
-def selection_sweep(pool, length, rounds, rates, queries, refit_settings=()):
-    """每个学习率：两种对照、每种查询，各 10 个种子，全部从头训练。返回
+def selection_sweep(pool, length, rounds, picks, *, refit_settings=()):
+    """picks 里每个学出权重的设置，和它那个学习率下的两种对照，各 10 个种子，全部从头训练。返回
     {学习率: {"none": [...], "uniform": [...], "after": [...], "before": [...]}}，列表按种子排。
-    refit_settings 里的 (查询, 学习率)，还要只重新训练输出层（实验七）。
-    两种对照的列表里是 Evaluation，两种查询的是 Run（都有 whole、per_token）。
+    refit_settings 里的设置，还要只重新训练输出层（实验七）。
+    两种对照的列表里是 Evaluation，两种查询的是 Run（它的评估是 run.own）。
     这些训练互不相干，交给进程池同时跑，一件事是一格里的 5 个种子（一起训练）；
     结果按提交的顺序取回，所以输出和谁先算完无关。"""
     parts = [EXPERIMENT_SEEDS[i:i + SEEDS_PER_JOB] for i in range(0, len(EXPERIMENT_SEEDS), SEEDS_PER_JOB)]
-    picks = [(lr, query) for lr in rates for query in queries]
-    controls = [(lr, name, attention) for lr in rates for name, attention in (("none", False), ("uniform", True))]
-    picked = [[pool.submit(attention_runs, query, lr, part, length, rounds, checkpoints=CHECKPOINTS,
-                           refit=(query, lr) in refit_settings) for part in parts]
-              for lr, query in picks]                                      # 先交出去：它们比对照慢
-    controlled = [[pool.submit(control_runs, length, rounds, lr, part, attention) for part in parts]
-                  for lr, _, attention in controls]
+    rates = list(dict.fromkeys(setting.lr for setting in picks))              # 出现过的学习率，按先后
+    controls = [(name, Setting(lr=lr, **CONTROLS[name])) for lr in rates for name in CONTROLS]
+    picked = [[pool.submit(attention_runs, setting, part, length, rounds, checkpoints=CHECKPOINTS,
+                           refit=setting in refit_settings) for part in parts]
+              for setting in picks]                                        # 先交出去：它们比对照慢
+    controlled = [[pool.submit(control_runs, setting, part, length, rounds) for part in parts]
+                  for _, setting in controls]
     futures = [future for cell in picked + controlled for future in cell]
     finished = []
 
@@ -160,10 +172,10 @@ def selection_sweep(pool, length, rounds, rates, queries, refit_settings=()):
     for future in futures:
         future.add_done_callback(tick)
     sweep = {lr: {} for lr in rates}
-    for (lr, name, _), cell in zip(controls, controlled):
-        sweep[lr][name] = [run for future in cell for run in future.result()]
-    for (lr, query), cell in zip(picks, picked):
-        sweep[lr][query] = [run for future in cell for run in future.result()]
+    for (name, setting), cell in zip(controls, controlled):
+        sweep[setting.lr][name] = [result for future in cell for result in future.result()]
+    for setting, cell in zip(picks, picked):
+        sweep[setting.lr][setting.query] = [run for future in cell for run in future.result()]
     return sweep
 
 
@@ -177,10 +189,10 @@ class Selection(NamedTuple):
 
 def selection(run):
     matrix = run.matrix
-    return Selection(change=run.uniform.per_token - run.per_token,
+    return Selection(change=run.uniform.per_token - run.own.per_token,
                      diagonal=diagonal_multiple(matrix),
                      peaks=int((peak_offsets(matrix) == 0).sum()),
-                     formed=alignment_formed(run.per_token, run.uniform.per_token, matrix))
+                     formed=alignment_formed(run.own.per_token, run.uniform.per_token, matrix))
 
 
 QUERY_SHORT = {"after": "更新后", "before": "更新前"}
@@ -196,13 +208,13 @@ def print_sweep_table(lr, cell):
     print("学习率 %g（「整串」「逐位」= 整串全对、逐位正确；「变化」= 拿掉挑选后逐位正确的变化，负数是降；" % lr)
     print("「对角」= 反对角线是均匀的几倍；「峰」= 峰值落在反对角线上的行数）")
     rows = [(["%d" % seed_init for seed_init, _ in EXPERIMENT_SEEDS], "种子"),
-            (["%.4f" % run.per_token for run in cell["none"]], "不用注意力：逐位"),
-            (["%.4f" % run.per_token for run in cell["uniform"]], "平均对照：逐位")]
+            (["%.4f" % result.per_token for result in cell["none"]], "不用注意力：逐位"),
+            (["%.4f" % result.per_token for result in cell["uniform"]], "平均对照：逐位")]
     for query in queries:
         runs, picks = cell[query], [selection(run) for run in cell[query]]
         name = QUERY_SHORT[query]
-        rows += [(["%.2f" % run.whole for run in runs], "%s：整串" % name),
-                 (["%.4f" % run.per_token for run in runs], "%s：逐位" % name),
+        rows += [(["%.2f" % run.own.whole for run in runs], "%s：整串" % name),
+                 (["%.4f" % run.own.per_token for run in runs], "%s：逐位" % name),
                  (["%+.3f" % pick.change for pick in picks], "%s：变化" % name),
                  (["%.2f" % pick.diagonal for pick in picks], "%s：对角" % name),
                  (["%d" % pick.peaks for pick in picks], "%s：峰" % name)]
@@ -230,22 +242,22 @@ def print_cell_summary(lr, cell):
     for query in queries_in(cell):
         runs = cell[query]
         picks = [selection(run) for run in runs]
-        formed = [run.per_token for run, pick in zip(runs, picks) if pick.formed]
-        other = [run.per_token for run, pick in zip(runs, picks) if not pick.formed]
+        formed = [run.own.per_token for run, pick in zip(runs, picks) if pick.formed]
+        other = [run.own.per_token for run, pick in zip(runs, picks) if not pick.formed]
         print("  查询 = %s：整串全对 %.4f ± %.4f，逐位正确 %.4f ± %.4f" % (
-            (QUERY_SHORT[query],) + mean_and_spread([r.whole for r in runs])
-            + mean_and_spread([r.per_token for r in runs])))
+            (QUERY_SHORT[query],) + mean_and_spread([run.own.whole for run in runs])
+            + mean_and_spread([run.own.per_token for run in runs])))
         print("    形成了 %d/%d；逐位正确：形成的 %s，没形成的 %s" % (
             len(formed), len(runs), "%.4f" % np.mean(formed) if formed else "—", "%.4f" % np.mean(other) if other else "—"))
         print("    拿掉挑选平均变化 %+.4f；反对角线平均是均匀的 %.2f 倍" % (
             np.mean([pick.change for pick in picks]), np.mean([pick.diagonal for pick in picks])))
-        learned = [run.per_token for run in runs]
+        learned = [run.own.per_token for run in runs]
         print("    逐个种子比逐位正确：平均对照高的 %d 个，学出权重的高的 %d 个，一样的 %d 个"
               % seed_by_seed([r.per_token for r in cell["uniform"]], learned))
         print("    和不用注意力比：不用注意力高的 %d 个，学出权重的高的 %d 个，一样的 %d 个"
               % seed_by_seed([r.per_token for r in cell["none"]], learned))
 
-# attention.md:2095 (实验四：注意力什么时候真的在挑)
+# attention.md:2199 (实验四：注意力什么时候真的在挑)
 SWEEP_RATES = (0.003, 0.01, 0.02)          # 学习率：从第四节的 0.003 到大它六倍多的 0.02
 SWEEP_QUERIES = ("after", "before")        # 更新后的查询，更新前的查询
 
@@ -282,15 +294,15 @@ def print_picture(title, choice):
         return
     lr, query, seed_init, run = choice
     print("%s：学习率 %g，查询 = %s的状态，种子 %d；" % (title, lr, QUERY_SHORT[query], seed_init))
-    print("逐位正确 %.4f，拿掉挑选后 %.4f。" % (run.per_token, run.uniform.per_token))
+    print("逐位正确 %.4f，拿掉挑选后 %.4f。" % (run.own.per_token, run.uniform.per_token))
     print("测试集 %d 条的平均：" % TEST_SIZE)
     print_matrix(run.matrix)
     heatmap(run.matrix)
     print("第一条测试序列自己的权重：")
-    print_matrix(run.sample_weights)
-    sample_heatmap(run.sample, run.sample_weights)
+    print_matrix(run.sample_alpha)
+    sample_heatmap(run.sample, run.sample_alpha)
 
-# attention.md:2379 (实验五：训练得更久)
+# attention.md:2483 (实验五：训练得更久)
 LONG_ROUNDS = 30000
 LONG_CHECKPOINTS = (3000, 10000)
 
@@ -345,20 +357,19 @@ def print_long_training(run):
     print("同样是第五节那个没有形成对齐的模型，训练 %d 轮：" % LONG_ROUNDS)
     whole_u, per_token_u = run.uniform.whole, run.uniform.per_token
     print("整串全对 %.4f，逐位正确 %.4f；拿掉挑选之后逐位正确 %.4f（变化 %+.4f）。"
-          % (run.whole, run.per_token, per_token_u, per_token_u - run.per_token))
+          % (run.own.whole, run.own.per_token, per_token_u, per_token_u - run.own.per_token))
     print_matrix(run.matrix)
     heatmap(run.matrix)
-    columns, _ = peak_columns(run.matrix)
-    offsets = peak_offsets(run.matrix)
-    print("最大的权重 %.2f；每一行的峰值落在输入第几列：%s；" % (run.matrix.max(), " ".join("%d" % c for c in columns)))
-    print("落在反对角线上的 %d 行，左边一列上的 %d 行。" % ((offsets == 0).sum(), (offsets == -1).sum()))
+    columns, on_diagonal, left_of_it = peak_counts(run.matrix)
+    print("最大的权重 %.2f；每一行的峰值落在输入第几列：%s；" % (run.matrix.max(), columns))
+    print("落在反对角线上的 %d 行，左边一列上的 %d 行。" % (on_diagonal, left_of_it))
     print("反对角线是均匀的几倍：" + "，".join("第 %d 轮 %.2f" % (n, run.course[n].diagonal) for n in LONG_CHECKPOINTS)
           + "，第 %d 轮 %.2f；左边一列 %.2f 倍。" % (LONG_ROUNDS, diagonal_multiple(run.matrix),
                                                     diagonal_multiple(run.matrix, -1)))
 
-# attention.md:2537 (实验六：峰值落在哪一列)
+# attention.md:2641 (实验六：峰值落在哪一列)
 def print_peak_offsets(sweep):
-    n, T = len(EXPERIMENT_SEEDS), 10
+    n, T = len(EXPERIMENT_SEEDS), len(sweep[SWEEP_RATES[0]][SWEEP_QUERIES[0]][0].matrix)
     print("严格倒序：输出第 r 位对输入第 %d − r 位。解码器输出第 r 位之前读进的是上一位的输出，答对时就是" % (T + 1))
     print("输入第 %d − r 位（r ≥ 2）；更新前的查询还没读进它，最后读进的是输入第 %d − r 位（r ≥ 3）。"
           % (T + 2, T + 3))
@@ -379,8 +390,8 @@ def first_row_at_start(query, length=10):
     test = make_test_set(length)
     peaks, last = [], []
     for seed_init, _ in EXPERIMENT_SEEDS:
-        params = init_params(np.random.RandomState(seed_init), True)
-        first_row = evaluate(params, test, query).weights.mean(axis=0)[0]
+        model = Model(init_params(np.random.RandomState(seed_init), True), Setting(query=query))
+        first_row = evaluate(model, test).alpha.mean(axis=0)[0]
         peaks.append(int(first_row.argmax()) + 1)
         last.append(first_row[-1] * length)
     return peaks, last
@@ -393,7 +404,7 @@ def print_first_row_at_start(length=10):
         print("  查询 = %s：峰值落在第 %d 列的种子 %d 个；第 %d 列平均是均匀的 %.2f 倍"
               % (QUERY_SHORT[query], length, peaks.count(length), length, np.mean(last)))
 
-# attention.md:2623 (实验七：把权重换掉)
+# attention.md:2727 (实验七：把权重换掉)
 REFIT_SETTINGS = (BOOK_SETTING, PICKING_SETTING)   # 只重新训练输出层的两格：第五节的两个设置
 SWAPS = ("reversal", "shifted", "other", "uniform")
 SWAP_SHORT = {"reversal": "倒序", "shifted": "左移", "other": "别条", "uniform": "均匀"}
@@ -401,7 +412,7 @@ SWAP_SHORT = {"reversal": "倒序", "shifted": "左移", "other": "别条", "uni
 
 def swap_row(run):
     """一个模型：不换权重的逐位正确，和换成四种权重之后的。"""
-    return [run.per_token] + [run.replaced[name] for name in SWAPS]
+    return [run.own.per_token] + [run.swaps.greedy[name].per_token for name in SWAPS]
 
 
 def print_swap_table(lr, cell):
@@ -430,14 +441,14 @@ def print_swap_groups(sweep):
         print_table([(["%.4f" % v for v in values], "%s，%s" % (mode, stat)) for mode, table in tables.items()
                      for stat, values in (("平均", table.mean(axis=0)), ("最低", table.min(axis=0)),
                                           ("最高", table.max(axis=0)))], width=8)
-        follows = [run.replaced["follows"] for run in group]
+        follows = [run.swaps.follows for run in group]
         print("    左移时（贪心），输出正好是被指到的那一列的字母：平均 %.4f，最低 %.4f，最高 %.4f"
               % (np.mean(follows), min(follows), max(follows)))
         for mode, table in tables.items():
             counts = [seed_by_seed(table[:, j], table[:, 0]) for j in range(1, len(SWAPS) + 1)]
             print("    %s，换了之后比自己（高/低/一样的个数）：" % mode
                   + "，".join("%s %d/%d/%d" % ((SWAP_SHORT[name],) + c) for name, c in zip(SWAPS, counts)))
-        changes = [run.replaced["other_change"] for run in group]
+        changes = [run.swaps.other_change for run in group]
         print("    别条的权重和自己的差（每行两个分布之差的绝对值之和的一半）：平均 %.3f，最低 %.3f，最高 %.3f"
               % (np.mean(changes), min(changes), max(changes)))
     print()
@@ -454,7 +465,7 @@ def formed_groups(runs):
 
 def forced_swap_row(run):
     """一个模型，喂对的字母时：不换权重的逐位正确，和换成四种权重之后的。"""
-    return [run.replaced["forced"][name] for name in ("own",) + SWAPS]
+    return [run.swaps.forced_accuracy(name) for name in ("own",) + SWAPS]
 
 
 def print_forced_positions(groups, T):
@@ -463,7 +474,7 @@ def print_forced_positions(groups, T):
     print(" ".join("%4d" % (r + 1) for r in range(T)) + "   哪一组，换成什么")
     for label, group in groups:
         for name in ("own",) + SWAPS if group else ():
-            by_position = np.mean([run.replaced["forced_by_position"][name] for run in group], axis=0)
+            by_position = np.mean([run.swaps.forced_by_position(name) for run in group], axis=0)
             print(" ".join("%.2f" % a for a in by_position) + "   %s，%s" % (label, "自己" if name == "own" else SWAP_SHORT[name]))
 
 
@@ -477,9 +488,10 @@ def print_reversal_by_cell(sweep):
             group = [run for run in cell[query] if not selection(run).formed]
             if not group:
                 continue
-            greedy = seed_by_seed([run.replaced["reversal"] for run in group], [run.per_token for run in group])
-            forced = seed_by_seed([run.replaced["forced"]["reversal"] for run in group],
-                                  [run.replaced["forced"]["own"] for run in group])
+            greedy = seed_by_seed([run.swaps.greedy["reversal"].per_token for run in group],
+                                  [run.own.per_token for run in group])
+            forced = seed_by_seed([run.swaps.forced_accuracy("reversal") for run in group],
+                                  [run.swaps.forced_accuracy("own") for run in group])
             rows.append((["%d" % len(group), "%d/%d/%d" % greedy, "%d/%d/%d" % forced], "%g，%s" % (lr, QUERY_SHORT[query])))
     print_table(rows, width=10)
 
@@ -487,10 +499,11 @@ def print_reversal_by_cell(sweep):
 def print_refits(sweep):
     print("只重新训练输出层（权重全是 1/10，编码器和解码器冻结；第 %s 轮的逐位正确）："
           % "、".join("%d" % n for n in REFIT_CHECKPOINTS))
-    for query, lr in REFIT_SETTINGS:
+    for setting in REFIT_SETTINGS:
+        lr, query = setting.lr, setting.query
         runs = sweep[lr][query]
         print("学习率 %g，查询 = %s的状态；每个种子一列，最后两列是平均和中位数：" % (lr, QUERY_SHORT[query]))
-        table = np.array([[run.per_token, run.uniform.per_token] + [run.refit[n] for n in REFIT_CHECKPOINTS]
+        table = np.array([[run.own.per_token, run.uniform.per_token] + [run.refit[n] for n in REFIT_CHECKPOINTS]
                           for run in runs])
         stats = np.stack([table.mean(axis=0), np.median(table, axis=0)], axis=1)        # (几行, 平均和中位)
         labels = ["自己", "均匀"] + ["重新训练 %d 轮" % n for n in REFIT_CHECKPOINTS]
@@ -505,8 +518,8 @@ def print_average_by_position(sweep):
     """平均对照为什么比不用注意力好：按输出位置的逐位正确，10 个种子平均。"""
     print("不用注意力和平均对照，按输出位置的逐位正确（%d 个种子平均）；「全部」那一列后面是学习率和做法："
           % len(EXPERIMENT_SEEDS))
-    print(" ".join("%4d" % (r + 1) for r in range(10)) + "   全部")
-    for lr in (LR, PICKING_SETTING[1]):
+    print(" ".join("%4d" % (r + 1) for r in range(len(sweep[LR]["none"][0].by_position))) + "   全部")
+    for lr in (LR, PICKING_SETTING.lr):
         for name, label in (("none", "不用注意力"), ("uniform", "平均对照")):
             by_position = np.mean([r.by_position for r in sweep[lr][name]], axis=0)
             print(" ".join("%.2f" % a for a in by_position)
@@ -518,14 +531,15 @@ def main():
     keep_freed_memory()                                     # 正文程序的附录：让释放的内存留在进程里
     with ProcessPoolExecutor(max_workers=2) as pool:       # 两个进程同时训练；结果和进程数、先后都无关
         # 最久的那次训练先交出去，其余的训练由两个进程分着跑
-        long_training = pool.submit(attention_runs, *BOOK_SETTING, rounds=LONG_ROUNDS,
+        long_training = pool.submit(attention_runs, BOOK_SETTING, rounds=LONG_ROUNDS,
                                     checkpoints=LONG_CHECKPOINTS, refit=False)   # 第五节那个模型，训练更久
         scaling_experiment()
         print()
         hard_attention_experiment()
         print()
-        short = {lr: selection_sweep(pool, 5, SHORT_ROUNDS, (lr,), (query,))[lr] for query, lr in SHORT_SETTINGS}
-        sweep = selection_sweep(pool, 10, SWEEP_ROUNDS, SWEEP_RATES, SWEEP_QUERIES, REFIT_SETTINGS)
+        short = {setting.lr: selection_sweep(pool, 5, SHORT_ROUNDS, [setting])[setting.lr] for setting in SHORT_SETTINGS}
+        sweep = selection_sweep(pool, 10, SWEEP_ROUNDS, [Setting(query=query, lr=lr) for lr in SWEEP_RATES
+                                                         for query in SWEEP_QUERIES], refit_settings=REFIT_SETTINGS)
         long_run = long_training.result()[0]
     print("三、5 位任务：每个做法 %d 个种子，各训练 %d 轮。" % (len(EXPERIMENT_SEEDS), SHORT_ROUNDS))
     print("± 是 %d 个种子之间的标准差（总体标准差）；测试集都是同一份 %d 条。" % (len(EXPERIMENT_SEEDS), TEST_SIZE))
@@ -574,7 +588,7 @@ def main():
     print_average_by_position(sweep)
     print()
     trained = sum(len(runs) for results in (short, sweep) for cell in results.values() for runs in cell.values())
-    refits = sum(len(sweep[lr][query]) for query, lr in REFIT_SETTINGS)
+    refits = sum(len(sweep[setting.lr][setting.query]) for setting in REFIT_SETTINGS)
     print("这个程序一共从头训练了 %d 个模型（加上训练 30000 轮的那一个），另外只重新训练了 %d 个输出层。"
           % (trained + 1, refits))
 

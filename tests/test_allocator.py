@@ -17,9 +17,9 @@ sys.path.insert(0, sys.argv[1])
 import attention as A
 A.keep_freed_memory()                                       # what both programs' main() do first
 test = A.make_test_set(10)
-A.train(10, True, 5, test)                                  # warm: the heap grows to its size
+A.train(A.Setting(), test, 5)                               # warm: the heap grows to its size
 before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
-A.train(10, True, 40, test, query="before", lr=0.02)
+A.train(A.Setting(query="before", lr=0.02), test, 40)
 print(resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before)
 """
 
@@ -52,8 +52,8 @@ if sys.argv[2] == "default":
 import attention as A
 import numpy as np
 A.keep_freed_memory()
-params = A.train(10, True, 30, A.make_test_set(10), query="before", lr=0.02)[0]
-sys.stdout.write(np.concatenate([p.ravel() for p in params.values()]).tobytes().hex())
+model = A.train(A.Setting(query="before", lr=0.02), A.make_test_set(10), 30)[0]
+sys.stdout.write(np.concatenate([p.ravel() for p in model.values()]).tobytes().hex())
 """
     outputs = [subprocess.run([sys.executable, "-c", code, str(GENERATED), mode], capture_output=True,
                               text=True, timeout=300, check=True).stdout for mode in ("default", "kept")]

@@ -7,6 +7,8 @@ import literate.blocks  # noqa: E402
 import literate.markdown  # noqa: E402
 import columns  # noqa: E402  (tests/columns.py: when a table lines up in any font)
 from columns import display_width  # noqa: E402
+import contextlib
+import dataclasses
 import importlib.util
 import multiprocessing
 import re
@@ -14,6 +16,8 @@ import sys
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from unittest import mock
+
+from concurrent.futures import Future
 
 import numpy as np
 import pytest
@@ -48,20 +52,20 @@ def transcript_lines(program="generated/attention.py"):
 # ---------------------------------------------------------------- the hand example
 
 def test_hand_example_numbers_are_the_books():
-    _, _, dots, scaled, weights, context, average = A.hand_example()
+    _, _, dots, scaled, alpha, context, average = A.hand_example()
     assert ["%.4f" % v for v in dots] == ["1.0000", "0.0000", "2.0000", "1.0000"]
     assert ["%.4f" % v for v in scaled] == ["0.5774", "0.0000", "1.1547", "0.5774"]
-    assert ["%.4f" % v for v in weights] == ["0.2303", "0.1293", "0.4102", "0.2303"]
+    assert ["%.4f" % v for v in alpha] == ["0.2303", "0.1293", "0.4102", "0.2303"]
     assert ["%+.4f" % v for v in context] == ["+0.8707", "+0.3595", "+0.4102"]
     assert ["%+.4f" % v for v in average] == ["+0.7500", "+0.5000", "+0.2500"]
 
 
 def test_hand_example_matches_numpy_reference():
-    q, K, _, _, weights, context, average = A.hand_example()
+    q, K, _, _, alpha, context, average = A.hand_example()
     scores = K @ q / np.sqrt(3.0)
     ref = np.exp(scores - scores.max())
     ref /= ref.sum()
-    np.testing.assert_allclose(weights, ref, rtol=1e-15)
+    np.testing.assert_allclose(alpha, ref, rtol=1e-15)
     np.testing.assert_allclose(context, ref @ K, rtol=1e-15)
     np.testing.assert_array_equal(average, K.mean(axis=0))
 
@@ -69,18 +73,20 @@ def test_hand_example_matches_numpy_reference():
 def test_attend_one_is_the_hand_example_and_the_batched_attend_gives_its_bits():
     """The main line's one-query attend_one, the hand example's three steps and the batched
     attend of the full implementation: the same bits."""
-    q, K, _, _, weights, context, average = A.hand_example()
-    assert all(map(np.array_equal, A.attend_one(q, K), (context, weights)))
-    for uniform, expected in ((False, (context, weights)), (True, (average, np.full(4, 0.25)))):
-        batched = A.attend(q, K, uniform=uniform)
-        assert all(map(np.array_equal, batched, expected))
+    example = A.hand_example()
+    q, K, alpha, context, average = example.q, example.K, example.alpha, example.context, example.average
+    assert all(map(np.array_equal, A.attend_one(q, K), (context, alpha)))
+    for fixed, expected in ((None, (context, alpha)), (np.full(4, 0.25), (average, np.full(4, 0.25)))):
+        batched = A.attend(q[None, None], K[None], fixed)         # a batch of one sequence, one query
+        assert [a.shape for a in batched] == [(1, 1, 3), (1, 1, 4)]
+        assert all(np.array_equal(a[0, 0], b) for a, b in zip(batched, expected))
     rng = np.random.RandomState(11)
     K = rng.uniform(-1, 1, size=(3, 7, 16))
     q = rng.uniform(-1, 1, size=(3, 16))
-    context, weights = A.attend(q, K)
+    context, alpha = A.attend(q[:, None], K)
     for b in range(3):
         one = A.attend_one(q[b], K[b])
-        assert np.array_equal(one[0], context[b]) and np.array_equal(one[1], weights[b])
+        assert np.array_equal(one[0], context[b, 0]) and np.array_equal(one[1], alpha[b, 0])
 
 
 def test_mm_takes_vectors_as_matmul_does():
@@ -92,13 +98,15 @@ def test_mm_takes_vectors_as_matmul_does():
     np.testing.assert_allclose(A.mm(a, v), a @ v, rtol=1e-13)
 
 
-def teacher_forced_logits(params, src, query):
-    """The training path: every step reads the correct previous letter, all steps at once (decoder, decoder_output)."""
-    hs_enc = A.encoder(params, src)
+def teacher_forced_logits(model, src):
+    """The training path: every step reads the correct previous letter, all steps at once (decoder,
+    decoder_output), with the query written out here from the model's setting."""
+    hs_enc = A.encoder(model, src)
     dec_in = np.concatenate([np.full((len(src), 1), A.START), src[:, ::-1][:, :-1]], axis=1)
-    hs_dec = A.decoder(params, dec_in, hs_enc[:, -1])
+    hs_dec = A.decoder(model, dec_in, hs_enc[:, -1])
+    query = model.setting.query
     queries = hs_dec if query == "after" else np.concatenate([hs_enc[:, -1:], hs_dec[:, :-1]], axis=1)
-    return A.decoder_output(params, hs_dec, hs_enc, queries)[0]
+    return A.decoder_output(model, hs_dec, hs_enc, queries)[0]
 
 
 def test_decode_step_is_one_step_of_teacher_forced_training():
@@ -109,75 +117,96 @@ def test_decode_step_is_one_step_of_teacher_forced_training():
     hs_enc = A.encoder(params, src)
     dec_in = np.concatenate([np.full((6, 1), A.START), src[:, ::-1][:, :-1]], axis=1)
     for query in ("after", "before"):
-        logits_all = teacher_forced_logits(params, src, query)
+        model = A.Model(params, A.Setting(query=query))
+        logits_all = teacher_forced_logits(model, src)
         h = hs_enc[:, -1]
         for t in range(5):
-            h, logits, _ = A.decode_step(params, h, dec_in[:, t], hs_enc, query)
+            h, logits, alpha = A.decode_step(model, h, dec_in[:, t], hs_enc)
+            assert logits.shape == (6, A.VOCAB) and alpha.shape == (6, 1, 5)
             np.testing.assert_allclose(logits, logits_all[:, t], rtol=1e-12, atol=1e-15)
 
 
-def test_the_gradient_check_the_lesson_prints_can_fail():
+def test_queries_of_and_its_backward_move_each_step_to_where_it_came_from():
+    """The before-update query of step t is the decoder's state t − 1 (step 1: the encoder's last state);
+    queries_backward hands each step's gradient back to exactly that state."""
+    rng = np.random.RandomState(13)
+    hs_enc, hs_dec, dq = rng.randn(2, 4, 3), rng.randn(2, 4, 3), rng.randn(2, 4, 3)
+    assert A.queries_of(hs_enc, hs_dec, "after") is hs_dec
+    before = A.queries_of(hs_enc, hs_dec, "before")
+    assert np.array_equal(before[:, 0], hs_enc[:, -1]) and np.array_equal(before[:, 1:], hs_dec[:, :-1])
+    d_dec, d_enc_last = A.queries_backward(dq, "after")
+    assert d_dec is dq and d_enc_last is None
+    d_dec, d_enc_last = A.queries_backward(dq, "before")
+    assert np.array_equal(d_enc_last, dq[:, 0]) and np.array_equal(d_dec[:, :-1], dq[:, 1:]) and not d_dec[:, -1].any()
+    # the backward is the transpose of the forward: <queries_of(x), dq> = <x, queries_backward(dq)>
+    forward_dot = (before * dq).sum()
+    backward_dot = (hs_dec * d_dec).sum() + (hs_enc[:, -1] * d_enc_last).sum()
+    assert forward_dot == pytest.approx(backward_dot, rel=1e-13)
+
+
+def test_the_gradient_check_the_lesson_prints_can_fail(monkeypatch):
     """gradient_check compares against central differences; a wrong gradient shows up in it."""
-    assert A.gradient_check(True, "before") < 1e-6
+    setting = A.Setting(query="before")
+    assert A.gradient_check(setting) < 1e-6
     original = A.loss_and_grads
 
-    def wrong(*args):
-        loss, grads = original(*args)
+    def wrong(model, src, tgt):
+        losses, grads = original(model, src, tgt)
         grads["dec_Wh"] = grads["dec_Wh"] * 1.01
-        return loss, grads
-    A.loss_and_grads = wrong
-    try:
-        assert A.gradient_check(True, "before") > 1e-3
-    finally:
-        A.loss_and_grads = original
+        return losses, grads
+    monkeypatch.setattr(A, "loss_and_grads", wrong)
+    assert A.gradient_check(setting) > 1e-3
 
 
 # ---------------------------------------------------------------- attention
 
-def naive_attend(q, K, V):
-    """One query, written as the three steps with Python loops."""
+def naive_attend(q, K):
+    """One query, written as the three steps with Python loops; the values are the keys."""
     d = len(q)
     scores = [sum(q[i] * k[i] for i in range(d)) / d ** 0.5 for k in K]
     top = max(scores)
     e = [np.exp(s - top) for s in scores]
-    weights = [x / sum(e) for x in e]
-    context = [sum(w * v[j] for w, v in zip(weights, V)) for j in range(V.shape[1])]
-    return np.array(context), np.array(weights)
+    alpha = [x / sum(e) for x in e]
+    context = [sum(w * k[j] for w, k in zip(alpha, K)) for j in range(K.shape[1])]
+    return np.array(context), np.array(alpha)
 
 
 @pytest.mark.parametrize("seed", range(5))
 def test_attend_single_query_equals_naive_loop(seed):
     rng = np.random.RandomState(seed)
-    q, K, V = rng.randn(7), rng.randn(9, 7), rng.randn(9, 4)
-    context, weights = A.attend(q, K, V)
-    ref_context, ref_weights = naive_attend(q, K, V)
-    np.testing.assert_allclose(weights, ref_weights, rtol=1e-12)
-    np.testing.assert_allclose(context, ref_context, rtol=1e-12, atol=1e-12)
+    q, K = rng.randn(7), rng.randn(9, 7)
+    context, alpha = A.attend(q[None, None], K[None])
+    ref_context, ref_alpha = naive_attend(q, K)
+    np.testing.assert_allclose(alpha[0, 0], ref_alpha, rtol=1e-12)
+    np.testing.assert_allclose(context[0, 0], ref_context, rtol=1e-12, atol=1e-12)
+    one_context, one_alpha = A.attend_one(q, K)
+    np.testing.assert_allclose(one_alpha, ref_alpha, rtol=1e-12)
+    np.testing.assert_allclose(one_context, ref_context, rtol=1e-12, atol=1e-12)
 
 
 def test_attend_batch_of_queries_equals_naive_loop():
     rng = np.random.RandomState(7)
     q, K = rng.randn(6, 16), rng.randn(6, 10, 16)
-    context, weights = A.attend(q, K)              # V defaults to K
-    assert context.shape == (6, 16) and weights.shape == (6, 10)
+    context, alpha = A.attend(q[:, None], K)        # one query per sequence
+    assert context.shape == (6, 1, 16) and alpha.shape == (6, 1, 10)
     for b in range(6):
-        ref_context, ref_weights = naive_attend(q[b], K[b], K[b])
-        np.testing.assert_allclose(weights[b], ref_weights, rtol=1e-12)
-        np.testing.assert_allclose(context[b], ref_context, rtol=1e-12, atol=1e-12)
+        ref_context, ref_alpha = naive_attend(q[b], K[b])
+        np.testing.assert_allclose(alpha[b, 0], ref_alpha, rtol=1e-12)
+        np.testing.assert_allclose(context[b, 0], ref_context, rtol=1e-12, atol=1e-12)
 
 
 def test_attend_many_queries_per_batch_equals_one_at_a_time():
     rng = np.random.RandomState(8)
     Q, K = rng.randn(4, 5, 16), rng.randn(4, 10, 16)
-    context, weights = A.attend(Q, K)
-    assert weights.shape == (4, 5, 10)
+    context, alpha = A.attend(Q, K)
+    assert alpha.shape == (4, 5, 10) and context.shape == (4, 5, 16)
     for t in range(5):
-        c, w = A.attend(Q[:, t], K)
-        np.testing.assert_allclose(weights[:, t], w, rtol=1e-12)
-        np.testing.assert_allclose(context[:, t], c, rtol=1e-12, atol=1e-12)
+        c, w = A.attend(Q[:, t:t + 1], K)
+        np.testing.assert_allclose(alpha[:, t], w[:, 0], rtol=1e-12)
+        np.testing.assert_allclose(context[:, t], c[:, 0], rtol=1e-12, atol=1e-12)
         for b in range(4):                              # and one query at a time, as the main line computes it
             c_one, w_one = A.attend_one(Q[b, t], K[b])
-            np.testing.assert_allclose(w_one, weights[b, t], rtol=1e-12)
+            np.testing.assert_allclose(w_one, alpha[b, t], rtol=1e-12)
             np.testing.assert_allclose(c_one, context[b, t], rtol=1e-12, atol=1e-12)
 
 
@@ -186,23 +215,30 @@ def test_weights_are_positive_sum_to_one_and_context_is_convex(seed):
     rng = np.random.RandomState(100 + seed)
     scale = 10.0 ** rng.uniform(-2, 1)
     q, K = scale * rng.randn(16), scale * rng.randn(12, 16)
-    context, weights = A.attend(q, K)
-    assert (weights > 0).all()
-    assert abs(weights.sum() - 1) < 1e-14
+    context, alpha = A.attend(q[None, None], K[None])
+    context, alpha = context[0, 0], alpha[0, 0]
+    assert (alpha > 0).all()
+    assert abs(alpha.sum() - 1) < 1e-14
     assert (context >= K.min(axis=0) - 1e-12).all() and (context <= K.max(axis=0) + 1e-12).all()
 
 
-def test_uniform_attend_takes_the_mean_of_the_values_whatever_the_query():
+def test_fixed_weights_take_the_mean_of_the_values_whatever_the_query():
+    """uniform_weights(T) given to attend: every query gets the mean of the values, and no gradient
+    reaches the queries (the weights do not depend on them)."""
+    uniform = A.uniform_weights(10)
+    assert uniform.shape == (10, 10) and (uniform == 0.1).all()
     rng = np.random.RandomState(9)
     K = rng.randn(3, 10, 16)
-    for q in (rng.randn(3, 16), 100 * rng.randn(3, 16)):
-        context, weights = A.attend(q, K, uniform=True)
-        assert (weights == 0.1).all() and weights.shape == (3, 10)
-        np.testing.assert_allclose(context, K.mean(axis=1), rtol=1e-13, atol=1e-15)
+    for Q in (rng.randn(3, 10, 16), 100 * rng.randn(3, 10, 16)):
+        context, alpha = A.attend(Q, K, uniform)
+        assert (alpha == 0.1).all() and alpha.shape == (3, 10, 10)
+        np.testing.assert_allclose(context, np.repeat(K.mean(axis=1, keepdims=True), 10, axis=1), rtol=1e-13, atol=1e-15)
     dctx, Q = rng.randn(3, 4, 16), rng.randn(3, 4, 16)
-    dQ, dK = A.attend_backward(dctx, Q, K, np.full((3, 4, 10), 0.1), uniform=True)
-    assert not dQ.any()                                  # the weights do not depend on the query
+    dQ, dK = A.attend_backward(dctx, Q, K, np.full((3, 4, 10), 0.1), fixed=True)
+    assert dQ.shape == Q.shape and not dQ.any()          # the weights do not depend on the query
     np.testing.assert_allclose(dK, np.repeat(0.1 * dctx.sum(axis=1, keepdims=True), 10, axis=1), rtol=1e-12)
+    _, dK_scored = A.attend_backward(dctx, Q, K, np.full((3, 4, 10), 0.1))
+    assert not np.allclose(dK_scored, dK)                # scored weights send a gradient through the keys too
 
 
 def test_softmax_axis_and_extremes():
@@ -261,82 +297,149 @@ def test_right_multiplier_gives_mms_bits_in_the_transposed_layout():
     assert np.array_equal(A.right_multiplier(W.T, 32)(x.T), A.mm(x, W.T).T)
 
 
-# The formula versions of the lesson's rnn, rnn_backward and input_grads: one (B, H) state per step,
-# Wx's gradient as the one-hot matrix's transpose times dz. The lesson runs transposed loops and
-# np.bincount instead; these are the oracles they must match bit for bit.
+# The lesson's rnn, rnn_backward and input_grads come two ways: with FAST off, the loops written as the
+# formula (one (B, H) state per step, Wx's gradient as the one-hot matrix's transpose times dz); with FAST on
+# (what the program runs), transposed loops and np.bincount. The two must give the same bits; the plain
+# loops are in turn checked against the recurrence written out with NumPy.
 
-def formula_rnn(x_rows, Wh, h):
-    hs = np.empty_like(x_rows)
-    for t in range(x_rows.shape[1]):
-        h = A.tanh(x_rows[:, t] + A.mm(h, Wh))
-        hs[:, t] = h
-    return hs
+def same_bits(a, b):
+    a, b = np.asarray(a), np.asarray(b)
+    return a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
 
 
-def formula_rnn_backward(dhs, hs, h0, Wh):
-    dz = np.empty_like(hs)
-    dh = np.zeros_like(h0)
-    for t in reversed(range(hs.shape[1])):
-        dz[:, t] = (dhs[:, t] + dh) * (1 - hs[:, t] * hs[:, t])
-        dh = A.mm(dz[:, t], Wh.T)
-    h_prev = np.concatenate([h0[:, None], hs[:, :-1]], axis=1)
-    return dz, A.mm(A.rows(h_prev).T, A.rows(dz)), dh
+@contextlib.contextmanager
+def plain_loops():
+    """The program with FAST off: rnn, rnn_backward and input_grads run the loops written as the formula."""
+    with mock.patch.object(A, "FAST", False):
+        yield
 
 
-def formula_input_grads(dz, tokens):
-    dz = A.rows(dz)
-    return A.mm(A.one_hot(tokens.reshape(-1)).T, dz), dz.sum(axis=0)
+def both_ways(compute):
+    """compute() with the fast loops (the program as it runs) and with the plain ones: (fast, plain)."""
+    assert A.FAST is True
+    fast = compute()
+    with plain_loops():
+        plain = compute()
+    return fast, plain
 
 
-@pytest.mark.parametrize("B, T", [(32, 5), (32, 10), (100, 5), (100, 10), (3, 4)])
-def test_the_lessons_rnn_and_its_backward_give_the_formula_loops_bits(B, T):
-    """The transposed loops (right_multiplier) against the formula written out: same bits on every
-    shape the lesson uses (batch 32 in training, 100 in evaluation)."""
-    rng = np.random.RandomState(B + T)
-    x_rows, Wh, h0, dhs = rng.randn(B, T, 16), rng.randn(16, 16) / 4, rng.randn(B, 16), rng.randn(B, T, 16)
+def recurrence(x_rows, Wh, h0, dhs, tokens, Wx):
+    """rnn, rnn_backward, input_grads and the bias's gradient in turn: (hs, dz, dWh, dh0, dWx, db)."""
     hs = A.rnn(x_rows, Wh, h0)
-    assert hs.shape == (B, T, 16) and np.array_equal(hs, formula_rnn(x_rows, Wh, h0))
-    lesson, formula = A.rnn_backward(dhs, hs, h0, Wh), formula_rnn_backward(dhs, hs, h0, Wh)
-    assert all(np.array_equal(a, b) for a, b in zip(lesson, formula))
+    dz, dWh, dh0 = A.rnn_backward(dhs, hs, h0, Wh)
+    return hs, dz, dWh, dh0, A.input_grads(dz, tokens, Wx), A.bias_grad(dz, np.zeros(Wx.shape[:-2] + Wx.shape[-1:]))
+
+
+def laid_out(x, layout):
+    """x in the memory layout backward hands rnn_backward: rows (C order), or hidden units outermost, as mm
+    returns a product (the model without attention passes the readout's gradient straight on)."""
+    if layout == "rows":
+        return np.ascontiguousarray(x)
+    return np.moveaxis(np.ascontiguousarray(np.moveaxis(x, -1, 0)), 0, -1)
+
+
+def test_the_flag_chooses_which_loops_run(monkeypatch):
+    """FAST on sends rnn, rnn_backward and input_grads to the fast versions, FAST off keeps them in the
+    plain loops: the comparisons below compare two different computations."""
+    for name in ("rnn_fast", "rnn_backward_fast", "input_grads_fast"):
+        monkeypatch.setattr(A, name, lambda *args, name=name: name)
+    rng = np.random.RandomState(4)
+    x_rows, Wh, h0, dhs = rng.randn(3, 4, 16), rng.randn(16, 16) / 4, rng.randn(3, 16), rng.randn(3, 4, 16)
+    tokens, Wx = rng.randint(0, A.VOCAB, size=(3, 4)), np.zeros((A.VOCAB, 16))
+    assert A.FAST is True                                   # the lesson runs the fast loops
+    assert A.rnn(x_rows, Wh, h0) == "rnn_fast" and A.rnn_backward(dhs, x_rows, h0, Wh) == "rnn_backward_fast"
+    assert A.input_grads(dhs, tokens, Wx) == "input_grads_fast"
+    monkeypatch.setattr(A, "FAST", False)
+    hs, dz, dWh, dh0, dWx, db = recurrence(x_rows, Wh, h0, dhs, tokens, Wx)
+    assert hs.shape == dz.shape == (3, 4, 16) and dWh.shape == (16, 16) and dh0.shape == (3, 16)
+    assert dWx.shape == (A.VOCAB, 16) and db.shape == (16,)
+
+
+@pytest.mark.parametrize("layout", ["rows", "units outermost"])
+@pytest.mark.parametrize("B, T", [(32, 5), (32, 10), (100, 5), (100, 10), (3, 4)])
+def test_the_fast_loops_give_the_plain_loops_bits(B, T, layout):
+    """The transposed loops (right_multiplier) and np.bincount against the formula's loops: same bits on
+    every shape the lesson uses (batch 32 in training, 100 in evaluation), whatever the layout of the
+    gradient coming in, down to the bias's gradient summed from dz."""
+    rng = np.random.RandomState(B + T)
+    x_rows, Wh, h0 = rng.randn(B, T, 16), rng.randn(16, 16) / 4, rng.randn(B, 16)
+    dhs = laid_out(rng.randn(B, T, 16), layout)
+    tokens = rng.randint(0, A.VOCAB, size=(B, T))
+    fast, plain = both_ways(lambda: recurrence(x_rows, Wh, h0, dhs, tokens, np.zeros((A.VOCAB, 16))))
+    assert fast[0].shape == (B, T, 16) and fast[4].shape == (A.VOCAB, 16)
+    assert [same_bits(a, b) for a, b in zip(fast, plain)] == [True] * 6
 
 
 @pytest.mark.parametrize("S, B, T", [(1, 32, 5), (1, 32, 10), (5, 32, 5), (5, 32, 10), (2, 3, 4)])
-def test_stacked_models_each_get_the_bits_of_their_own_formula_loop(S, B, T):
+def test_stacked_models_each_get_the_bits_of_their_own_loop(S, B, T):
     """S models stacked (Wh (S, H, H), rows grouped by model; a single model trains as a stack of one):
-    each model's rows and gradients are exactly what the formula loop gives that model alone."""
+    the fast and the plain loops agree on the stack, and each model's rows and gradients are exactly
+    what the plain loop gives that model alone."""
     rng = np.random.RandomState(S * B + T)
     x_rows, Wh, h0, dhs = rng.randn(S * B, T, 16), rng.randn(S, 16, 16) / 4, rng.randn(S * B, 16), rng.randn(S * B, T, 16)
     tokens = rng.randint(0, A.VOCAB, size=(S * B, T))
-    hs = A.rnn(x_rows, Wh, h0)
-    dz, dWh, dh0 = A.rnn_backward(dhs, hs, h0, Wh)
-    dWx = A.input_grads(dz, tokens, np.zeros((S, A.VOCAB, 16)))
-    assert dWh.shape == (S, 16, 16) and dWx.shape == (S, A.VOCAB, 16)
+    fast, plain = both_ways(lambda: recurrence(x_rows, Wh, h0, dhs, tokens, np.zeros((S, A.VOCAB, 16))))
+    assert [same_bits(a, b) for a, b in zip(fast, plain)] == [True] * 6
+    hs, dz, dWh, dh0, dWx, db = fast
+    assert dWh.shape == (S, 16, 16) and dWx.shape == (S, A.VOCAB, 16) and db.shape == (S, 16)
     for i in range(S):
         mine = slice(i * B, (i + 1) * B)
-        assert np.array_equal(hs[mine], formula_rnn(x_rows[mine], Wh[i], h0[mine]))
-        f_dz, f_dWh, f_dh0 = formula_rnn_backward(dhs[mine], hs[mine], h0[mine], Wh[i])
-        assert np.array_equal(dz[mine], f_dz) and np.array_equal(dWh[i], f_dWh) and np.array_equal(dh0[mine], f_dh0)
-        assert np.array_equal(dWx[i], formula_input_grads(f_dz, tokens[mine])[0])
+        with plain_loops():
+            alone = recurrence(x_rows[mine], Wh[i], h0[mine], dhs[mine], tokens[mine], np.zeros((A.VOCAB, 16)))
+        mine_of_stack = (hs[mine], dz[mine], dWh[i], dh0[mine], dWx[i], db[i])
+        assert [same_bits(a, b) for a, b in zip(mine_of_stack, alone)] == [True] * 6
 
 
-def test_the_formula_rnn_is_the_recurrence_written_out():
-    """The oracle itself against the formula, one step at a time with NumPy (to rounding)."""
+def test_the_plain_loops_are_the_formula_written_out():
+    """The plain loops (FAST off) against the recurrence, its backward and the one-hot product written out
+    with NumPy's own tanh, @ and indexing (to rounding): the bits the fast loops match are the formula's."""
     rng = np.random.RandomState(3)
-    x_rows, Wh, h0 = rng.randn(4, 6, 16), rng.randn(16, 16) / 4, rng.randn(4, 16)
-    h, hs = h0, formula_rnn(x_rows, Wh, h0)
-    for t in range(6):
-        h = np.tanh(x_rows[:, t] + h @ Wh)
-        np.testing.assert_allclose(hs[:, t], h, rtol=1e-13, atol=1e-15)
+    x_rows, Wh, h0, dhs = rng.randn(4, 6, 16), rng.randn(16, 16) / 4, rng.randn(4, 16), rng.randn(4, 6, 16)
+    tokens = rng.randint(0, A.VOCAB, size=(4, 6))
+    with plain_loops():
+        hs, dz, dWh, dh0, dWx, db = recurrence(x_rows, Wh, h0, dhs, tokens, np.zeros((A.VOCAB, 16)))
+    ref_hs = [h0]
+    for t in range(6):                                    # h_t = tanh(x_t + h_{t−1} Wh)
+        ref_hs.append(np.tanh(x_rows[:, t] + ref_hs[-1] @ Wh))
+    np.testing.assert_allclose(hs, np.stack(ref_hs[1:], axis=1), rtol=1e-13, atol=1e-15)
+    ref_dz, back = np.empty_like(dz), np.zeros_like(h0)
+    for t in reversed(range(6)):                          # dz_t = (dhs_t + dz_{t+1} Whᵀ) (1 − h_t²)
+        ref_dz[:, t] = (dhs[:, t] + back) * (1 - ref_hs[t + 1] ** 2)
+        back = ref_dz[:, t] @ Wh.T
+    h_prev = np.stack(ref_hs[:-1], axis=1)                # the h_{t−1} each step multiplies by Wh
+    np.testing.assert_allclose(dz, ref_dz, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(dWh, np.einsum("bti,btj->ij", h_prev, ref_dz), rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(dh0, back, rtol=1e-12, atol=1e-14)
+    ref_dWx = np.zeros((A.VOCAB, 16))
+    for b, t in np.ndindex(tokens.shape):                 # each step's dz goes to the row of the token it read
+        ref_dWx[tokens[b, t]] += ref_dz[b, t]
+    np.testing.assert_allclose(dWx, ref_dWx, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(db, ref_dz.sum(axis=(0, 1)), rtol=1e-12, atol=1e-14)
 
 
 @pytest.mark.parametrize("B, T", [(32, 5), (32, 10), (3, 4)])
 def test_input_grads_give_the_one_hot_products_bits(B, T):
     rng = np.random.RandomState(7 + T)
     tokens, dz = rng.randint(0, A.VOCAB, size=(B, T)), rng.randn(B, T, 16)
-    dWx, db = A.input_grads(dz, tokens, np.zeros((A.VOCAB, 16))), A.bias_grad(dz, np.zeros(16))
-    formula = formula_input_grads(dz, tokens)
-    assert np.array_equal(dWx, formula[0]) and np.array_equal(db, formula[1])
-    np.testing.assert_allclose(formula[0], A.one_hot(tokens).reshape(-1, A.VOCAB).T @ dz.reshape(-1, 16), rtol=1e-12)
+    fast, plain = both_ways(lambda: A.input_grads(dz, tokens, np.zeros((A.VOCAB, 16))))
+    one_hot_product = A.mm(A.one_hot(tokens.reshape(-1)).T, A.rows(dz))     # one_hot(tokens)ᵀ @ dz, in k order
+    assert same_bits(fast, plain) and same_bits(plain, one_hot_product)
+    assert same_bits(A.bias_grad(dz, np.zeros(16)), A.rows(dz).sum(axis=0))
+    np.testing.assert_allclose(one_hot_product, A.one_hot(tokens).reshape(-1, A.VOCAB).T @ dz.reshape(-1, 16), rtol=1e-12)
+
+
+@pytest.mark.parametrize("setting", [A.Setting(attention=False), A.Setting(), A.Setting(query="before", lr=0.02),
+                                     A.Setting(uniform=True)], ids=["no-attention", "after", "before", "uniform"])
+def test_training_with_the_plain_loops_gives_the_same_bits(setting):
+    """A whole short training (two models stacked) with FAST on and off: every parameter and every logged
+    loss, bit for bit."""
+    test = A.make_test_set(5)
+    seeds = ((A.SEED_INIT, A.SEED_BATCH), (5, 105))
+    fast, plain = both_ways(lambda: A.train(setting, test, 20, seed_list=seeds))
+    for a, b in zip(fast, plain, strict=True):
+        assert list(a) == list(b) and all(same_bits(a[name], b[name]) for name in a)
+        assert sorted(a.losses) == sorted(b.losses) == [20] and same_bits(a.losses[20], b.losses[20])
+    assert not same_bits(fast[0]["Wo"], A.init_params(np.random.RandomState(A.SEED_INIT), setting.attention)["Wo"])
 
 
 def test_exp_and_tanh_agree_with_the_c_library_to_a_few_ulp():
@@ -389,26 +492,47 @@ def test_in_sorted_matches_isin():
     assert np.array_equal(A.in_sorted(codes, table), np.isin(codes, table))
 
 
-@pytest.mark.parametrize("attention, query, uniform", [(False, "after", False), (True, "after", False),
-                                                       (True, "before", False), (True, "after", True)])
-def test_every_gradient_matches_central_differences(attention, query, uniform):
-    """uniform=True is the control of section 五: weights fixed at 1/T, gradient only through the values."""
+SETTINGS = [A.Setting(attention=False), A.Setting(), A.Setting(query="before"), A.Setting(uniform=True)]
+SETTING_IDS = ["no-attention", "after", "before", "uniform"]
+
+
+def test_a_setting_is_a_frozen_value_with_the_lessons_defaults_and_a_model_is_its_parameters():
+    setting = A.Setting()
+    assert (setting.attention, setting.query, setting.uniform, setting.lr) == (True, "after", False, A.LR)
+    assert A.Setting(lr=0.003) == setting and hash(A.Setting(lr=0.003)) == hash(setting)   # usable as a key
+    assert A.Setting(query="before") != setting
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        setting.query = "before"
+    assert [s.describe() for s in SETTINGS] == ["不用注意力", "用注意力，更新后的查询", "用注意力，更新前的查询", "平均对照"]
+    params = A.init_params(np.random.RandomState(0), True)
+    model = A.Model(params, A.Setting(query="before"))
+    assert dict(model) == params and list(model) == list(params) and all(model[n] is params[n] for n in params)
+    assert model.setting == A.Setting(query="before") and model.losses == {} and model.course == {}
+    assert A.count_params(model) == 934
+
+
+@pytest.mark.parametrize("setting", SETTINGS, ids=SETTING_IDS)
+def test_every_gradient_matches_central_differences(setting):
+    """Setting(uniform=True) is the control of section 五: weights fixed at 1/T, gradient only through the values."""
     rng = np.random.RandomState(11)
-    params = A.init_params(np.random.RandomState(12), attention)
-    for p in params.values():
+    model = A.Model(A.init_params(np.random.RandomState(12), setting.attention), setting)
+    for p in model.values():
         p += rng.uniform(-0.5, 0.5, p.shape)           # non-zero biases, larger weights
     src = rng.randint(0, 5, size=(3, 4))
     tgt = src[:, ::-1]
-    _, grads = A.loss_and_grads(params, src, tgt, query, uniform)
+    losses, grads = A.loss_and_grads(model, src, tgt)
+    assert losses.shape == (1,) and same_bits(losses, A.forward(model, src, tgt)[0])
+    assert list(grads) == list(model)
+    loss = lambda: A.forward(model, src, tgt)[0][0]
     worst = 0.0
-    for name, p in params.items():
+    for name, p in model.items():
         assert grads[name].shape == p.shape
         for idx in np.ndindex(p.shape):
             old = p[idx]
             p[idx] = old + 1e-4
-            up, _ = A.loss_and_grads(params, src, tgt, query, uniform)
+            up = loss()
             p[idx] = old - 1e-4
-            down, _ = A.loss_and_grads(params, src, tgt, query, uniform)
+            down = loss()
             p[idx] = old
             numeric = (up - down) / 2e-4
             err = abs(numeric - grads[name][idx]) / max(abs(numeric), abs(grads[name][idx]), 1e-3)
@@ -416,60 +540,134 @@ def test_every_gradient_matches_central_differences(attention, query, uniform):
     assert worst < 1e-6
 
 
-@pytest.mark.parametrize("query, uniform", [("after", False), ("before", False), ("after", True)])
-def test_stacked_gradients_are_each_models_own(query, uniform):
+@pytest.mark.parametrize("setting", SETTINGS[1:], ids=SETTING_IDS[1:])
+def test_stacked_gradients_are_each_models_own(setting):
     """loss_and_grads on two models stacked (rows grouped by model) gives, for each model, exactly the
-    gradients of that model on its own rows."""
+    loss and the gradients of that model on its own rows."""
     rng = np.random.RandomState(21)
     models = [A.init_params(np.random.RandomState(seed), True) for seed in (30, 31)]
     src = rng.randint(0, 5, size=(2 * 6, 5))
     _, stack = A.as_vector(models)
-    _, grads = A.loss_and_grads(stack, src, src[:, ::-1], query, uniform)
+    losses, grads = A.loss_and_grads(A.Model(stack, setting), src, src[:, ::-1])
+    assert losses.shape == (2,)
     for i, params in enumerate(models):
         rows = src[i * 6:(i + 1) * 6]
-        _, alone = A.loss_and_grads(params, rows, rows[:, ::-1], query, uniform)
+        (loss,), alone = A.loss_and_grads(A.Model(params, setting), rows, rows[:, ::-1])
+        assert losses[i] == loss
         assert all(np.array_equal(grads[name][i], alone[name]) for name in params)
 
 
+def test_flatten_lays_the_gradients_out_as_as_vector_lays_the_parameters():
+    """flatten(grads, like=views) puts every gradient in the cell of theta that holds its parameter, whatever
+    the order of the gradients' names."""
+    models = [A.init_params(np.random.RandomState(seed), True) for seed in (30, 31, 32)]
+    theta, views = A.as_vector(models)
+    assert theta.shape == (3, 934) and all(np.shares_memory(view, theta) for view in views.values())
+    shuffled = {name: views[name] for name in reversed(list(views))}
+    assert same_bits(A.flatten(shuffled, like=views), theta)
+    one = {name: p[1:2] for name, p in views.items()}                  # a stack of one model
+    assert same_bits(A.flatten(one, like=one), theta[1:2])
+
+
+def test_train_and_evaluate_is_evaluate_of_train():
+    setting = A.Setting(query="before", lr=0.02)
+    result = A.train_and_evaluate(setting, 5, 15, seeds=(5, 105))
+    test = A.make_test_set(5)
+    (model,) = A.train(setting, test, 15, seed_list=[(5, 105)])
+    assert same_evaluation(result, A.evaluate(model, test))
+
+
+def test_cross_entropy_averages_each_models_own_rows():
+    """S models stacked: each model's loss is the mean cross-entropy over its own rows and steps, and the
+    gradient is (p − y) divided by the number of tokens one model sees."""
+    rng = np.random.RandomState(22)
+    logits, tgt = rng.randn(6, 4, A.VOCAB), rng.randint(0, A.VOCAB, size=(6, 4))
+    losses, dlogits = A.cross_entropy(logits, tgt, S=2)
+    p = np.exp(logits) / np.exp(logits).sum(axis=-1, keepdims=True)
+    y = np.eye(A.VOCAB)[tgt]
+    picked = -np.log((p * y).sum(axis=-1))                    # (6, 4)
+    np.testing.assert_allclose(losses, [picked[:3].mean(), picked[3:].mean()], rtol=1e-13)
+    np.testing.assert_allclose(dlogits, (p - y) / 12, rtol=1e-12, atol=1e-16)
+    one, d_one = A.cross_entropy(logits, tgt)
+    assert one.shape == (1,) and one[0] == pytest.approx(picked.mean(), rel=1e-13)
+    np.testing.assert_allclose(d_one, (p - y) / 24, rtol=1e-12, atol=1e-16)
+
+
 def test_query_before_update_uses_the_previous_state():
-    """With query="before", step t of teacher-forced training and of greedy decoding both
+    """With the before-update query, step t of teacher-forced training and of greedy decoding both
     query with the state before step t's update: their weights agree on a correct prefix."""
-    params = A.init_params(np.random.RandomState(3), True)
+    model = A.Model(A.init_params(np.random.RandomState(3), True), A.Setting(query="before"))
     src = A.make_test_set(5)[:4]
-    tokens, weights = A.predict(params, src, "before")
-    hs_enc = A.encoder(params, src)
+    tokens, alpha = A.predict(model, src)
+    hs_enc = A.encoder(model, src)
     dec_in = np.concatenate([np.full((4, 1), A.START), tokens[:, :-1]], axis=1)
-    hs_dec = A.decoder(params, dec_in, hs_enc[:, -1])
+    hs_dec = A.decoder(model, dec_in, hs_enc[:, -1])
     queries = np.concatenate([hs_enc[:, -1:], hs_dec[:, :-1]], axis=1)
     _, expected = A.attend(queries, hs_enc)
-    np.testing.assert_allclose(weights, expected, rtol=1e-12)
+    np.testing.assert_allclose(alpha, expected, rtol=1e-12)
 
 
 def test_predict_uses_attention_only_when_the_model_has_it():
     src = A.make_test_set(5)[:8]
     for attention in (False, True):
-        tokens, weights = A.predict(A.init_params(np.random.RandomState(0), attention), src)
+        tokens, alpha = A.predict(untrained(attention), src)
         assert tokens.shape == (8, 5)
         if attention:
-            assert weights.shape == (8, 5, 5)
-            np.testing.assert_allclose(weights.sum(axis=-1), 1.0, rtol=1e-14)
+            assert alpha.shape == (8, 5, 5)
+            np.testing.assert_allclose(alpha.sum(axis=-1), 1.0, rtol=1e-14)
         else:
-            assert weights is None
+            assert alpha is None
+
+
+def same_evaluation(a, b):
+    """Two Evaluations, bit for bit (the weights may both be None)."""
+    return (a.whole == b.whole and a.per_token == b.per_token and same_bits(a.by_position, b.by_position)
+            and (a.alpha is None is b.alpha or same_bits(a.alpha, b.alpha)) and same_bits(a.tokens, b.tokens))
+
+
+def test_a_model_decodes_with_its_own_setting_without_being_told():
+    """evaluate reads the query from the model: a model trained with the before-update query decodes with it.
+    The same parameters under the other query decode differently; under an equal setting, the same."""
+    test = A.make_test_set(5)
+    setting = A.Setting(query="before", lr=0.02)
+    (trained,) = A.train(setting, test, 30)
+    assert trained.setting == setting
+    own = A.evaluate(trained, test)
+    assert same_evaluation(own, A.evaluate(A.Model(trained, A.Setting(query="before", lr=0.02)), test))
+    other = A.evaluate(A.Model(trained, A.Setting(query="after", lr=0.02)), test)
+    assert not np.array_equal(own.alpha, other.alpha)
+    hs_enc = A.encoder(trained, test)                     # step 1 asked with the encoder's last state
+    assert same_bits(own.alpha[:, :1], A.attend(hs_enc[:, -1:], hs_enc)[1])
+    uniform = A.evaluate(A.Model(trained, A.Setting(uniform=True)), test)   # the control decodes with 1/T
+    assert (uniform.alpha == 0.2).all() and same_evaluation(uniform, A.with_uniform_weights(trained, test))
+
+
+def test_unchanged_marks_exactly_the_elements_training_never_moved():
+    """The encoder never reads the start symbol: after training, its row of enc_Wx is the only part
+    still at its initial value, in both models; an untrained model is unchanged everywhere."""
+    test = A.make_test_set(5)
+    for attention in (False, True):
+        (model,) = A.train(A.Setting(attention=attention), test, 20)
+        same = A.unchanged(model)
+        assert list(same) == list(model) and all(same[n].shape == model[n].shape for n in model)
+        assert same["enc_Wx"][A.START].all()
+        assert sum(int(mask.sum()) for mask in same.values()) == same["enc_Wx"][A.START].size
+        assert all(mask.all() for mask in A.unchanged(untrained(attention)).values())
 
 
 def test_training_is_bit_for_bit_repeatable():
     test = A.make_test_set(5)
-    first = A.train(5, True, 60, test)[0]
-    second = A.train(5, True, 60, test)[0]
+    first = A.train(A.Setting(), test, 60)[0]
+    second = A.train(A.Setting(), test, 60)[0]
     for name in first:
         assert np.array_equal(first[name], second[name])
-    assert not np.array_equal(first["Wo"], A.init_params(np.random.RandomState(A.SEED_INIT), True)["Wo"])
+    assert not np.array_equal(first["Wo"], untrained(True)["Wo"])
 
 
 def five_letter_run(attention):
     test = A.make_test_set(5)
-    params = A.train(5, attention, 2000, test)[0]
-    return params, A.evaluate(params, test)
+    (model,) = A.train(A.Setting(attention=attention), test, 2000)
+    return model, A.evaluate(model, test)
 
 
 @pytest.fixture(scope="module")
@@ -478,7 +676,7 @@ def five_letter_results():
     if "fork" not in multiprocessing.get_all_start_methods():
         five = A.reversal_comparison()
         return {False: (five.no_attn, five.no_attn_result), True: (five.attn, five.attn_result)}
-    # the results (Evaluation) travel back by pickle, which finds their class as attention.Evaluation
+    # the results (Model, Evaluation) travel back by pickle, which finds their classes as attention.Model, …
     with mock.patch.dict(sys.modules, {"attention": A}), \
             ProcessPoolExecutor(2, mp_context=multiprocessing.get_context("fork")) as pool:
         return dict(zip((False, True), pool.map(five_letter_run, (False, True))))
@@ -487,12 +685,13 @@ def five_letter_results():
 def test_the_two_process_fixture_is_what_reversal_comparison_gives(monkeypatch):
     """Short trainings: five_letter_run is reversal_comparison, one model at a time."""
     original = A.train
-    monkeypatch.setattr(A, "train", lambda length, attention, rounds, test: original(length, attention, 30, test))
+    monkeypatch.setattr(A, "train", lambda setting, test, rounds: original(setting, test, 30))
     five = A.reversal_comparison()
     expected = {False: (five.no_attn, five.no_attn_result), True: (five.attn, five.attn_result)}
     for attention in (False, True):
         (mine, mine_result), (theirs, theirs_result) = five_letter_run(attention), expected[attention]
-        assert mine_result[:2] == theirs_result[:2] and np.array_equal(mine_result.by_position, theirs_result.by_position)
+        assert mine.setting == theirs.setting == A.Setting(attention=attention)
+        assert same_evaluation(mine_result, theirs_result)
         assert all(np.array_equal(mine[name], theirs[name]) for name in theirs)
 
 
@@ -503,21 +702,23 @@ def test_reversal_table_in_the_transcript_is_what_predict_gives(five_letter_resu
     rows = {line.split()[2]: line.split()[:2] for line in lines
             if line.endswith(("参数", "整串全对", "逐位正确")) and len(line.split()) == 3}
     for attention in (False, True):
-        params, result = five_letter_results[attention]
+        model, result = five_letter_results[attention]
         book = ["%.4f" % figure for figure in A.BOOK_FIVE[attention]]      # the book's two rows beside ours
         printed = [rows[label][column[attention]] for label in ("参数", "整串全对", "逐位正确", "原书：整串全对", "原书：逐位正确")]
-        assert printed == [str(A.count_params(params)), "%.4f" % result.whole, "%.4f" % result.per_token] + book
+        assert printed == [str(A.count_params(model)), "%.4f" % result.whole, "%.4f" % result.per_token] + book
 
 
 def test_main_prints_the_transcript_even_when_loaded_by_path(capsys, monkeypatch):
     """Loaded by importlib under a name that is not in sys.modules, main() cannot hand work to
     another process; it must fall back to computing in-process and print the same bytes."""
     calls = []
-    monkeypatch.setattr(A, "attention_runs", lambda *setting, **options: calls.append(setting) or fake_runs(*setting, **options))
+    monkeypatch.setattr(A, "attention_runs", lambda setting, **options: calls.append((setting, options))
+                        or fake_runs(setting, **options))
     monkeypatch.setattr(A, "reversal_comparison", fake_comparison)
     A.main()
     out = capsys.readouterr().out
-    assert calls == [A.BOOK_SETTING, A.PICKING_SETTING]
+    assert calls == [(A.BOOK_SETTING, {"checkpoints": A.GROWTH_CHECKPOINTS}),
+                     (A.PICKING_SETTING, {"checkpoints": A.GROWTH_CHECKPOINTS})]
     assert "838      934      参数" in out and "1.0000   1.0000   整串全对" in out
     assert "每一行的峰值落在输入第几列：10 9 8 7 6 5 4 3 2 1" in out and "：第一个模型形成了，第二个模型形成了。" in out
 
@@ -530,35 +731,63 @@ def test_main_prints_what_print_transcript_prints_when_it_trains_in_order(capsys
     monkeypatch.setitem(sys.modules, "attention", A)      # importable by name: the runs come back by pickle
     A.main()
     parallel = capsys.readouterr().out
-    A.print_transcript(fake_runs)
+    A.print_transcript()
     in_order = capsys.readouterr().out
     assert parallel == in_order and "：第一个模型形成了，第二个模型形成了。" in in_order
     assert in_order.count("热图的数字（") == 2            # both runs' numbers, each once
+    assert "更新后的查询，学习率 0.003" in in_order and "更新前的查询，学习率 0.02" in in_order   # each run's own setting
 
 
-def untrained(attention):
-    return A.init_params(np.random.RandomState(A.SEED_INIT), attention)
+def test_print_transcript_takes_the_runs_main_started_once_and_trains_the_rest(capsys, monkeypatch):
+    """A run main handed to another process (a Future in STARTED) is taken, once, instead of training it again;
+    a setting with nothing started is trained where the part stands."""
+    monkeypatch.setattr(A, "reversal_comparison", fake_comparison)
+    trained = []
+    monkeypatch.setattr(A, "attention_runs", lambda setting, checkpoints: trained.append(setting)
+                        or fake_runs(setting, checkpoints))
+    started = Future()
+    started.set_result(fake_runs(A.BOOK_SETTING, A.GROWTH_CHECKPOINTS))
+    monkeypatch.setattr(A, "STARTED", {A.BOOK_SETTING: started})
+    A.print_transcript()
+    out = capsys.readouterr().out
+    assert trained == [A.PICKING_SETTING] and A.STARTED == {}
+    assert A.BOOK_SETTING == A.Setting() and A.PICKING_SETTING == A.Setting(query="before", lr=0.02)
+    assert "：第一个模型形成了，第二个模型形成了。" in out
+
+
+def untrained(attention, setting=None):
+    """The lesson's initial parameters, as a model of this setting (by default the plain one of its kind)."""
+    return A.Model(A.init_params(np.random.RandomState(A.SEED_INIT), attention), setting or A.Setting(attention=attention))
 
 
 def fake_comparison():
-    perfect = A.Evaluation(1.0, 1.0, np.ones(5), None)
+    perfect = A.Evaluation(1.0, 1.0, np.ones(5), None, None)
     return A.Comparison(2000, untrained(False), perfect, untrained(True), perfect)
 
 
 FORCED = {"own": 0.8, "reversal": 0.95, "shifted": 0.3, "other": 0.8, "uniform": 0.8}   # fed the right letters
 
 
-def fake_runs(query, lr, checkpoints=()):
+def fed(accuracy, B=100, T=10):
+    """Fed-the-right-letters results (B, T): the first rows right at every position, so many that the share is accuracy."""
+    return np.broadcast_to((np.arange(B) < round(B * accuracy))[:, None], (B, T))
+
+
+def evaluated(per_token, alpha=None, whole=0.0):
+    """An Evaluation with this accuracy at every position."""
+    return A.Evaluation(whole, per_token, np.full(10, per_token), alpha, None)
+
+
+def fake_runs(setting, checkpoints=()):
     matrix = np.eye(10)[::-1] * 0.91 + 0.01                # a perfect reversal
-    uniform = A.Evaluation(0.1, 0.4, np.full(10, 0.4), np.full((100, 10, 10), 0.1))
-    grows = {n: A.Checkpoint(0.75, 0.4 if n >= 200 else 0.75, matrix if n >= 200 else np.full((10, 10), 0.1))
-             for n in checkpoints}                          # formed at round 200
-    return [A.Run(query, lr, 3000, untrained(True), whole=0.5, per_token=0.75, by_position=np.linspace(1, 0.1, 10),
-                  uniform=uniform, matrix=matrix, sample=np.arange(10) % 5, sample_weights=matrix,
-                  replaced={"reversal": 0.9, "shifted": 0.2, "follows": 0.8, "other": 0.7, "uniform": 0.4,
-                            "forced": dict(FORCED), "forced_by_position": {k: np.full(10, v) for k, v in FORCED.items()},
-                            "other_change": 0.05},
-                  refit={n: 0.5 for n in A.REFIT_CHECKPOINTS}, course=grows)]
+    model = untrained(True, setting)
+    model.course = {n: A.Checkpoint(0.75, 0.4 if n >= 200 else 0.75, matrix if n >= 200 else np.full((10, 10), 0.1))
+                    for n in checkpoints}                   # formed at round 200
+    own = A.Evaluation(0.5, 0.75, np.linspace(1, 0.1, 10), np.broadcast_to(matrix, (100, 10, 10)), None)
+    greedy = {"reversal": evaluated(0.9), "shifted": evaluated(0.2), "other": evaluated(0.7),
+              "uniform": evaluated(0.4, np.full((100, 10, 10), 0.1), whole=0.1)}
+    swaps = A.Interventions(greedy, 0.8, {name: fed(v) for name, v in FORCED.items()}, 0.05)
+    return [A.Run(model, 3000, own, np.arange(10) % 5, swaps, {n: 0.5 for n in A.REFIT_CHECKPOINTS})]
 
 
 # ---------------------------------------------------------------- giving a trained model other weights (section 五)
@@ -571,55 +800,72 @@ def test_reversal_weights_put_one_on_the_anti_diagonal_or_the_column_left_of_it(
     assert A.diagonal_weight(W) == 1.0 and A.diagonal_weight(left, -1) == 1.0
 
 
-def test_decoding_with_given_weights_uses_exactly_those_weights():
+def test_decoding_with_fixed_weights_uses_exactly_those_weights():
     test = A.make_test_set(5)[:20]
-    params = A.train(5, True, 30, test)[0]
+    (model,) = A.train(A.Setting(), A.make_test_set(5), 30)
     given = np.broadcast_to(A.reversal_weights(5), (20, 5, 5))
-    _, _, _, used = A.evaluate(params, test, "before", given=given)
+    used = A.evaluate(A.Model(model, A.Setting(query="before")), test, given).alpha
     assert np.array_equal(used, given)
-    ones = np.full((20, 5, 5), 1 / 5)                      # 1/T given as weights is the same as uniform=True
-    tokens_given, _ = A.predict(params, test, "after", given=ones)
-    tokens_uniform, _ = A.predict(params, test, "after", uniform=True)
-    assert np.array_equal(tokens_given, tokens_uniform)
+    # one (T, T) matrix is every sequence's: the same as the (B, T, T) stack of it
+    assert same_evaluation(A.evaluate(model, test, A.reversal_weights(5)), A.evaluate(model, test, given))
+    ones = np.full((20, 5, 5), 1 / 5)                      # 1/T given as weights is what a uniform model decodes with
+    tokens_given, _ = A.predict(model, test, ones)
+    tokens_uniform, alpha_uniform = A.predict(A.Model(model, A.Setting(uniform=True)), test)
+    assert np.array_equal(tokens_given, tokens_uniform) and (alpha_uniform == 0.2).all()
     # the context really comes from the given column: putting all weight on one encoder step changes the answer
     first = np.zeros((20, 5, 5))
     first[..., 0] = 1.0
-    assert not np.array_equal(A.predict(params, test, "after", given=first)[0], A.predict(params, test, "after", given=given)[0])
+    assert not np.array_equal(A.predict(model, test, first)[0], A.predict(model, test, given)[0])
+
+
+def test_fixed_weights_use_row_t_at_step_t():
+    """predict gives step t row t of the fixed weights: the weights it reports, step by step, are those rows,
+    and decoding with only the first rows swapped changes nothing before the first swapped step."""
+    test = A.make_test_set(5)[:20]
+    (model,) = A.train(A.Setting(), A.make_test_set(5), 30)
+    rng = np.random.RandomState(6)
+    fixed = A.softmax(rng.randn(20, 5, 5))
+    tokens, alpha = A.predict(model, test, fixed)
+    assert np.array_equal(alpha, fixed)
+    later = fixed.copy()
+    later[:, 3:] = A.reversal_weights(5)[3:]              # rows 4 and 5 differ
+    early_tokens, _ = A.predict(model, test, later)
+    assert np.array_equal(early_tokens[:, :3], tokens[:, :3])
 
 
 def test_interventions_report_what_evaluate_gives_for_each_replacement():
     test = A.make_test_set(5)[:30]
-    params = A.train(5, True, 30, test, query="before")[0]
-    _, own_accuracy, _, own = A.evaluate(params, test, "before")
-    result = A.interventions(params, test, "before", own)
-    assert list(result) == ["reversal", "shifted", "follows", "other", "uniform", "forced", "forced_by_position",
-                            "other_change"]
-    shifted = np.broadcast_to(A.reversal_weights(5, shift=-1), own.shape)
-    tokens, _ = A.predict(params, test, "before", given=shifted)
+    (model,) = A.train(A.Setting(query="before"), A.make_test_set(5), 30)
+    own = A.evaluate(model, test)
+    swaps = A.interventions(model, test, own.alpha)
+    assert list(swaps.greedy) == ["reversal", "shifted", "other", "uniform"]
+    assert sorted(swaps.forced) == ["other", "own", "reversal", "shifted", "uniform"]
+    tokens, _ = A.predict(model, test, A.reversal_weights(5, shift=-1))
     pointed = test[:, [3, 2, 1, 0, 4]]                   # row r reads column 5 − r, the last row wraps to column 5
-    assert result["follows"] == (tokens == pointed).mean() and result["shifted"] == (tokens == test[:, ::-1]).mean()
-    assert result["uniform"] == A.with_uniform_weights(params, test, "before").per_token
-    assert result["other"] == A.evaluate(params, test, "before", given=np.roll(own, 1, axis=0))[1]
-    assert result["reversal"] == A.evaluate(params, test, "before", given=np.broadcast_to(A.reversal_weights(5), own.shape))[1]
-    reversal = np.broadcast_to(A.reversal_weights(5), own.shape)
-    fed = A.predict(params, test, "before", given=reversal, forced=True)[0] == test[:, ::-1]
-    assert result["forced"]["reversal"] == fed.mean() and np.array_equal(result["forced_by_position"]["reversal"], fed.mean(axis=0))
-    assert result["forced"]["own"] == (A.predict(params, test, "before", forced=True)[0] == test[:, ::-1]).mean()
-    assert sorted(result["forced"]) == sorted(result["forced_by_position"]) == ["other", "own", "reversal", "shifted", "uniform"]
-    half_l1 = np.abs(own - np.roll(own, 1, axis=0)).sum(axis=-1) / 2       # per row: 0 the same, 1 no overlap
-    assert result["other_change"] == pytest.approx(half_l1.mean()) and 0 < result["other_change"] < 1
+    assert swaps.follows == (tokens == pointed).mean() and same_bits(swaps.greedy["shifted"].tokens, tokens)
+    assert swaps.greedy["shifted"].per_token == (tokens == test[:, ::-1]).mean()
+    assert same_evaluation(swaps.greedy["uniform"], A.with_uniform_weights(model, test))
+    assert same_evaluation(swaps.greedy["other"], A.evaluate(model, test, np.roll(own.alpha, 1, axis=0)))
+    assert same_evaluation(swaps.greedy["reversal"], A.evaluate(model, test, A.reversal_weights(5)))
+    fed_reversal = A.predict(model, test, A.reversal_weights(5), forced=True)[0] == test[:, ::-1]
+    assert same_bits(swaps.forced["reversal"], fed_reversal) and swaps.forced_accuracy("reversal") == fed_reversal.mean()
+    assert same_bits(swaps.forced_by_position("reversal"), fed_reversal.mean(axis=0))
+    assert same_bits(swaps.forced["own"], A.predict(model, test, forced=True)[0] == test[:, ::-1])
+    half_l1 = np.abs(own.alpha - np.roll(own.alpha, 1, axis=0)).sum(axis=-1) / 2    # per row: 0 the same, 1 no overlap
+    assert swaps.other_change == pytest.approx(half_l1.mean()) and 0 < swaps.other_change < 1
 
 
 def test_decoding_fed_the_right_letters_is_the_argmax_of_teacher_forced_training():
     """forced=True reads in the correct previous letter at every step, as training does: its outputs are the
     argmax of the training path's logits, step by step, whatever the model outputs itself (both queries)."""
-    params = A.train(5, True, 20, A.make_test_set(5))[0]
+    (trained,) = A.train(A.Setting(), A.make_test_set(5), 20)
     src = A.make_test_set(5)[:40]
     for query in ("after", "before"):
-        fed, _ = A.predict(params, src, query, forced=True)
-        assert np.array_equal(fed, teacher_forced_logits(params, src, query).argmax(axis=-1))
-        greedy, _ = A.predict(params, src, query)
-        assert not np.array_equal(fed, greedy)        # an untrained model's own outputs differ: the feeding matters
+        model = A.Model(trained, A.Setting(query=query))
+        fed_tokens, _ = A.predict(model, src, forced=True)
+        assert np.array_equal(fed_tokens, teacher_forced_logits(model, src).argmax(axis=-1))
+        greedy, _ = A.predict(model, src)
+        assert not np.array_equal(fed_tokens, greedy)  # an untrained model's own outputs differ: the feeding matters
 
 
 @pytest.mark.parametrize("query", ["after", "before"])
@@ -627,35 +873,74 @@ def test_the_readout_gradients_from_frozen_features_are_loss_and_grads_own(query
     rng = np.random.RandomState(5)
     params = A.init_params(rng, True)
     src = rng.randint(0, A.LETTERS, size=(6, 5))
-    _, full = A.loss_and_grads(params, src, src[:, ::-1], query, uniform=True)
-    grad_Wo, grad_bo = A.readout_grads(params, A.frozen_features(params, src), src[:, ::-1])
-    assert np.array_equal(grad_Wo, full["Wo"]) and np.array_equal(grad_bo, full["bo"])
+    uniform = A.Model(params, A.Setting(query=query, uniform=True))
+    _, full = A.loss_and_grads(uniform, src, src[:, ::-1])
+    features = A.frozen_features(A.Model(params, A.Setting(query=query)), src)    # whatever the model's own setting
+    assert same_bits(features, A.frozen_features(uniform, src))
+    _, dlogits = A.cross_entropy(A.affine(features, params["Wo"], params["bo"]), src[:, ::-1])
+    grads = A.readout_grads(uniform, features, dlogits)
+    assert sorted(grads) == ["Wo", "bo"]
+    assert np.array_equal(grads["Wo"], full["Wo"]) and np.array_equal(grads["bo"], full["bo"])
 
 
 def test_refitting_the_readout_changes_only_wo_and_bo_and_leaves_the_model_untouched(monkeypatch):
     monkeypatch.setattr(A, "REFIT_ROUNDS", 25)
     test = A.make_test_set(5)
-    params = A.train(5, True, 30, test)[0]
-    before = {name: p.copy() for name, p in params.items()}
-    refit = A.refit_readout(params, 5)
-    assert all(np.array_equal(params[name], before[name]) for name in params)          # the trained model is kept
-    assert all(refit[name] is params[name] for name in params if name not in ("Wo", "bo"))   # frozen
-    assert not np.array_equal(refit["Wo"], params["Wo"]) and not np.array_equal(refit["bo"], params["bo"])
+    (model,) = A.train(A.Setting(query="before"), test, 30)
+    before = {name: p.copy() for name, p in model.items()}
+    refit, _ = A.refit_readout(model, test)
+    assert refit.setting == model.setting
+    assert all(np.array_equal(model[name], before[name]) for name in model)          # the trained model is kept
+    assert all(refit[name] is model[name] for name in model if name not in ("Wo", "bo"))   # frozen
+    assert not np.array_equal(refit["Wo"], model["Wo"]) and not np.array_equal(refit["bo"], model["bo"])
     # the refit minimises the loss with 1/T weights: it is lower after than before, on fresh batches
     rng = np.random.RandomState(99)
     src = rng.randint(0, A.LETTERS, size=(200, 5))
-    loss = lambda p: A.loss_and_grads(p, src, src[:, ::-1], "after", uniform=True)[0]
-    assert loss(refit) < loss(params)
+    loss = lambda m: A.forward(A.Model(m, A.Setting(uniform=True)), src, src[:, ::-1])[0][0]
+    assert loss(refit) < loss(model)
 
 
-def test_refit_accuracy_is_measured_at_each_checkpoint(monkeypatch):
+def test_the_refit_is_measured_at_each_checkpoint(monkeypatch):
     monkeypatch.setattr(A, "REFIT_ROUNDS", 12)
     monkeypatch.setattr(A, "REFIT_CHECKPOINTS", (4, 12))
     test = A.make_test_set(5)
-    params = A.train(5, True, 20, test)[0]
-    at = A.refit_accuracy(params, test, "after")
+    (model,) = A.train(A.Setting(), test, 20)
+    refit, at = A.refit_readout(model, test)
     assert sorted(at) == [4, 12]
-    assert at[12] == A.evaluate(A.refit_readout(params, 5), test, "after", uniform=True)[1]
+    assert at[12] == A.with_uniform_weights(refit, test).per_token
+    monkeypatch.setattr(A, "REFIT_ROUNDS", 4)                 # the same first four rounds, stopped there
+    early, _ = A.refit_readout(model, test)
+    assert at[4] == A.with_uniform_weights(early, test).per_token
+
+
+def test_examine_gathers_what_is_measured_on_one_model(monkeypatch):
+    monkeypatch.setattr(A, "REFIT_ROUNDS", 6)
+    monkeypatch.setattr(A, "REFIT_CHECKPOINTS", (3, 6))
+    test = A.make_test_set(5)
+    (model,) = A.train(A.Setting(query="before", lr=0.02), test, 30, checkpoints=(10, 30))
+    run = A.examine(model, test, 30)
+    assert run.model is model and run.setting is model.setting and run.course is model.course and run.rounds == 30
+    assert same_evaluation(run.own, A.evaluate(model, test))
+    assert run.uniform is run.swaps.greedy["uniform"]
+    assert same_evaluation(run.uniform, A.with_uniform_weights(model, test))
+    assert same_bits(run.matrix, run.own.alpha.mean(axis=0)) and same_bits(run.sample_alpha, run.own.alpha[0])
+    assert same_bits(run.sample, test[0])
+    assert run.refit == A.refit_readout(model, test)[1] and sorted(run.refit) == [3, 6]
+    assert A.examine(model, test, 30, refit=False).refit is None
+
+
+def test_attention_runs_trains_and_examines_each_pair_of_seeds():
+    seeds = ((A.SEED_INIT, A.SEED_BATCH), (5, 105))
+    setting = A.Setting(query="before", lr=0.02)
+    runs = A.attention_runs(setting, seeds, 5, 12, checkpoints=(6,), refit=False)
+    test = A.make_test_set(5)
+    for run, seed in zip(runs, seeds, strict=True):
+        (model,) = A.train(setting, test, 12, seed_list=[seed], checkpoints=(6,))
+        alone = A.examine(model, test, 12, refit=False)
+        assert run.setting == setting and run.rounds == 12 and sorted(run.course) == [6]
+        assert all(same_bits(run.model[name], model[name]) for name in model)
+        assert same_evaluation(run.own, alone.own) and same_evaluation(run.uniform, alone.uniform)
+        assert same_bits(run.course[6].matrix, alone.course[6].matrix)
 
 
 def test_the_encoder_reads_its_input_in_order_and_the_check_notices_when_it_does_not(monkeypatch):
@@ -705,28 +990,68 @@ def test_diagonal_weight_of_a_hand_made_matrix():
 
 def test_taking_the_picking_away_leaves_the_trained_parameters_untouched():
     test = A.make_test_set(5)
-    params = A.train(5, True, 40, test)[0]
-    before = {name: p.copy() for name, p in params.items()}
-    uniform = A.with_uniform_weights(params, test, "after")
-    for name in params:
-        assert np.array_equal(params[name], before[name])
-    expected = A.evaluate(params, test, "after", uniform=True)
-    assert uniform[:2] == expected[:2]
-    assert (uniform.weights == 0.2).all()                # the decoder really saw 1/T everywhere
+    (model,) = A.train(A.Setting(), test, 40)
+    before = {name: p.copy() for name, p in model.items()}
+    uniform = A.with_uniform_weights(model, test)
+    for name in model:
+        assert np.array_equal(model[name], before[name])
+    assert model.setting == A.Setting()
+    assert same_evaluation(uniform, A.evaluate(A.Model(model, A.Setting(uniform=True)), test))
+    assert (uniform.alpha == 0.2).all()                # the decoder really saw 1/T everywhere
+    assert not same_evaluation(uniform, A.evaluate(model, test))
 
 
-def test_after_round_sees_every_round_and_training_does_not_depend_on_it():
+def test_optimise_logs_every_log_every_rounds_and_the_last_and_measures_at_the_rounds_asked(monkeypatch):
+    """optimise on a quadratic: the loss each logged round is exactly what step() returned that round (before
+    its update), logged at the multiples of LOG_EVERY and at the last round; measure() runs at the rounds in
+    at, after that round's update; theta is updated in place and the loss goes down."""
+    monkeypatch.setattr(A, "LOG_EVERY", 10)
+    theta = np.array([[1.0, -2.0, 0.5], [3.0, 0.25, -1.0]])         # two models
+    returned = []
+
+    def step():
+        returned.append((theta * theta).sum(axis=1))
+        return returned[-1], 2 * theta
+    losses, measured = A.optimise(theta, step, 25, 0.05, measure=lambda: theta.copy(), at=(5, 25))
+    assert sorted(losses) == [10, 20, 25] and all(losses[n] is returned[n - 1] for n in losses)
+    assert losses[25].shape == (2,) and (losses[25] < losses[10]).all() and (losses[10] < returned[0]).all()
+    assert sorted(measured) == [5, 25] and np.array_equal(measured[25], theta)
+    assert not np.array_equal(measured[5], measured[25])
+    monkeypatch.setattr(A, "LOG_EVERY", 500)
+    assert sorted(A.optimise(theta, step, 7, 0.05)[0]) == [7]          # the last round is always logged
+
+
+def test_training_logs_its_loss_and_the_loss_goes_down(monkeypatch):
+    monkeypatch.setattr(A, "LOG_EVERY", 20)
     test = A.make_test_set(5)
-    seen = []
-    with_hook = A.train(5, True, 25, test, after_round=lambda n, params: seen.append(n))[0]
-    plain = A.train(5, True, 25, test)[0]
-    assert seen == list(range(1, 26))
-    assert all(np.array_equal(with_hook[name], plain[name]) for name in plain)
+    (model,) = A.train(A.Setting(lr=0.02), test, 90)
+    assert sorted(model.losses) == [20, 40, 60, 80, 90]
+    assert model.losses[90] < model.losses[20] < np.log(A.VOCAB)   # ln 6: guessing among the six tokens
 
 
-def test_learning_rate_is_a_parameter_and_lr_default_is_the_lessons():
+def test_checkpoints_are_measured_during_training_into_the_course_and_change_nothing():
+    """train(checkpoints=…) puts a Checkpoint of each model into model.course at each round asked; measuring
+    changes no bit of training, and the checkpoint at round n is that of the model trained n rounds."""
     test = A.make_test_set(5)
-    default, same, other = (A.train(5, True, 20, test, lr=lr)[0] for lr in (A.LR, 0.003, 0.02))
+    seeds = ((A.SEED_INIT, A.SEED_BATCH), (5, 105))
+    setting = A.Setting(query="before", lr=0.02)
+    measured = A.train(setting, test, 25, seed_list=seeds, checkpoints=(5, 20, 25))
+    plain = A.train(setting, test, 25, seed_list=seeds)
+    short = A.train(setting, test, 5, seed_list=seeds)
+    for m, p, s in zip(measured, plain, short, strict=True):
+        assert sorted(m.course) == [5, 20, 25] and p.course == {}
+        assert all(same_bits(m[name], p[name]) for name in p) and m.losses == p.losses
+        for n, model in ((5, s), (25, p)):
+            expected = A.checkpoint(model, test)
+            assert m.course[n][:2] == expected[:2] and same_bits(m.course[n].matrix, expected.matrix)
+    assert not same_bits(measured[0].course[5].matrix, measured[0].course[25].matrix)
+
+
+def test_learning_rate_is_part_of_the_setting_and_its_default_is_the_lessons():
+    test = A.make_test_set(5)
+    default, same, other = (A.train(setting, test, 20)[0] for setting in (A.Setting(), A.Setting(lr=0.003),
+                                                                           A.Setting(lr=0.02)))
+    assert A.Setting().lr == A.LR == 0.003
     assert all(np.array_equal(default[name], same[name]) for name in default)
     assert not np.array_equal(default["Wo"], other["Wo"])
 
@@ -805,17 +1130,17 @@ def test_side_by_side_heatmaps_put_each_column_number_over_its_cells_and_say_the
 def test_progress_goes_to_stderr_only_when_asked(capsys, monkeypatch):
     test = A.make_test_set(5)
     monkeypatch.delenv("ATTENTION_PROGRESS", raising=False)
-    A.train(5, True, 3, test)[0]
+    hidden = A.train(A.Setting(), test, 3)[0]
     assert capsys.readouterr() == ("", "")          # pytest's stderr is no terminal
     monkeypatch.setenv("ATTENTION_PROGRESS", "1")
-    quiet = A.train(5, True, 3, test)[0]
+    shown = A.train(A.Setting(), test, 3)[0]
     out, err = capsys.readouterr()
-    assert out == ""
-    assert err.splitlines()[0].startswith("开始训练：5 位，用注意力") and "3 轮" in err
-    assert err.splitlines()[1].startswith("训练完：")
-    monkeypatch.delenv("ATTENTION_PROGRESS")
-    loud = A.train(5, True, 3, test)[0]
-    assert all(np.array_equal(quiet[name], loud[name]) for name in quiet)
+    lines = err.splitlines()
+    assert out == "" and len(lines) == 3
+    assert lines[0].startswith("开始训练：5 位，用注意力，更新后的查询") and "3 轮" in lines[0]
+    assert lines[1].endswith("第 3 轮，平均交叉熵 %.4f" % shown.losses[3])          # the last round's loss
+    assert lines[2].startswith("训练完：")
+    assert all(np.array_equal(hidden[name], shown[name]) for name in hidden)
 
 
 def test_sections_show_their_own_checked_output():
@@ -924,3 +1249,20 @@ def test_every_top_level_name_is_defined_once_and_imports_are_explicit(program):
                and all(isinstance(v, ast.Name) for v in names_only(node.value))
                and {v.id for v in names_only(node.value)} & functions]
     assert not aliases, [ast.unparse(node) for node in aliases]
+
+
+@pytest.mark.parametrize("program", ["generated/attention.py", "generated/experiments.py"])
+def test_no_function_takes_more_than_four_positional_parameters(program):
+    """A call names what it passes: every function and lambda takes at most four positional parameters (a
+    method's self not counted); anything more is passed by keyword."""
+    import ast
+    tree = ast.parse((ROOT / program).read_text(encoding="utf-8"))
+    methods = {id(node) for cls in ast.walk(tree) if isinstance(cls, ast.ClassDef) for node in cls.body
+               if isinstance(node, ast.FunctionDef)}
+    crowded = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.Lambda)):
+            positional = len(node.args.posonlyargs) + len(node.args.args) - (id(node) in methods)
+            if positional > 4:
+                crowded.append("%s (line %d): %d" % (getattr(node, "name", "lambda"), node.lineno, positional))
+    assert not crowded, crowded

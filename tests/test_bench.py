@@ -78,9 +78,9 @@ def test_both_product_functions_count_their_elements():
 
 def test_instrumented_training_gives_the_same_bits(lesson):
     test = lesson.make_test_set(5)
-    (plain,) = lesson.train(5, True, 3, test)
+    (plain,) = lesson.train(lesson.Setting(), test, 3)
     with floor.instrumented(lesson):
-        (counted,) = lesson.train(5, True, 3, test)
+        (counted,) = lesson.train(lesson.Setting(), test, 3)
     assert all(np.array_equal(plain[name], counted[name]) for name in plain)
     assert lesson.np is np
 
@@ -146,8 +146,8 @@ def test_plain_numpy_lesson_swaps_every_exact_function(monkeypatch):
     assert (lesson.mm, lesson.exp, lesson.tanh) == (np.matmul, np.exp, np.tanh)
     W, xT = np.random.RandomState(0).randn(16, 6), np.random.RandomState(1).randn(16, 32)
     np.testing.assert_allclose(lesson.right_multiplier(W, 32)(xT), (xT.T @ W).T, rtol=1e-14)
-    (params,) = lesson.train(5, True, 2, lesson.make_test_set(5))  # runs end to end
-    assert lesson.count_params(params) == 934
+    (model,) = lesson.train(lesson.Setting(), lesson.make_test_set(5), 2)  # runs end to end
+    assert lesson.count_params(model) == 934
 
 
 def test_a_failing_program_is_an_error(tmp_path, monkeypatch):

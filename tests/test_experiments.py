@@ -1,6 +1,6 @@
 """Tests of the 30-second experiments, generated/experiments.py (tangled from attention.md)."""
-import dataclasses
 import importlib.util
+import multiprocessing
 import sys
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -87,29 +87,59 @@ def test_hard_attention_gradient_is_exactly_zero_and_softmax_is_not(capsys):
     assert "硬选择的梯度全是 0：是" in lines[-1]
 
 
+def same_bits(a, b):
+    a, b = np.asarray(a), np.asarray(b)
+    return a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
+
+
+def same_evaluation(a, b):
+    """Two Evaluations, bit for bit (the weights may both be None)."""
+    return (a.whole == b.whole and a.per_token == b.per_token and same_bits(a.by_position, b.by_position)
+            and (a.alpha is None is b.alpha or same_bits(a.alpha, b.alpha)) and same_bits(a.tokens, b.tokens))
+
+
+def same_swaps(a, b):
+    """Two Interventions, bit for bit: every greedy Evaluation, every fed-the-right-letters array, the numbers."""
+    return (list(a.greedy) == list(b.greedy) and all(same_evaluation(a.greedy[k], b.greedy[k]) for k in a.greedy)
+            and list(a.forced) == list(b.forced) and all(same_bits(a.forced[k], b.forced[k]) for k in a.forced)
+            and same_bits(a.follows, b.follows) and same_bits(a.other_change, b.other_change))
+
+
+def same_run(a, b):
+    """Two Runs, bit for bit: the model and its setting, every evaluation, the interventions, the refit, the
+    checkpoints measured during training."""
+    return (a.setting == b.setting and a.rounds == b.rounds and list(a.model) == list(b.model)
+            and all(same_bits(a.model[name], b.model[name]) for name in a.model)
+            and same_evaluation(a.own, b.own) and same_bits(a.sample, b.sample) and same_swaps(a.swaps, b.swaps)
+            and a.refit == b.refit and sorted(a.course) == sorted(b.course)
+            and all(a.course[n][:2] == b.course[n][:2] and same_bits(a.course[n].matrix, b.course[n].matrix)
+                    for n in a.course))
+
+
 def test_the_sweep_gives_each_cell_and_seed_the_result_of_a_single_run():
     """selection_sweep hands out and collects 2 × (2 controls + 2 queries) × 10 trainings through a pool;
     each entry must be what that one training gives on its own (short trainings)."""
     rates = (0.003, 0.02)
+    picks = [E.Setting(query=query, lr=lr) for lr in rates for query in ("after", "before")]
     with ProcessPoolExecutor(max_workers=2) as pool:
-        sweep = E.selection_sweep(pool, 5, 12, rates, ("after", "before"))
+        sweep = E.selection_sweep(pool, 5, 12, picks)
     assert list(sweep) == list(rates)
     for lr in rates:
         assert sorted(sweep[lr]) == ["after", "before", "none", "uniform"]
         assert all(len(runs) == len(E.EXPERIMENT_SEEDS) == 10 for runs in sweep[lr].values())
         for i in (0, 7):
             seeds = E.EXPERIMENT_SEEDS[i]
-            for name, attention in (("none", False), ("uniform", True)):
-                single = E.control_runs(5, 12, lr, [seeds], attention)[0]
-                got = sweep[lr][name][i]
-                assert got[:2] == single[:2] and np.array_equal(got.by_position, single.by_position)
+            for name, setting in (("none", E.Setting(attention=False, lr=lr)), ("uniform", E.Setting(uniform=True, lr=lr))):
+                assert E.Setting(lr=lr, **E.CONTROLS[name]) == setting
+                single = E.control_runs(setting, [seeds], 5, 12)[0]
+                assert same_evaluation(sweep[lr][name][i], single)
             for query in ("after", "before"):
-                single = A.attention_runs(query, lr, [seeds], 5, 12, refit=False)[0]
+                single = A.attention_runs(E.Setting(query=query, lr=lr), [seeds], 5, 12, refit=False)[0]
                 run = sweep[lr][query][i]
-                assert (run.query, run.lr, run.whole, run.per_token, run.uniform[:2]) == \
-                    (query, lr, single.whole, single.per_token, single.uniform[:2])
-                assert np.array_equal(run.matrix, single.matrix)
-    assert sweep[0.003]["none"][0] != sweep[0.02]["none"][0]      # the rate reaches the training
+                assert run.setting == E.Setting(query=query, lr=lr) and run.refit is None
+                assert run.own.whole == single.own.whole and run.own.per_token == single.own.per_token
+                assert run.uniform[:2] == single.uniform[:2] and same_bits(run.matrix, single.matrix)
+    assert not same_evaluation(sweep[0.003]["none"][0], sweep[0.02]["none"][0])      # the rate reaches the training
 
 
 def reversal_matrix(height):
@@ -117,11 +147,30 @@ def reversal_matrix(height):
     return np.eye(10)[::-1] * height + (1 - np.eye(10)[::-1]) * (1 - height) / 9
 
 
-def fake_run(formed, per_token=1.0, replaced=None, refit=None, course=None):
+def fed(accuracy, B=100, T=10):
+    """Fed-the-right-letters results (B, T): the first rows right at every position, so many that the share is accuracy."""
+    return np.broadcast_to((np.arange(B) < round(B * accuracy))[:, None], (B, T))
+
+
+def fake_run(formed, per_token=1.0, greedy=None, forced=None, follows=0.0, refit=None, course=None):
+    """A Run as the sweep holds it. formed: a sharp reversal that taking the picking away costs 0.6 (accuracy
+    0.4 with 1/T weights); otherwise flat, and 1/T weights give 1.0. greedy and forced: per-token accuracies of
+    the interventions (greedy["uniform"] overrides the accuracy with 1/T weights)."""
     m = reversal_matrix(0.6) if formed else np.full((10, 10), 0.1)
-    uniform = A.Evaluation(0.0, 0.4 if formed else 1.0, None, None)
-    return A.Run("after", 0.02, 3000, {}, whole=1.0, per_token=per_token, by_position=None, uniform=uniform, matrix=m,
-                 sample=None, sample_weights=None, replaced=replaced or {}, refit=refit, course=course or {})
+    model = A.Model({}, A.Setting(lr=0.02))
+    model.course = course or {}
+    greedy = {"uniform": 0.4 if formed else 1.0, **(greedy or {})}
+    swaps = A.Interventions({name: A.Evaluation(0.0, v, None, None, None) for name, v in greedy.items()}, follows,
+                            {name: fed(v) for name, v in (forced or {}).items()}, 0.1)
+    return A.Run(model, 3000, A.Evaluation(1.0, per_token, None, m[None], None), None, swaps, refit)
+
+
+def test_a_fake_run_reads_as_a_run_does():
+    run = fake_run(True, per_token=0.9, greedy={"reversal": 0.95}, forced={"own": 0.8})
+    assert run.own.per_token == 0.9 and run.uniform.per_token == 0.4 and run.swaps.greedy["reversal"].per_token == 0.95
+    assert same_bits(run.matrix, reversal_matrix(0.6)) and run.swaps.forced_accuracy("own") == 0.8
+    assert list(run.swaps.forced_by_position("own")) == [0.8] * 10 and E.selection(run).formed
+    assert not E.selection(fake_run(False)).formed
 
 
 def test_the_picture_rule_takes_the_first_of_each_kind_in_print_order():
@@ -153,7 +202,7 @@ def test_the_gap_between_formed_and_not_formed_and_whether_the_thresholds_fall_i
     assert out == ["没形成的 20 个模型：拿掉挑选最多降 0.000，反对角线最高 1.00 倍。",
                    "形成了的 20 个模型：拿掉挑选最少降 0.600，反对角线最低 6.00 倍。",
                    "规则的两个门槛（降 0.10、2 倍）都落在这段空当里：是。"]
-    barely = dataclasses.replace(fake_run(True), uniform=A.Evaluation(0.0, 0.95, None, None))   # drops only 0.05
+    barely = fake_run(True, greedy={"uniform": 0.95})                       # drops only 0.05
     E.print_gap({0.02: {"after": [barely] * n, "before": [fake_run(True)] * n}})   # not formed, yet 6×
     assert capsys.readouterr().out.splitlines()[-1].endswith("：否。")
 
@@ -161,7 +210,7 @@ def test_the_gap_between_formed_and_not_formed_and_whether_the_thresholds_fall_i
 def test_the_cell_summary_counts_seed_by_seed_wins_of_the_uniform_control(capsys):
     n = len(E.EXPERIMENT_SEEDS)
     runs = [fake_run(False, per_token=0.501 + 0.04 * i) for i in range(n)]  # 0.501 … 0.861
-    control = [A.Evaluation(0.0, 0.7, None, None)] * n
+    control = [A.Evaluation(0.0, 0.7, None, None, None)] * n
     E.print_cell_summary(0.003, {"none": control, "uniform": control, "after": runs})
     out = capsys.readouterr().out
     assert "平均对照高的 5 个，学出权重的高的 5 个，一样的 0 个" in out
@@ -170,81 +219,68 @@ def test_the_cell_summary_counts_seed_by_seed_wins_of_the_uniform_control(capsys
 def test_with_the_before_update_query_row_one_asks_with_the_encoders_last_state():
     """Step 1's before-update query is the encoder's last state itself: row 1 of the weights is
     attend(h_enc[T], H_enc), which experiment six measures before any training."""
-    params = E.init_params(np.random.RandomState(0), True)
+    model = E.Model(E.init_params(np.random.RandomState(0), True), E.Setting(query="before"))
     src = E.make_test_set(10)[:5]
-    _, weights = A.predict(params, src, "before")
-    hs_enc = A.encoder(params, src)
-    _, expected = A.attend(hs_enc[:, -1], hs_enc)
-    assert np.array_equal(weights[:, 0], expected)
+    _, alpha = A.predict(model, src)
+    hs_enc = A.encoder(model, src)
+    _, expected = A.attend(hs_enc[:, -1:], hs_enc)
+    assert np.array_equal(alpha[:, 0], expected[:, 0])
     peaks, last = E.first_row_at_start("before")
     assert len(peaks) == len(last) == len(E.EXPERIMENT_SEEDS) and all(1 <= p <= 10 for p in peaks)
-
-
-def same_bits(a, b):
-    a, b = np.asarray(a), np.asarray(b)
-    return a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
+    first_row = E.evaluate(E.Model(E.init_params(np.random.RandomState(0), True), E.Setting(query="before")),
+                           E.make_test_set(10)).alpha.mean(axis=0)[0]
+    assert peaks[0] == first_row.argmax() + 1 and last[0] == first_row[-1] * 10
 
 
 @pytest.mark.parametrize("length, attention, query, uniform", [
     (5, False, "after", False), (5, True, "after", True), (10, True, "after", False), (10, True, "before", False)])
 def test_stacked_training_gives_each_model_the_bits_of_its_own_training(length, attention, query, uniform):
     """train with three pairs of seeds (the models stacked) against train with one pair at a time:
-    every trained parameter bit for bit. Learning rate 0.02 is chaotic (a difference of 1e-16 changes
-    accuracies), so any difference would grow."""
+    every trained parameter and every logged loss bit for bit. Learning rate 0.02 is chaotic (a difference
+    of 1e-16 changes accuracies), so any difference would grow."""
     seeds, rounds, test = E.EXPERIMENT_SEEDS[:3], 150, E.make_test_set(length)
-    stacked = E.train(length, attention, rounds, test, seeds, query, 0.02, uniform)
+    setting = E.Setting(attention=attention, query=query, uniform=uniform, lr=0.02)
+    stacked = E.train(setting, test, rounds, seed_list=seeds)
     assert len(stacked) == len(seeds)
-    for seed, params in zip(seeds, stacked):
-        (single,) = E.train(length, attention, rounds, test, [seed], query, 0.02, uniform)
-        assert list(params) == list(single)
-        assert all(same_bits(params[name], single[name]) for name in single), seed
+    for seed, model in zip(seeds, stacked):
+        (single,) = E.train(setting, test, rounds, seed_list=[seed])
+        assert model.setting == single.setting == setting
+        assert list(model) == list(single)
+        assert all(same_bits(model[name], single[name]) for name in single), seed
+        assert sorted(model.losses) == sorted(single.losses) == [rounds]
+        assert same_bits(model.losses[rounds], single.losses[rounds])
     assert not same_bits(stacked[0]["Wo"], stacked[1]["Wo"])           # the seeds reach the models
 
 
-def test_the_sweep_equals_one_model_at_a_time_including_checkpoints(monkeypatch):
+def test_the_sweep_equals_one_model_at_a_time_including_checkpoints_and_refits(monkeypatch):
     """selection_sweep (one pool job per five seeds, trained stacked) against each seed trained alone:
-    every number of every run, the diagonals measured during training included."""
+    every number of every run, the diagonals measured during training and the readout refit of the
+    cells asked for included."""
+    if "fork" not in multiprocessing.get_all_start_methods():
+        pytest.skip("the shortened refit reaches the pool's processes only when they are forked")
     monkeypatch.setattr(E, "CHECKPOINTS", (3, 6))
-    with ProcessPoolExecutor(max_workers=2) as pool:
-        sweep = E.selection_sweep(pool, 5, 8, (0.02,), ("after", "before"))
-    assert list(sweep[0.02]) == ["none", "uniform", "after", "before"]
-    for name, attention in (("none", False), ("uniform", True)):
-        alone = [E.control_runs(5, 8, 0.02, [seeds], attention)[0] for seeds in E.EXPERIMENT_SEEDS]
-        for a, b in zip(sweep[0.02][name], alone, strict=True):
-            assert tuple(map(float, a[:2])) == tuple(map(float, b[:2])) and same_bits(a.by_position, b.by_position)
-    for query in ("after", "before"):
-        alone = [A.attention_runs(query, 0.02, [seeds], 5, 8, (3, 6), refit=False)[0] for seeds in E.EXPERIMENT_SEEDS]
-        for a, b in zip(sweep[0.02][query], alone, strict=True):
-            assert sorted(a.course) == sorted(b.course) == [3, 6]
-            for n in (3, 6):
-                assert a.course[n][:2] == b.course[n][:2] and same_bits(a.course[n].matrix, b.course[n].matrix)
-            for key in ("whole", "per_token", "by_position", "matrix", "sample", "sample_weights"):
-                assert same_bits(getattr(a, key), getattr(b, key)), key
-            assert a.uniform[:2] == b.uniform[:2] and same_replacements(a.replaced, b.replaced) and a.refit is None is b.refit
-
-
-def same_replacements(a, b):
-    """The interventions' results, bit for bit: numbers, and the per-position arrays inside the nested dicts."""
-    if isinstance(a, dict):
-        return isinstance(b, dict) and list(a) == list(b) and all(same_replacements(a[k], b[k]) for k in a)
-    return same_bits(np.asarray(a), np.asarray(b))
-
-
-def swapped_run(formed, per_token, replaced, refit=None):
-    return fake_run(formed, per_token, replaced, refit)
-
-
-def forced_too(replaced, forced):
-    """A swapped run's results with the fed-the-right-letters accuracies added (the same at every position)."""
-    return dict(replaced, forced=dict(forced), forced_by_position={k: np.full(10, v) for k, v in forced.items()},
-                other_change=0.1)
+    monkeypatch.setattr(A, "REFIT_ROUNDS", 6)                    # read in the pool's processes: forked after this
+    monkeypatch.setattr(A, "REFIT_CHECKPOINTS", (3, 6))
+    picks = [E.Setting(query="after", lr=0.02), E.Setting(query="before", lr=0.02)]
+    with ProcessPoolExecutor(max_workers=2, mp_context=multiprocessing.get_context("fork")) as pool:
+        sweep = E.selection_sweep(pool, 5, 8, picks, refit_settings=(picks[1],))
+    assert list(sweep) == [0.02] and list(sweep[0.02]) == ["none", "uniform", "after", "before"]
+    for name in ("none", "uniform"):
+        alone = [E.control_runs(E.Setting(lr=0.02, **E.CONTROLS[name]), [seeds], 5, 8)[0] for seeds in E.EXPERIMENT_SEEDS]
+        assert all(same_evaluation(a, b) for a, b in zip(sweep[0.02][name], alone, strict=True))
+    for setting in picks:
+        refit = setting is picks[1]
+        alone = [A.attention_runs(setting, [seeds], 5, 8, checkpoints=(3, 6), refit=refit)[0] for seeds in E.EXPERIMENT_SEEDS]
+        for a, b in zip(sweep[0.02][setting.query], alone, strict=True):
+            assert sorted(a.course) == [3, 6] and (sorted(a.refit) == [3, 6] if refit else a.refit is None)
+            assert same_run(a, b)
 
 
 def test_the_swap_groups_split_by_the_rule_and_count_model_by_model(capsys):
-    formed = swapped_run(True, 1.0, forced_too({"reversal": 1.0, "shifted": 0.2, "follows": 1.0, "other": 0.99, "uniform": 0.4},
-                                               {"own": 1.0, "reversal": 1.0, "shifted": 0.1, "other": 1.0, "uniform": 0.5}))
-    flat = swapped_run(False, 0.7, forced_too({"reversal": 0.9, "shifted": 0.3, "follows": 0.5, "other": 0.7, "uniform": 0.75},
-                                              {"own": 0.8, "reversal": 0.8, "shifted": 0.4, "other": 0.9, "uniform": 0.7}))
+    formed = fake_run(True, 1.0, greedy={"reversal": 1.0, "shifted": 0.2, "other": 0.99, "uniform": 0.4}, follows=1.0,
+                      forced={"own": 1.0, "reversal": 1.0, "shifted": 0.1, "other": 1.0, "uniform": 0.5})
+    flat = fake_run(False, 0.7, greedy={"reversal": 0.9, "shifted": 0.3, "other": 0.7, "uniform": 0.75}, follows=0.5,
+                    forced={"own": 0.8, "reversal": 0.8, "shifted": 0.4, "other": 0.9, "uniform": 0.7})
     E.print_swap_groups({0.02: {"after": [formed, flat], "before": [flat, flat]}})
     lines = capsys.readouterr().out.splitlines()
     assert "全部 4 个" in lines[0]
@@ -266,11 +302,11 @@ def test_the_swap_groups_split_by_the_rule_and_count_model_by_model(capsys):
 
 
 def test_the_refit_table_reads_each_checkpoint_and_the_same_cells_uniform_control(capsys, monkeypatch):
-    monkeypatch.setattr(E, "REFIT_SETTINGS", (("before", 0.02),))
+    monkeypatch.setattr(E, "REFIT_SETTINGS", (E.Setting(query="before", lr=0.02),))
     monkeypatch.setattr(E, "REFIT_CHECKPOINTS", (1, 2))
     n = len(E.EXPERIMENT_SEEDS)
-    runs = [swapped_run(True, 1.0, {}, refit={1: 0.3 + 0.01 * i, 2: 0.5}) for i in range(n)]
-    E.print_refits({0.02: {"before": runs, "uniform": [A.Evaluation(0.5, 0.9, None, None)] * n}})
+    runs = [fake_run(True, 1.0, refit={1: 0.3 + 0.01 * i, 2: 0.5}) for i in range(n)]
+    E.print_refits({0.02: {"before": runs, "uniform": [A.Evaluation(0.5, 0.9, None, None, None)] * n}})
     out = capsys.readouterr().out
     rows = {}
     for line in out.splitlines():
@@ -287,9 +323,9 @@ def test_the_refit_table_reads_each_checkpoint_and_the_same_cells_uniform_contro
 
 def test_the_average_control_by_position_is_the_mean_over_seeds(capsys):
     n = len(E.EXPERIMENT_SEEDS)
-    cell = lambda a, b: {"none": [A.Evaluation(0.0, a, np.full(10, a), None)] * n,
-                         "uniform": [A.Evaluation(0.0, b, np.linspace(b, 1, 10), None)] * n}
-    E.print_average_by_position({E.LR: cell(0.5, 0.6), E.PICKING_SETTING[1]: cell(0.7, 0.8)})
+    cell = lambda a, b: {"none": [A.Evaluation(0.0, a, np.full(10, a), None, None)] * n,
+                         "uniform": [A.Evaluation(0.0, b, np.linspace(b, 1, 10), None, None)] * n}
+    E.print_average_by_position({E.LR: cell(0.5, 0.6), E.PICKING_SETTING.lr: cell(0.7, 0.8)})
     lines = capsys.readouterr().out.splitlines()
     assert lines[1].split() == ["%d" % r for r in range(1, 11)] + ["全部"]
     assert lines[2].split() == ["0.50"] * 10 + ["0.5000", "0.003，不用注意力"]

@@ -148,9 +148,10 @@ def instrumented(lesson):
 
 def count_training(lesson, length, attention, rounds, test, query="after", lr=0.003):
     """Numpy calls of each kind and product elements of train(...), set-up included."""
+    setting = lesson.Setting(attention=attention, query=query, lr=lr)
     COUNTER.__init__()
     with instrumented(lesson):
-        lesson.train(length, attention, rounds, test, query=query, lr=lr)
+        lesson.train(setting, test, rounds)
     return dict(COUNTER.calls, elements=COUNTER.product_elements)
 
 

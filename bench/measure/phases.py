@@ -26,9 +26,9 @@ def time_phases_once(lesson, models):
         name = model_name(model)
         progress("in-process: training %s, %d rounds" % (name, model.rounds))
         test = lesson.make_test_set(model.length)
-        (params,), timings["train " + name] = timed(lesson.train, model.length, model.attention,
-                                                    model.rounds, test, query=model.query, lr=model.lr)
-        result, timings["evaluate " + name] = timed(lesson.evaluate, params, test, model.query)
+        setting = lesson.Setting(attention=model.attention, query=model.query, lr=model.lr)
+        (trained,), timings["train " + name] = timed(lesson.train, setting, test, model.rounds)
+        result, timings["evaluate " + name] = timed(lesson.evaluate, trained, test)
         accuracy[name] = (float(result[0]), float(result[1]))
     return timings, accuracy
 
