@@ -1,5 +1,5 @@
 # Generated from attention.md by tangle.py — edit attention.md and run make tangle, or edit here and run make stitch.
-# sha256 of the lines below: 5f70039bb2a631d51ea2e89574a7f978be6e0ac83d87ceb1fb868fb0eadb31dc
+# sha256 of the lines below: 97c60d1c1801bf17a68e893fa15ea0b91d4e4581b32bde96b6946b01a6123423
 # attention.md:324 (generated/attention.py)
 """注意力：每次解码时自己回头挑重点。
 
@@ -125,6 +125,9 @@ HIDDEN = 16
 LR = 0.003                                     # 学习率：我们定的（原书没有给）
 
 
+QUERY_NAMES = {"after": "更新后的查询", "before": "更新前的查询"}   # 查询的两种选法：h_t，h_{t-1}
+
+
 @dataclass(frozen=True)
 class Setting:
     """定下一个模型的几个选择，跟着模型走：训练、评估、干预都从这里读，不必再传一遍。"""
@@ -175,7 +178,7 @@ def unchanged(model):
     init = init_params(np.random.RandomState(SEED_INIT), model.setting.attention)
     return {name: model[name] == init[name] for name in model}
 
-# attention.md:572 (几个模型摞在一起)
+# attention.md:575 (几个模型摞在一起)
 def as_stack(p, single_ndim):
     """p 是一个模型的参数（有 single_ndim 维），就当成只有一个模型的一摞：前面加一维，(1, …)。
     本来就是一摞 (S, …) 的，原样返回。"""
@@ -218,8 +221,8 @@ def affine(x, W, b):
     return matmul_per_model(x, W) + b[model_index(len(b), len(x), x.ndim - 1)]   # 每一行配上它那个模型的 b
 
 
-def weight_grad(x, d, W):
-    """损失对 W 的梯度 xᵀ @ d：x、d 的所有步摞成行，每个模型只用自己的行。形状和 W 一样。"""
+def param_grad(x, d, W):
+    """损失对 W 的梯度 xᵀ @ d：x (B, …, K)、d (B, …, N) 的所有步摞成行，每个模型只用自己的行。形状和 W 一样。"""
     S = n_models(W, 2)
     xs, ds = x.reshape(S, -1, x.shape[-1]), d.reshape(S, -1, d.shape[-1])
     return np.stack([mm(xi.T, di) for xi, di in zip(xs, ds)]).reshape(W.shape)
@@ -230,7 +233,7 @@ def bias_grad(d, b):
     S = n_models(b, 1)
     return d.reshape(S, -1, d.shape[-1]).sum(axis=1).reshape(b.shape)
 
-# attention.md:633 (编码器与解码器)
+# attention.md:636 (编码器与解码器)
 FAST = True        # True：用附录〈转置着存的循环〉里快的写法；False：用下面照公式写的循环。两者算出的每一个比特都一样
 
 
@@ -259,7 +262,7 @@ def rnn_backward(dhs, hs, h0, Wh):
         dz[:, t] = (dhs[:, t] + dh) * (1 - hs[:, t] * hs[:, t])    # tanh 的导数是 1 − h²
         dh = matmul_per_model(dz[:, t], np.swapaxes(Wh, -1, -2))   # 流回上一步的隐状态：dh = dz_t @ Whᵀ
     h_prev = np.concatenate([h0[:, None], hs[:, :-1]], axis=1)     # 每一步乘 Wh 的那个 h_{t-1}  (B, T, H)
-    return dz, weight_grad(h_prev, dz, Wh), dh
+    return dz, param_grad(h_prev, dz, Wh), dh
 
 
 def input_grads(dz, tokens, Wx):
@@ -267,7 +270,7 @@ def input_grads(dz, tokens, Wx):
     dz (B, T, H)，tokens (B, T)；形状和 Wx 一样。"""
     if FAST:
         return input_grads_fast(dz, tokens, Wx)
-    return weight_grad(one_hot(tokens, Wx.shape[-2]), dz, Wx)
+    return param_grad(one_hot(tokens, Wx.shape[-2]), dz, Wx)
 
 
 def encoder(params, src):
@@ -280,7 +283,7 @@ def decoder(params, dec_in, h0):
 
 # attention.md:80 (解码一步)
 def decode_step(model, h, token, hs_enc, *, fixed_weights=None):
-    """解码一步：读进上一位 token，状态从 h (B, H) 更新成 h_new；再回头看编码器各步 hs_enc (B, T, H)。"""
+    """解码一步：读进上一位 token，状态 h (B, H) 更新成 h_new；回头看编码器各步 hs_enc (B, T, H)。返回 h_new、分数 (B, V)、权重 (B, 1, T)。"""
     h_new = tanh(model["dec_Wx"][token] + model["dec_b"] + mm(h, model["dec_Wh"]))
     q = h_new if model.setting.query == "after" else h    # 二选一：更新后的查询，还是更新前的
     logits, _, alpha = decoder_output(model, h_new[:, None], hs_enc, q[:, None], fixed_weights=fixed_weights)
@@ -288,19 +291,19 @@ def decode_step(model, h, token, hs_enc, *, fixed_weights=None):
 
 
 def decoder_output(model, hs, hs_enc, queries, *, fixed_weights=None):
-    """状态 hs (B, Tq, H) 拼上注意力的上下文，交给输出层。返回 (分数, 输出层的输入, 权重 alpha (B, Tq, T))。"""
+    """状态 hs (B, Tq, H) 拼上注意力的上下文，交给输出层。返回 (分数, 输出层的输入 (B, Tq, 2H), 权重 (B, Tq, T))。"""
     if not model.setting.attention:                      # 6.5 节的模型：输出层只看状态
         return affine(hs, model["Wo"], model["bo"]), hs, None
     ctx, alpha = attend(queries, hs_enc, fixed_weights)  # attend_one 的批量版
     features = np.concatenate([hs, ctx], axis=-1)         # 状态拼上上下文：16 + 16 维
     return affine(features, model["Wo"], model["bo"]), features, alpha   # features @ Wo + bo
 
-# attention.md:687 (反向传播)
+# attention.md:690 (反向传播)
 def one_hot(tokens, n=VOCAB):
     return (tokens[..., None] == np.arange(n)).astype(float)
 
 
-def rows(x):
+def as_rows(x):
     """(…, H) → (N, H)：把所有批次、所有时间步摞成一摞。"""
     return x.reshape(-1, x.shape[-1])
 
@@ -344,7 +347,7 @@ def cross_entropy(logits, tgt, S=1):
 
 def readout_grads(model, features, dlogits):
     """输出层 logits = features @ Wo + bo 的参数梯度。features (B, T, 2H)，dlogits (B, T, V)。"""
-    return {"Wo": weight_grad(features, dlogits, model["Wo"]), "bo": bias_grad(dlogits, model["bo"])}
+    return {"Wo": param_grad(features, dlogits, model["Wo"]), "bo": bias_grad(dlogits, model["bo"])}
 
 
 class Forward(NamedTuple):                 # 前向算出、反向要用的中间量
@@ -395,7 +398,7 @@ def loss_and_grads(model, src, tgt):
     losses, f = forward(model, src, tgt)
     return losses, backward(model, f)
 
-# attention.md:793 (梯度检查)
+# attention.md:796 (梯度检查)
 SEED_CHECK = 7                                     # 梯度检查用的随机流
 
 
@@ -429,7 +432,7 @@ def print_gradient_checks():
                            ("更新前的查询", Setting(query="before")), ("平均对照", Setting(uniform=True))):
         print("  %.1e  %s" % (gradient_check(setting), label))
 
-# attention.md:845 (训练：Adam 与梯度裁剪)
+# attention.md:848 (训练：Adam 与梯度裁剪)
 CLIP = 1.0                                       # 梯度裁剪：每个模型的梯度范数最多是 1
 BETA1, BETA2, EPS = 0.9, 0.999, 1e-8
 
@@ -533,11 +536,10 @@ def train(setting, test, rounds, *, seed_list=((SEED_INIT, SEED_BATCH),), checkp
     progress("训练完：%s（%.0f 秒）" % (what, time.monotonic() - started))
     return models
 
-# attention.md:955 (贪心解码与评估)
-def predict(model, src, fixed_weights=None, forced=False):
+# attention.md:958 (贪心解码与评估)
+def predict(model, src, fixed_weights=None):
     """贪心解码：每一步读进自己上一步的输出。返回记号 (B, T)，和注意力权重 alpha (B, T, T)（不用注意力时是 None）。
-    fixed_weights (T, T) 或 (B, T, T)：不让模型自己挑，第 t 步的权重换成它的第 t 行（平均对照的模型缺省就是 1/T）。
-    forced=True：每一步读进的是正确答案的上一位，不是自己的输出（喂对的字母），一步错了不会传到下一步。"""
+    fixed_weights (T, T) 或 (B, T, T)：不让模型自己挑，第 t 步的权重换成它的第 t 行（平均对照的模型缺省就是 1/T）。"""
     B, T = src.shape
     if fixed_weights is None and model.setting.uniform:
         fixed_weights = uniform_weights(T)                      # 平均对照：权重一直是 1/T
@@ -550,8 +552,6 @@ def predict(model, src, fixed_weights=None, forced=False):
         h, logits, alpha = decode_step(model, h, token, hs_enc, fixed_weights=fixed)
         token = logits.argmax(axis=-1)
         tokens[:, t] = token
-        if forced:
-            token = src[:, T - 1 - t]                 # 倒序的第 t 位的正确答案
         if alphas is not None:
             alphas[:, t] = alpha[:, 0]
     return tokens, alphas
@@ -649,6 +649,15 @@ class Interventions(NamedTuple):
         return self.forced[name].mean(axis=0)
 
 
+def forced_tokens(model, test, fixed_weights=None):
+    """喂对的字母：解码器每一步读进正确答案（倒序）的上一位，不是自己的输出，一步错了不会传到下一步。
+    返回每一步分数最大的记号 (B, T)。这就是训练时的 teacher forcing，所有步一次算完，和一步步解码逐位相同。"""
+    _, hs_enc, hs_dec = teacher_forced_states(model, test, test[:, ::-1])
+    queries = queries_of(hs_enc, hs_dec, model.setting.query)
+    logits = decoder_output(model, hs_dec, hs_enc, queries, fixed_weights=fixed_weights)[0]   # (B, T, V)
+    return logits.argmax(axis=-1)
+
+
 def interventions(model, test, own_alpha):
     """把权重换成倒序要的、左边一列、别条序列的（第 i 条用第 i−1 条自己算出的）、全是 1/T（拿掉挑选），
     贪心解码和喂对的字母各解一遍。own_alpha (B, T, T) 是模型自己算的权重。"""
@@ -658,13 +667,13 @@ def interventions(model, test, own_alpha):
                 "other": np.roll(own_alpha, 1, axis=0),       # 第 i 条序列用第 i−1 条自己算出的权重
                 "uniform": uniform_weights(T)}                # 拿掉挑选
     greedy = {name: evaluate(model, test, alpha) for name, alpha in replaced.items()}
-    forced = {name: predict(model, test, alpha, forced=True)[0] == test[:, ::-1]
+    forced = {name: forced_tokens(model, test, alpha) == test[:, ::-1]
               for name, alpha in [("own", None)] + list(replaced.items())}
-    pointed = test[:, replaced["shifted"].argmax(axis=1)]     # 每一行被指到的那一列上的字母
+    pointed = test[:, replaced["shifted"].argmax(axis=1)]     # 每一行被指到的那一列上的字母 (B, T)
     return Interventions(greedy, (greedy["shifted"].tokens == pointed).mean(), forced,
                          np.abs(own_alpha - replaced["other"]).sum(axis=-1).mean() / 2)
 
-# attention.md:1162 (第五节的一次运行：训练、评估、干预)
+# attention.md:1171 (第五节的一次运行：训练、评估、干预)
 REFIT_ROUNDS, SEED_REFIT = 3000, 8         # 只重新训练输出层：轮数，和它自己的批次随机流
 REFIT_CHECKPOINTS = (1000, 2000, REFIT_ROUNDS)
 
@@ -697,6 +706,11 @@ class Run:
     def matrix(self):
         """测试集的平均权重：行 = 输出第几位，列 = 输入第几位。"""
         return self.own.alpha.mean(axis=0)
+
+    @property
+    def final(self):
+        """训练完时量的，和训练途中的检查点同一个样子（Checkpoint）：降了多少、反对角线、形成了没有。"""
+        return Checkpoint(self.own.per_token, self.uniform.per_token, self.matrix)
 
     @property
     def sample_alpha(self):
@@ -735,10 +749,10 @@ def attention_runs(setting, seed_list=((SEED_INIT, SEED_BATCH),), length=10, rou
     checkpoints：训练途中在这些轮数上各量一次（run.model.course）。refit：也只重新训练输出层。"""
     test = make_test_set(length)
     models = train(setting, test, rounds, seed_list=seed_list, checkpoints=checkpoints)
-    return [examine(model, test, rounds, refit) for model in models]
+    return [examine(model, test, rounds, refit=refit) for model in models]
 
 
-def examine(model, test, rounds, refit=True):
+def examine(model, test, rounds, *, refit=True):
     """一个训练好的注意力模型：评估，把权重换掉（包括拿掉挑选）；refit=True 时再只重新训练输出层。"""
     own = evaluate(model, test)
     return Run(model, rounds, own, sample=test[0], swaps=interventions(model, test, own.alpha),
@@ -757,21 +771,21 @@ def refit_readout(model, test):
     返回 (新的模型：Wo、bo 是新的，其余还是原来那些数组，一个也没改；
     {轮数: 权重全是 1/T 时测试集上的逐位正确}，在 REFIT_CHECKPOINTS 上量)。"""
     theta, readout = as_vector([{"Wo": model["Wo"], "bo": model["bo"]}])    # theta 是复制出来的，(1, 参数个数)
-    refit = Model(dict(model, Wo=readout["Wo"][0], bo=readout["bo"][0]), model.setting)   # 新的 Wo、bo 是 theta 的视图
+    refitted = Model(dict(model, Wo=readout["Wo"][0], bo=readout["bo"][0]), model.setting)   # 新的 Wo、bo 是 theta 的视图
     length, test_codes = test.shape[1], np.sort(seq_codes(test))
     batches = np.random.RandomState(SEED_REFIT)
 
     def step():
         src = sample_batch(batches, length, test_codes)
         features = frozen_features(model, src)                            # (B, T, 2H)
-        losses, dlogits = cross_entropy(affine(features, refit["Wo"], refit["bo"]), src[:, ::-1])
-        return losses, flatten(readout_grads(refit, features, dlogits), like=readout)
+        losses, dlogits = cross_entropy(affine(features, refitted["Wo"], refitted["bo"]), src[:, ::-1])
+        return losses, flatten(readout_grads(refitted, features, dlogits), like=readout)
 
-    _, measured = optimise(theta, step, REFIT_ROUNDS, LR, measure=lambda: with_uniform_weights(refit, test).per_token,
+    _, measured = optimise(theta, step, REFIT_ROUNDS, LR, measure=lambda: with_uniform_weights(refitted, test).per_token,
                            at=REFIT_CHECKPOINTS, label="只重新训练输出层")
-    return refit, measured
+    return refitted, measured
 
-# attention.md:1275 (对齐是怎么长出来的)
+# attention.md:1289 (对齐是怎么长出来的)
 GROWTH_CHECKPOINTS = tuple(range(10, 601, 10)) + tuple(range(700, 3001, 100))   # 每 10 轮；第 600 轮以后每 100 轮
 JUMP_FROM, JUMP_TO = 0.2, 0.8      # 「跳」：超出均匀的部分从训练完时的 20% 涨到 80%（看结果之前定下）
 
@@ -782,9 +796,9 @@ def share_of_end(course, n):
     return (course[n].diagonal - 1) / end if end > 0 else None
 
 
-def first_round(course, test):
-    """第一个满足 test(轮数) 的检查点；没有就是 None。"""
-    return next((n for n in sorted(course) if test(n)), None)
+def first_round(course, condition):
+    """第一个满足 condition(轮数) 的检查点；没有就是 None。"""
+    return next((n for n in sorted(course) if condition(n)), None)
 
 
 def jump(course):
@@ -803,7 +817,7 @@ def growth_panels(course):
     half = first_round(course, lambda n: share_of_end(course, n) >= 0.5)
     return before, half, stop, rounds[-1]
 
-# attention.md:1313 (原书的矩阵)
+# attention.md:1327 (原书的矩阵)
 BOOK_FIVE = ((0.9900, 0.9980), (0.9300, 0.9860))   # 原书第四节的表：(整串全对, 逐位正确)，不用注意力、用注意力
 BOOK_ROUNDS, BOOK_PER_TOKEN = 3000, 0.6820         # 原书第五节：10 位的模型训练 3000 轮，逐位正确 0.6820
 BOOK_MATRIX = np.array([                   # 原书印出的矩阵：行 = 输出第几位，列 = 输入第几位
@@ -842,7 +856,7 @@ def encoder_reads_in_order(params, test):
             return False
     return True
 
-# attention.md:1359 (读矩阵和画热图)
+# attention.md:1373 (读矩阵和画热图)
 def peak_columns(matrix):
     """每一行最大权重所在的列（从 1 数起）和那个权重。"""
     return matrix.argmax(axis=1) + 1, matrix.max(axis=1)
@@ -931,7 +945,7 @@ def train_and_evaluate(setting, length, rounds, seeds=(SEED_INIT, SEED_BATCH)):
     test = make_test_set(length)
     return evaluate(train(setting, test, rounds, seed_list=[seeds])[0], test)
 
-# attention.md:1564 (打印实跑输出)
+# attention.md:1578 (打印实跑输出)
 def vector(v):
     return "(" + ", ".join("%g" % x for x in v) + ")"
 
@@ -998,9 +1012,6 @@ def print_untouched(five):
     print("正好都是 enc_Wx 里起始符那一行（编码器从来读不到起始符，拿不到梯度）：%s。" % ("是" if start_row else "否"))
 
 
-QUERY_NAMES = {"after": "更新后的查询", "before": "更新前的查询"}
-
-
 RUN_NAMES = ("第一个", "第二个", "第三个")          # 并排的几个模型
 
 
@@ -1022,7 +1033,7 @@ def print_section_five(runs):
               [diagonal_multiple(run.matrix, -1) for run in runs], "%.2f"))
     print_table([(["-" if book is None else form % book] + [form % value for value in ours], label)
                  for label, book, ours, form in table])
-    formed = ["形成了" if alignment_formed(run.own.per_token, run.uniform.per_token, run.matrix) else "没有形成"
+    formed = ["形成了" if run.final.formed else "没有形成"
               for run in runs]
     print("对齐（拿掉挑选后降 %.2f 以上，且反对角线 %.0f 倍以上）：%s模型%s，%s模型%s。"
           % (FORMED_DROP, FORMED_DIAGONAL, RUN_NAMES[0], formed[0], RUN_NAMES[1], formed[1]))
@@ -1178,7 +1189,7 @@ def print_transcript():
         print("第 %d 轮：" % n)
         print_matrix(runs[1].course[n].matrix)
 
-# attention.md:3161 (附录：同时训练)
+# attention.md:3172 (附录：同时训练)
 def in_background(pool, function, *args, **options):
     """让另一个进程去算 function(*args, **options)，返回一个之后取结果的 Future。进程之间按「模块名.函数名」
     传函数，所以这个模块要能按名字导入；不能的时候（比如被别的程序按文件路径执行），就当场算。"""
@@ -1197,7 +1208,7 @@ def main():
             STARTED[setting] = in_background(pool, attention_runs, setting, checkpoints=GROWTH_CHECKPOINTS)
         print_transcript()
 
-# attention.md:3108 (转置着存的循环)
+# attention.md:3119 (转置着存的循环)
 def right_multiplier(W, batch):
     """循环里要拿同一个 W 乘很多次：返回函数 f，f(x_cols) = (x @ W).T，x_cols 是转置着存的 (K, batch)。
     W 是 (K, N)，或者 S 个模型摞成的 (S, K, N)：batch 列按模型均分，每个模型乘自己的 W。
@@ -1231,18 +1242,18 @@ def rnn_backward_fast(dhs, hs, h0, Wh):
         dh_cols = times_WhT(dz[t])                 # 流回上一步的隐状态：dh = dz_t @ Whᵀ，转置着写
     dz = np.ascontiguousarray(dz.transpose(2, 0, 1))   # 转回 (B, T, H)，连续存放：摞行时不必再复制
     h_prev = np.concatenate([h0[:, None], hs[:, :-1]], axis=1)   # 每一步乘 Wh 的那个 h_{t-1}
-    return dz, weight_grad(h_prev, dz, Wh), dh_cols.T
+    return dz, param_grad(h_prev, dz, Wh), dh_cols.T
 
 
 def input_grads_fast(dz, tokens, Wx):
     """input_grads 的快写法：不去乘 one-hot 里那一大堆 0，np.bincount 按行的顺序把每一步的 dz 一格格地加到
     它读进的那个记号的那一行上（每个模型加到自己的 Wx 上），加出来的和按 k 的顺序乘出来的一模一样。"""
     S, (V, H) = n_models(Wx, 2), Wx.shape[-2:]
-    row = model_index(S, tokens.size) * V + tokens.reshape(-1)     # 每一步加到哪个模型的 Wx 的哪一行
-    cells = (row[:, None] * H + np.arange(H)).ravel()              # dz 的每个数加到哪一格
-    return np.bincount(cells, weights=rows(dz).ravel(), minlength=S * V * H).reshape(Wx.shape)
+    row = model_index(S, tokens.size) * V + tokens.reshape(-1)     # 每一步加到哪个模型的 Wx 的哪一行 (B·T,)
+    cells = (row[:, None] * H + np.arange(H)).ravel()              # dz 的每个数加到哪一格 (B·T·H,)
+    return np.bincount(cells, weights=as_rows(dz).ravel(), minlength=S * V * H).reshape(Wx.shape)
 
-# attention.md:3217 (精确的矩阵乘法、exp 与 tanh)
+# attention.md:3228 (精确的矩阵乘法、exp 与 tanh)
 def mm(a, b):
     """a @ b，形状规则同 np.matmul；但每个结果都按 k = 0, 1, 2, … 的顺序一项项加出来。"""
     if a.ndim == 1:                                   # 左边是一个向量：当成一行来乘
@@ -1358,7 +1369,7 @@ def log(x):
         series = 1 / k + s2 * series
     return e * LN2 + 2 * s * series
 
-# attention.md:3184 (附录：让释放的内存留在进程里)
+# attention.md:3195 (附录：让释放的内存留在进程里)
 def keep_freed_memory():
     """让 glibc 把释放的内存留着重用，不还给系统。只在 glibc 上做：别的 C 库没有 mallopt，或者编号不同。"""
     try:

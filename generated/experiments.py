@@ -1,6 +1,6 @@
 # Generated from attention.md by tangle.py — edit attention.md and run make tangle, or edit here and run make stitch.
-# sha256 of the lines below: 4cca6ad40df394e8aa8b1984a09f70f6a16d2b3ebb2a011064cdcae980a2f1c6
-# attention.md:2997 (generated/experiments.py)
+# sha256 of the lines below: 86930f7fc8f44195c8ac016ed7bd8bec2fb1aec450231d10b14d5cf4648174a0
+# attention.md:3008 (generated/experiments.py)
 """「30 秒实验」的答案。运行：python generated/experiments.py（要几分钟）。
 
 由 attention.md 用 tangle.py 生成。请改 attention.md 再 make tangle；直接改了这个文件，make stitch 把改动搬回 attention.md。
@@ -13,11 +13,11 @@ import numpy as np
 
 from attention import (        # 正文的程序：同一个文件夹里的 generated/attention.py
     BOOK_SETTING, FORMED_DIAGONAL, FORMED_DROP, GROWTH_CHECKPOINTS, LR, PICKING_SETTING, REFIT_CHECKPOINTS, TEST_SIZE,
-    Model, Setting, alignment_formed, attention_runs, diagonal_multiple, evaluate, first_round, hand_example, heatmap,
-    init_params, jump, keep_freed_memory, log, make_test_set, mm, peak_columns, peak_offsets, print_matrix, print_table,
+    Model, Setting, attention_runs, diagonal_multiple, evaluate, first_round, hand_example, heatmap,
+    init_params, jump, keep_freed_memory, log, make_test_set, mm, peak_counts, peak_offsets, print_matrix, print_table,
     progress, sample_heatmap, softmax, train)
 
-# attention.md:1821 (实验一：除以根号 d，还是除以 d)
+# attention.md:1832 (实验一：除以根号 d，还是除以 d)
 SEED_EXPERIMENT = 4           # 实验一用的随机流
 
 
@@ -43,9 +43,9 @@ def attention_summary(q, K, scale):
     p = softmax(scores)
     entropy = -(p * log(np.maximum(p, 1e-300))).sum(axis=-1)
     context = mm(p[:, None, :], K)                                  # (N, 1, d)
-    grad = p[:, :, None] * (K - context) / scale                    # ∂α_i/∂q = α_i (k_i − Σ α_j k_j) / scale
+    grad = p[:, :, None] * (K - context) / scale                    # ∂α_i/∂q = α_i (k_i − Σ α_j k_j) / scale  (N, T, d)
     grad_q = np.sqrt((grad * grad).sum(axis=(1, 2)))
-    jacobian = p[:, :, None] * (np.eye(p.shape[1]) - p[:, None, :])   # ∂α/∂分数 = diag(α) − α αᵀ
+    jacobian = p[:, :, None] * (np.eye(p.shape[1]) - p[:, None, :])   # ∂α/∂分数 = diag(α) − α αᵀ  (N, T, T)
     grad_scores = np.sqrt((jacobian * jacobian).sum(axis=(1, 2)))
     return Summary(variance(scores), p.max(axis=-1).mean(), entropy.mean(),
                    grad_scores.mean(), np.median(grad_scores), grad_q.mean(), np.median(grad_q))
@@ -73,10 +73,12 @@ def scaling_experiment(dims=(3, 300), n=2000, T=10):
         for label, scale in (("不缩放", 1.0), ("除以根号 d", np.sqrt(d)), ("除以 d", float(d))):
             columns.append((d, label, attention_summary(q, K, scale)))
     print("每个 d 三列，依次是%s：" % "、".join(label for _, label, _ in columns[:3]))
-    measures = ("分数的方差", "最大权重", "熵", "∂α/∂分数 的平均", "∂α/∂分数 的中位数", "∂α/∂q 的平均", "∂α/∂q 的中位数")
+    measures = (("variance", "分数的方差", "%.3f"), ("top_weight", "最大权重", "%.3f"), ("entropy", "熵", "%.3f"),
+                ("dscores_mean", "∂α/∂分数 的平均", "%.4f"), ("dscores_median", "∂α/∂分数 的中位数", "%.4f"),
+                ("dq_mean", "∂α/∂q 的平均", "%.4f"), ("dq_median", "∂α/∂q 的中位数", "%.4f"))
     print_table([(["%d" % d for d, _, _ in columns], "d")]
-                + [(["%.3f" % summary[i] if i < 3 else "%.4f" % summary[i] for _, _, summary in columns], measure)
-                   for i, measure in enumerate(measures)])
+                + [([form % getattr(summary, field) for _, _, summary in columns], label)
+                   for field, label, form in measures])
     last = {label: summary for d, label, summary in columns if d == dims[-1]}
     print_chain_rule(dims[-1], last["不缩放"], last["除以根号 d"])
 
@@ -89,7 +91,7 @@ def print_chain_rule(d, plain, root):
           % (d, ratio_scores, d, np.sqrt(d), ratio_scores * np.sqrt(d)))
     print("∂α/∂q 的平均之比 %.2f（链式法则：∂α/∂q = ∂α/∂分数 · k / 缩放）。" % ratio_q)
 
-# attention.md:1929 (实验二：只保留最大的那个)
+# attention.md:1942 (实验二：只保留最大的那个)
 def hard_max(scores):
     """「只保留最大的那个」：最大的分数拿权重 1，其余拿 0。"""
     return (scores == scores.max()).astype(float)
@@ -119,7 +121,7 @@ def hard_attention_experiment():
     print("硬选择的梯度全是 0：%s；softmax 的梯度里非零的有 %d 个（共 %d 个）。"
           % ("是" if not hard_grad.any() else "否", np.count_nonzero(soft_grad), soft_grad.size))
 
-# attention.md:1996 (实验三：多个种子)
+# attention.md:2009 (实验三：多个种子)
 EXPERIMENT_SEEDS = [(s, 100 + s) for s in range(10)]   # 种子 s：RandomState(s) 初始化，RandomState(100 + s) 抽批次
 SHORT_ROUNDS, SWEEP_ROUNDS = 2000, 3000                 # 5 位和 10 位的扫描各训练多少轮，和正文一样
 SHORT_SETTINGS = (BOOK_SETTING, PICKING_SETTING)        # 5 位跑两格：第四节的设置，和 10 位上长得出对齐的那一格
@@ -147,19 +149,19 @@ def control_runs(setting, seed_list, length, rounds):
 SEEDS_PER_JOB = 5        # 一格的 10 个种子分两份交出去：5 个一起训练已经省下大部分调用，两个进程也分得匀
 
 
-def selection_sweep(pool, length, rounds, picks, *, refit_settings=()):
-    """picks 里每个学出权重的设置，和它那个学习率下的两种对照，各 10 个种子，全部从头训练。返回
+def selection_sweep(pool, length, rounds, settings, *, refit_settings=()):
+    """settings 里每个学出权重的设置，和它那个学习率下的两种对照，各 10 个种子，全部从头训练。返回
     {学习率: {"none": [...], "uniform": [...], "after": [...], "before": [...]}}，列表按种子排。
     refit_settings 里的设置，还要只重新训练输出层（实验七）。
     两种对照的列表里是 Evaluation，两种查询的是 Run（它的评估是 run.own）。
     这些训练互不相干，交给进程池同时跑，一件事是一格里的 5 个种子（一起训练）；
     结果按提交的顺序取回，所以输出和谁先算完无关。"""
     parts = [EXPERIMENT_SEEDS[i:i + SEEDS_PER_JOB] for i in range(0, len(EXPERIMENT_SEEDS), SEEDS_PER_JOB)]
-    rates = list(dict.fromkeys(setting.lr for setting in picks))              # 出现过的学习率，按先后
+    rates = list(dict.fromkeys(setting.lr for setting in settings))           # 出现过的学习率，按先后
     controls = [(name, Setting(lr=lr, **CONTROLS[name])) for lr in rates for name in CONTROLS]
     picked = [[pool.submit(attention_runs, setting, part, length, rounds, checkpoints=CHECKPOINTS,
                            refit=setting in refit_settings) for part in parts]
-              for setting in picks]                                        # 先交出去：它们比对照慢
+              for setting in settings]                                     # 先交出去：它们比对照慢
     controlled = [[pool.submit(control_runs, setting, part, length, rounds) for part in parts]
                   for _, setting in controls]
     futures = [future for cell in picked + controlled for future in cell]
@@ -174,7 +176,7 @@ def selection_sweep(pool, length, rounds, picks, *, refit_settings=()):
     sweep = {lr: {} for lr in rates}
     for (name, setting), cell in zip(controls, controlled):
         sweep[setting.lr][name] = [result for future in cell for result in future.result()]
-    for setting, cell in zip(picks, picked):
+    for setting, cell in zip(settings, picked):
         sweep[setting.lr][setting.query] = [run for future in cell for run in future.result()]
     return sweep
 
@@ -188,11 +190,9 @@ class Selection(NamedTuple):
 
 
 def selection(run):
-    matrix = run.matrix
-    return Selection(change=run.uniform.per_token - run.own.per_token,
-                     diagonal=diagonal_multiple(matrix),
-                     peaks=int((peak_offsets(matrix) == 0).sum()),
-                     formed=alignment_formed(run.own.per_token, run.uniform.per_token, matrix))
+    final = run.final                                     # 训练完时量的 Checkpoint
+    return Selection(change=final.per_token_uniform - final.per_token, diagonal=final.diagonal,
+                     peaks=int((peak_offsets(final.matrix) == 0).sum()), formed=final.formed)
 
 
 QUERY_SHORT = {"after": "更新后", "before": "更新前"}
@@ -257,7 +257,7 @@ def print_cell_summary(lr, cell):
         print("    和不用注意力比：不用注意力高的 %d 个，学出权重的高的 %d 个，一样的 %d 个"
               % seed_by_seed([r.per_token for r in cell["none"]], learned))
 
-# attention.md:2199 (实验四：注意力什么时候真的在挑)
+# attention.md:2210 (实验四：注意力什么时候真的在挑)
 SWEEP_RATES = (0.003, 0.01, 0.02)          # 学习率：从第四节的 0.003 到大它六倍多的 0.02
 SWEEP_QUERIES = ("after", "before")        # 更新后的查询，更新前的查询
 
@@ -302,7 +302,7 @@ def print_picture(title, choice):
     print_matrix(run.sample_alpha)
     sample_heatmap(run.sample, run.sample_alpha)
 
-# attention.md:2483 (实验五：训练得更久)
+# attention.md:2494 (实验五：训练得更久)
 LONG_ROUNDS = 30000
 LONG_CHECKPOINTS = (3000, 10000)
 
@@ -355,7 +355,7 @@ def print_growth_over_seeds(sweep):
 
 def print_long_training(run):
     print("同样是第五节那个没有形成对齐的模型，训练 %d 轮：" % LONG_ROUNDS)
-    whole_u, per_token_u = run.uniform.whole, run.uniform.per_token
+    per_token_u = run.uniform.per_token
     print("整串全对 %.4f，逐位正确 %.4f；拿掉挑选之后逐位正确 %.4f（变化 %+.4f）。"
           % (run.own.whole, run.own.per_token, per_token_u, per_token_u - run.own.per_token))
     print_matrix(run.matrix)
@@ -367,7 +367,7 @@ def print_long_training(run):
           + "，第 %d 轮 %.2f；左边一列 %.2f 倍。" % (LONG_ROUNDS, diagonal_multiple(run.matrix),
                                                     diagonal_multiple(run.matrix, -1)))
 
-# attention.md:2641 (实验六：峰值落在哪一列)
+# attention.md:2652 (实验六：峰值落在哪一列)
 def print_peak_offsets(sweep):
     n, T = len(EXPERIMENT_SEEDS), len(sweep[SWEEP_RATES[0]][SWEEP_QUERIES[0]][0].matrix)
     print("严格倒序：输出第 r 位对输入第 %d − r 位。解码器输出第 r 位之前读进的是上一位的输出，答对时就是" % (T + 1))
@@ -404,7 +404,7 @@ def print_first_row_at_start(length=10):
         print("  查询 = %s：峰值落在第 %d 列的种子 %d 个；第 %d 列平均是均匀的 %.2f 倍"
               % (QUERY_SHORT[query], length, peaks.count(length), length, np.mean(last)))
 
-# attention.md:2727 (实验七：把权重换掉)
+# attention.md:2738 (实验七：把权重换掉)
 REFIT_SETTINGS = (BOOK_SETTING, PICKING_SETTING)   # 只重新训练输出层的两格：第五节的两个设置
 SWAPS = ("reversal", "shifted", "other", "uniform")
 SWAP_SHORT = {"reversal": "倒序", "shifted": "左移", "other": "别条", "uniform": "均匀"}

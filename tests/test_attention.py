@@ -422,9 +422,9 @@ def test_input_grads_give_the_one_hot_products_bits(B, T):
     rng = np.random.RandomState(7 + T)
     tokens, dz = rng.randint(0, A.VOCAB, size=(B, T)), rng.randn(B, T, 16)
     fast, plain = both_ways(lambda: A.input_grads(dz, tokens, np.zeros((A.VOCAB, 16))))
-    one_hot_product = A.mm(A.one_hot(tokens.reshape(-1)).T, A.rows(dz))     # one_hot(tokens)ᵀ @ dz, in k order
+    one_hot_product = A.mm(A.one_hot(tokens.reshape(-1)).T, A.as_rows(dz))     # one_hot(tokens)ᵀ @ dz, in k order
     assert same_bits(fast, plain) and same_bits(plain, one_hot_product)
-    assert same_bits(A.bias_grad(dz, np.zeros(16)), A.rows(dz).sum(axis=0))
+    assert same_bits(A.bias_grad(dz, np.zeros(16)), A.as_rows(dz).sum(axis=0))
     np.testing.assert_allclose(one_hot_product, A.one_hot(tokens).reshape(-1, A.VOCAB).T @ dz.reshape(-1, 16), rtol=1e-12)
 
 
@@ -847,22 +847,41 @@ def test_interventions_report_what_evaluate_gives_for_each_replacement():
     assert same_evaluation(swaps.greedy["uniform"], A.with_uniform_weights(model, test))
     assert same_evaluation(swaps.greedy["other"], A.evaluate(model, test, np.roll(own.alpha, 1, axis=0)))
     assert same_evaluation(swaps.greedy["reversal"], A.evaluate(model, test, A.reversal_weights(5)))
-    fed_reversal = A.predict(model, test, A.reversal_weights(5), forced=True)[0] == test[:, ::-1]
+    fed_reversal = fed_step_by_step(model, test, A.reversal_weights(5)) == test[:, ::-1]
     assert same_bits(swaps.forced["reversal"], fed_reversal) and swaps.forced_accuracy("reversal") == fed_reversal.mean()
     assert same_bits(swaps.forced_by_position("reversal"), fed_reversal.mean(axis=0))
-    assert same_bits(swaps.forced["own"], A.predict(model, test, forced=True)[0] == test[:, ::-1])
+    assert same_bits(swaps.forced["own"], fed_step_by_step(model, test) == test[:, ::-1])
     half_l1 = np.abs(own.alpha - np.roll(own.alpha, 1, axis=0)).sum(axis=-1) / 2    # per row: 0 the same, 1 no overlap
     assert swaps.other_change == pytest.approx(half_l1.mean()) and 0 < swaps.other_change < 1
 
 
-def test_decoding_fed_the_right_letters_is_the_argmax_of_teacher_forced_training():
-    """forced=True reads in the correct previous letter at every step, as training does: its outputs are the
-    argmax of the training path's logits, step by step, whatever the model outputs itself (both queries)."""
+def fed_step_by_step(model, src, fixed_weights=None):
+    """The right letters fed one step at a time through decode_step (each step reads the correct previous letter,
+    not the model's own output): the oracle forced_tokens, which does all steps at once, must match."""
+    B, T = src.shape
+    hs_enc = A.encoder(model, src)
+    h, token = hs_enc[:, -1], np.full(B, A.START)
+    tokens = np.empty((B, T), dtype=np.int64)
+    for t in range(T):
+        fixed = None if fixed_weights is None else fixed_weights[..., t:t + 1, :]
+        h, logits, _ = A.decode_step(model, h, token, hs_enc, fixed_weights=fixed)
+        tokens[:, t] = logits.argmax(axis=-1)
+        token = src[:, T - 1 - t]                      # the reversal's letter at step t
+    return tokens
+
+
+def test_forced_tokens_are_the_right_letters_fed_step_by_step():
+    """forced_tokens reads in the correct previous letter at every step, as training does, all steps at once: the
+    same tokens as feeding them one step at a time, for both queries, with the model's own or fixed weights; and
+    not the model's own greedy outputs (the feeding matters)."""
     (trained,) = A.train(A.Setting(), A.make_test_set(5), 20)
     src = A.make_test_set(5)[:40]
     for query in ("after", "before"):
         model = A.Model(trained, A.Setting(query=query))
-        fed_tokens, _ = A.predict(model, src, forced=True)
+        other = np.roll(A.evaluate(model, src).alpha, 1, axis=0)
+        for fixed in (None, A.reversal_weights(5), A.uniform_weights(5), other):
+            assert np.array_equal(A.forced_tokens(model, src, fixed), fed_step_by_step(model, src, fixed))
+        fed_tokens = A.forced_tokens(model, src)
         assert np.array_equal(fed_tokens, teacher_forced_logits(model, src).argmax(axis=-1))
         greedy, _ = A.predict(model, src)
         assert not np.array_equal(fed_tokens, greedy)  # an untrained model's own outputs differ: the feeding matters

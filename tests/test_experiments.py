@@ -1,8 +1,9 @@
 """Tests of the 30-second experiments, generated/experiments.py (tangled from attention.md)."""
 import importlib.util
+import inspect
 import multiprocessing
 import sys
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -364,3 +365,123 @@ def test_the_growth_over_seeds_reads_each_formed_models_course_and_what_the_othe
     assert lines[3].split() == ["1", "310", "310", "310", "0", "0.02，更新后"]
     assert lines[4] == "跳了几轮：中位数 5，最短 0，最长 10；不超过 300 轮的 2 个。"
     assert "训练途中反对角线最高到过均匀的 1.50 倍" in lines[5] and lines[6] == "在哪个检查点满足过规则的有 0 个。"
+
+
+class InlinePool:
+    """Stands in for ProcessPoolExecutor: each submitted call runs at once, here, and comes back as a finished
+    Future (its exception, if it raised), so that a callback added later runs at once too."""
+
+    def __init__(self, *args, **options):
+        self.submitted = []
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+    def submit(self, function, *args, **options):
+        self.submitted.append(function)
+        future = Future()
+        try:
+            future.set_result(function(*args, **options))
+        except Exception as error:                       # handed back in the Future, as the pool would
+            future.set_exception(error)
+        return future
+
+
+def planted_matrix(T, formed, seed_init):
+    """A (T, T) average weight matrix: formed, most of each row on the anti-diagonal; otherwise a low peak one
+    column to its left (the last row wraps round), so the peak-offset table has more than one kind of row."""
+    height = 0.5 + 0.02 * seed_init if formed else 0.2
+    offset = 0 if formed else -1
+    matrix = np.full((T, T), (1 - height) / (T - 1))
+    matrix[np.arange(T), (T - 1 - np.arange(T) + offset) % T] = height
+    return matrix
+
+
+def planted_evaluation(per_token, T, B=3, alpha=None):
+    """An Evaluation shaped as evaluate gives it, for B test sequences of length T."""
+    by_position = np.clip(per_token + np.linspace(0.05, -0.05, T), 0.0, 1.0)
+    return A.Evaluation(per_token ** T, per_token, by_position, alpha, np.arange(B * T).reshape(B, T) % A.LETTERS)
+
+
+# Which seeds of a cell form the alignment (seed_init below the count); a cell not named here: the first five.
+# Some cells none, some all, so that every "none of them" and "all of them" branch prints too.
+FORMED_SEEDS = {(0.003, "after"): 0, (0.02, "after"): 10}
+
+
+def planted_run(setting, seed_init, length, rounds, checkpoints, refit, B=3):
+    """A Run built with the program's own classes, as attention_runs returns one: the weights of B test sequences,
+    the swaps, the course at the checkpoints training would reach (rising to the final evaluation) and the refit."""
+    formed = seed_init < FORMED_SEEDS.get((setting.lr, setting.query), 5)
+    matrix, uniform = planted_matrix(length, formed, seed_init), np.full((length, length), 1 / length)
+    own_accuracy, uniform_accuracy = (0.95 - 0.01 * seed_init, 0.6) if formed else (0.7 + 0.01 * seed_init, 0.68)
+    model = A.Model({}, setting)
+    start = 0.2 + 0.03 * seed_init                       # where the course starts to climb, as a share of training
+    for n in checkpoints:
+        if n <= rounds:
+            s = float(np.clip((n / rounds - start) / 0.3, 0.0, 1.0)) if formed else n / rounds
+            model.course[n] = A.Checkpoint(uniform_accuracy + s * (own_accuracy - uniform_accuracy), uniform_accuracy,
+                                           (1 - s) * uniform + s * matrix)
+    alpha = np.repeat(matrix[None], B, axis=0)
+    greedy = {name: planted_evaluation(accuracy, length, B, alpha) for name, accuracy in
+              zip(E.SWAPS, (0.9, 0.3, own_accuracy - 0.02, uniform_accuracy))}
+    share = np.arange(B * length).reshape(B, length) / (B * length)        # fed the right letters: right where below
+    forced = {name: share < accuracy for name, accuracy in
+              zip(("own",) + E.SWAPS, (own_accuracy + 0.03, 0.97, 0.4, own_accuracy, uniform_accuracy + 0.1))}
+    swaps = A.Interventions(greedy=greedy, follows=0.5 + 0.01 * seed_init, forced=forced,
+                            other_change=0.1 + 0.01 * seed_init)
+    return A.Run(model=model, rounds=rounds, own=planted_evaluation(own_accuracy, length, B, alpha),
+                 sample=np.arange(length) % A.LETTERS, swaps=swaps,
+                 refit={n: 0.5 + n / 10 ** 5 for n in A.REFIT_CHECKPOINTS} if refit else None)
+
+
+def test_the_experiments_main_prints_every_section_from_planted_runs(capsys, monkeypatch):
+    """main() end to end in a few seconds: the pool runs each job in place and every training gives planted
+    Runs and Evaluations of the right shapes (ten seeds a cell, some formed and some not), called with the
+    real functions' signatures. Experiments one, two and six's untrained models are computed for real.
+    Any name or attribute a printing path gets wrong fails here, not minutes into make experiments."""
+    made = {"models": 0, "refits": 0}
+    real = {name: inspect.signature(getattr(E, name)) for name in ("attention_runs", "control_runs")}
+
+    def fake_attention_runs(*args, **options):
+        call = real["attention_runs"].bind(*args, **options)      # a TypeError where the real one raises
+        call.apply_defaults()
+        a = call.arguments
+        made["models"] += len(a["seed_list"])
+        made["refits"] += len(a["seed_list"]) if a["refit"] else 0
+        return [planted_run(a["setting"], seed_init, a["length"], a["rounds"], a["checkpoints"], a["refit"])
+                for seed_init, _ in a["seed_list"]]
+
+    def fake_control_runs(*args, **options):
+        call = real["control_runs"].bind(*args, **options)
+        setting, seed_list, length = (call.arguments[name] for name in ("setting", "seed_list", "length"))
+        made["models"] += len(seed_list)
+        alpha = np.full((3, length, length), 1 / length) if setting.uniform else None
+        return [planted_evaluation((0.75 if setting.uniform else 0.55) + 0.01 * seed_init, length, alpha=alpha)
+                for seed_init, _ in seed_list]
+
+    pools = []
+    monkeypatch.setattr(E, "ProcessPoolExecutor", lambda *a, **k: pools.append(InlinePool(*a, **k)) or pools[-1])
+    monkeypatch.setattr(E, "attention_runs", fake_attention_runs)
+    monkeypatch.setattr(E, "control_runs", fake_control_runs)
+    E.main()
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+
+    headers = [next((k for k, line in enumerate(lines) if line.startswith(numeral + "、")), None) for numeral in "一二三四五六七"]
+    assert None not in headers and headers == sorted(headers), headers
+    n = len(E.EXPERIMENT_SEEDS)
+    per_cell = len(E.CONTROLS)
+    expected = n * (len(E.SHORT_SETTINGS) * (per_cell + 1) + len(E.SWEEP_RATES) * (per_cell + len(E.SWEEP_QUERIES)))
+    assert made["models"] == expected + 1                                 # the sweeps and the long training
+    assert made["refits"] == n * len(E.REFIT_SETTINGS)
+    assert lines[-1] == ("这个程序一共从头训练了 %d 个模型（加上训练 %d 轮的那一个），另外只重新训练了 %d 个输出层。"
+                         % (made["models"], E.LONG_ROUNDS, made["refits"]))
+    assert len(pools) == 1 and set(pools[0].submitted) == {fake_attention_runs, fake_control_runs}   # all trained in the pool
+    assert "扫描里没有这样的模型" not in out                                # a formed and a not formed picture
+    assert "形成了对齐的种子：没有" in out and "-/" in out and "/-" in out    # cells with none formed and all formed
+    long_line = next(line for line in lines if line.startswith("反对角线是均匀的几倍：第 %d 轮" % E.LONG_CHECKPOINTS[0]))
+    assert "第 %d 轮" % E.LONG_CHECKPOINTS[-1] in long_line and "第 %d 轮" % E.LONG_ROUNDS in long_line
+    assert "Traceback" not in out
