@@ -1,5 +1,5 @@
 # Generated from attention.md by tangle.py — edit attention.md and run make tangle, or edit here and run make stitch.
-# sha256 of the lines below: 97c60d1c1801bf17a68e893fa15ea0b91d4e4581b32bde96b6946b01a6123423
+# sha256 of the lines below: e0502b2854ffd1618e4ef7bc913152afd0a186d46a16a8850b8092df234096b0
 # attention.md:324 (generated/attention.py)
 """注意力：每次解码时自己回头挑重点。
 
@@ -148,6 +148,7 @@ class Model(dict):
     def __init__(self, params, setting):
         super().__init__(params)
         self.setting = setting
+        self.seeds = None        # 训练它的一对种子 (初始参数, 训练批次)（train 填）
         self.losses = {}         # 训练时记下的损失：{轮数: 平均交叉熵}（train 填）
         self.course = {}         # 训练途中量的：{轮数: Checkpoint}（train 填）
 
@@ -178,7 +179,7 @@ def unchanged(model):
     init = init_params(np.random.RandomState(SEED_INIT), model.setting.attention)
     return {name: model[name] == init[name] for name in model}
 
-# attention.md:575 (几个模型摞在一起)
+# attention.md:576 (几个模型摞在一起)
 def as_stack(p, single_ndim):
     """p 是一个模型的参数（有 single_ndim 维），就当成只有一个模型的一摞：前面加一维，(1, …)。
     本来就是一摞 (S, …) 的，原样返回。"""
@@ -233,7 +234,7 @@ def bias_grad(d, b):
     S = n_models(b, 1)
     return d.reshape(S, -1, d.shape[-1]).sum(axis=1).reshape(b.shape)
 
-# attention.md:636 (编码器与解码器)
+# attention.md:637 (编码器与解码器)
 FAST = True        # True：用附录〈转置着存的循环〉里快的写法；False：用下面照公式写的循环。两者算出的每一个比特都一样
 
 
@@ -298,7 +299,7 @@ def decoder_output(model, hs, hs_enc, queries, *, fixed_weights=None):
     features = np.concatenate([hs, ctx], axis=-1)         # 状态拼上上下文：16 + 16 维
     return affine(features, model["Wo"], model["bo"]), features, alpha   # features @ Wo + bo
 
-# attention.md:690 (反向传播)
+# attention.md:691 (反向传播)
 def one_hot(tokens, n=VOCAB):
     return (tokens[..., None] == np.arange(n)).astype(float)
 
@@ -398,7 +399,7 @@ def loss_and_grads(model, src, tgt):
     losses, f = forward(model, src, tgt)
     return losses, backward(model, f)
 
-# attention.md:796 (梯度检查)
+# attention.md:797 (梯度检查)
 SEED_CHECK = 7                                     # 梯度检查用的随机流
 
 
@@ -432,7 +433,7 @@ def print_gradient_checks():
                            ("更新前的查询", Setting(query="before")), ("平均对照", Setting(uniform=True))):
         print("  %.1e  %s" % (gradient_check(setting), label))
 
-# attention.md:848 (训练：Adam 与梯度裁剪)
+# attention.md:849 (训练：Adam 与梯度裁剪)
 CLIP = 1.0                                       # 梯度裁剪：每个模型的梯度范数最多是 1
 BETA1, BETA2, EPS = 0.9, 0.999, 1e-8
 
@@ -530,13 +531,14 @@ def train(setting, test, rounds, *, seed_list=((SEED_INIT, SEED_BATCH),), checkp
     losses, measured = optimise(theta, step, rounds, setting.lr,
                                 measure=lambda: [checkpoint(model, test) for model in models], at=set(checkpoints),
                                 label=what)
-    for i, model in enumerate(models):
+    for i, (model, seeds) in enumerate(zip(models, seed_list)):
+        model.seeds = tuple(seeds)
         model.losses = {n: loss[i] for n, loss in losses.items()}
         model.course = {n: points[i] for n, points in measured.items()}
     progress("训练完：%s（%.0f 秒）" % (what, time.monotonic() - started))
     return models
 
-# attention.md:958 (贪心解码与评估)
+# attention.md:960 (贪心解码与评估)
 def predict(model, src, fixed_weights=None):
     """贪心解码：每一步读进自己上一步的输出。返回记号 (B, T)，和注意力权重 alpha (B, T, T)（不用注意力时是 None）。
     fixed_weights (T, T) 或 (B, T, T)：不让模型自己挑，第 t 步的权重换成它的第 t 行（平均对照的模型缺省就是 1/T）。"""
@@ -571,7 +573,7 @@ def evaluate(model, test, fixed_weights=None):
     correct = tokens == test[:, ::-1]
     return Evaluation(correct.all(axis=1).mean(), correct.mean(), correct.mean(axis=0), alpha, tokens)
 
-# attention.md:999 (五位对比)
+# attention.md:1001 (五位对比)
 class Comparison(NamedTuple):              # 第四节的对比：两个训练好的模型和它们的评估
     rounds: int
     no_attn: Model                         # 6.5 节的模型（不用注意力）
@@ -586,7 +588,7 @@ def reversal_comparison(length=5, rounds=2000):
     no_attn, attn = (train(Setting(attention=attention), test, rounds)[0] for attention in (False, True))
     return Comparison(rounds, no_attn, evaluate(no_attn, test), attn, evaluate(attn, test))
 
-# attention.md:1029 (拿掉挑选和形成对齐的规则)
+# attention.md:1031 (拿掉挑选和形成对齐的规则)
 def with_uniform_weights(model, test):
     """拿掉挑选：同一个训练好的模型，参数一个不动，解码时把注意力权重全换成 1/T。"""
     return evaluate(model, test, uniform_weights(test.shape[1]))
@@ -614,11 +616,11 @@ def alignment_formed(per_token, per_token_uniform, matrix):
     multiple = diagonal_multiple(matrix)                   # 是均匀（1/T）的几倍
     return bool(drop >= FORMED_DROP and multiple >= FORMED_DIAGONAL)
 
-# attention.md:1063 (第五节的两组设置)
+# attention.md:1065 (第五节的两组设置)
 BOOK_SETTING = Setting(query="after", lr=LR)       # 第四节的设置：更新后的查询（我们对原书示意代码的读法），学习率 0.003（我们定的）
 PICKING_SETTING = Setting(query="before", lr=0.02)  # 换两个旋钮：更新前的查询，学习率大一些
 
-# attention.md:1071 (把权重换掉)
+# attention.md:1073 (把权重换掉)
 def reversal_weights(T, shift=0):
     """倒序要的权重：第 r 行只在第 T+1−r 列上是 1，其余是 0。shift=−1 整体挪到左边一列，
     最后一行左边没有列了，绕回第 T 列。"""
@@ -673,7 +675,7 @@ def interventions(model, test, own_alpha):
     return Interventions(greedy, (greedy["shifted"].tokens == pointed).mean(), forced,
                          np.abs(own_alpha - replaced["other"]).sum(axis=-1).mean() / 2)
 
-# attention.md:1171 (第五节的一次运行：训练、评估、干预)
+# attention.md:1173 (第五节的一次运行：训练、评估、干预)
 REFIT_ROUNDS, SEED_REFIT = 3000, 8         # 只重新训练输出层：轮数，和它自己的批次随机流
 REFIT_CHECKPOINTS = (1000, 2000, REFIT_ROUNDS)
 
@@ -785,7 +787,7 @@ def refit_readout(model, test):
                            at=REFIT_CHECKPOINTS, label="只重新训练输出层")
     return refitted, measured
 
-# attention.md:1289 (对齐是怎么长出来的)
+# attention.md:1291 (对齐是怎么长出来的)
 GROWTH_CHECKPOINTS = tuple(range(10, 601, 10)) + tuple(range(700, 3001, 100))   # 每 10 轮；第 600 轮以后每 100 轮
 JUMP_FROM, JUMP_TO = 0.2, 0.8      # 「跳」：超出均匀的部分从训练完时的 20% 涨到 80%（看结果之前定下）
 
@@ -817,7 +819,7 @@ def growth_panels(course):
     half = first_round(course, lambda n: share_of_end(course, n) >= 0.5)
     return before, half, stop, rounds[-1]
 
-# attention.md:1327 (原书的矩阵)
+# attention.md:1329 (原书的矩阵)
 BOOK_FIVE = ((0.9900, 0.9980), (0.9300, 0.9860))   # 原书第四节的表：(整串全对, 逐位正确)，不用注意力、用注意力
 BOOK_ROUNDS, BOOK_PER_TOKEN = 3000, 0.6820         # 原书第五节：10 位的模型训练 3000 轮，逐位正确 0.6820
 BOOK_MATRIX = np.array([                   # 原书印出的矩阵：行 = 输出第几位，列 = 输入第几位
@@ -856,7 +858,7 @@ def encoder_reads_in_order(params, test):
             return False
     return True
 
-# attention.md:1373 (读矩阵和画热图)
+# attention.md:1375 (读矩阵和画热图)
 def peak_columns(matrix):
     """每一行最大权重所在的列（从 1 数起）和那个权重。"""
     return matrix.argmax(axis=1) + 1, matrix.max(axis=1)
@@ -945,7 +947,7 @@ def train_and_evaluate(setting, length, rounds, seeds=(SEED_INIT, SEED_BATCH)):
     test = make_test_set(length)
     return evaluate(train(setting, test, rounds, seed_list=[seeds])[0], test)
 
-# attention.md:1578 (打印实跑输出)
+# attention.md:1580 (打印实跑输出)
 def vector(v):
     return "(" + ", ".join("%g" % x for x in v) + ")"
 
@@ -1189,7 +1191,7 @@ def print_transcript():
         print("第 %d 轮：" % n)
         print_matrix(runs[1].course[n].matrix)
 
-# attention.md:3172 (附录：同时训练)
+# attention.md:3173 (附录：同时训练)
 def in_background(pool, function, *args, **options):
     """让另一个进程去算 function(*args, **options)，返回一个之后取结果的 Future。进程之间按「模块名.函数名」
     传函数，所以这个模块要能按名字导入；不能的时候（比如被别的程序按文件路径执行），就当场算。"""
@@ -1208,7 +1210,7 @@ def main():
             STARTED[setting] = in_background(pool, attention_runs, setting, checkpoints=GROWTH_CHECKPOINTS)
         print_transcript()
 
-# attention.md:3119 (转置着存的循环)
+# attention.md:3120 (转置着存的循环)
 def right_multiplier(W, batch):
     """循环里要拿同一个 W 乘很多次：返回函数 f，f(x_cols) = (x @ W).T，x_cols 是转置着存的 (K, batch)。
     W 是 (K, N)，或者 S 个模型摞成的 (S, K, N)：batch 列按模型均分，每个模型乘自己的 W。
@@ -1253,7 +1255,7 @@ def input_grads_fast(dz, tokens, Wx):
     cells = (row[:, None] * H + np.arange(H)).ravel()              # dz 的每个数加到哪一格 (B·T·H,)
     return np.bincount(cells, weights=as_rows(dz).ravel(), minlength=S * V * H).reshape(Wx.shape)
 
-# attention.md:3228 (精确的矩阵乘法、exp 与 tanh)
+# attention.md:3229 (精确的矩阵乘法、exp 与 tanh)
 def mm(a, b):
     """a @ b，形状规则同 np.matmul；但每个结果都按 k = 0, 1, 2, … 的顺序一项项加出来。"""
     if a.ndim == 1:                                   # 左边是一个向量：当成一行来乘
@@ -1369,7 +1371,7 @@ def log(x):
         series = 1 / k + s2 * series
     return e * LN2 + 2 * s * series
 
-# attention.md:3195 (附录：让释放的内存留在进程里)
+# attention.md:3196 (附录：让释放的内存留在进程里)
 def keep_freed_memory():
     """让 glibc 把释放的内存留着重用，不还给系统。只在 glibc 上做：别的 C 库没有 mallopt，或者编号不同。"""
     try:

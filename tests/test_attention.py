@@ -1285,3 +1285,11 @@ def test_no_function_takes_more_than_four_positional_parameters(program):
             if positional > 4:
                 crowded.append("%s (line %d): %d" % (getattr(node, "name", "lambda"), node.lineno, positional))
     assert not crowded, crowded
+
+
+def test_each_trained_model_carries_the_seeds_it_was_trained_from():
+    models = A.train(A.Setting(), A.make_test_set(5), 3, seed_list=[(4, 104), (6, 106)])
+    assert [model.seeds for model in models] == [(4, 104), (6, 106)]
+    assert A.Model({}, A.Setting()).seeds is None                   # not trained: no seeds
+    alone = A.train(A.Setting(), A.make_test_set(5), 3, seed_list=[(6, 106)])[0]
+    assert all(np.array_equal(alone[name], models[1][name]) for name in alone)   # the seeds are what made it

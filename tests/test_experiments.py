@@ -153,12 +153,15 @@ def fed(accuracy, B=100, T=10):
     return np.broadcast_to((np.arange(B) < round(B * accuracy))[:, None], (B, T))
 
 
-def fake_run(formed, per_token=1.0, greedy=None, forced=None, follows=0.0, refit=None, course=None):
+def fake_run(formed, per_token=1.0, greedy=None, forced=None, follows=0.0, refit=None, course=None,
+             setting=A.Setting(lr=0.02), seed=0):
     """A Run as the sweep holds it. formed: a sharp reversal that taking the picking away costs 0.6 (accuracy
     0.4 with 1/T weights); otherwise flat, and 1/T weights give 1.0. greedy and forced: per-token accuracies of
-    the interventions (greedy["uniform"] overrides the accuracy with 1/T weights)."""
+    the interventions (greedy["uniform"] overrides the accuracy with 1/T weights). setting and seed: the model's,
+    as train gives them."""
     m = reversal_matrix(0.6) if formed else np.full((10, 10), 0.1)
-    model = A.Model({}, A.Setting(lr=0.02))
+    model = A.Model({}, setting)
+    model.seeds = (seed, 100 + seed)
     model.course = course or {}
     greedy = {"uniform": 0.4 if formed else 1.0, **(greedy or {})}
     swaps = A.Interventions({name: A.Evaluation(0.0, v, None, None, None) for name, v in greedy.items()}, follows,
@@ -175,15 +178,19 @@ def test_a_fake_run_reads_as_a_run_does():
 
 
 def test_the_picture_rule_takes_the_first_of_each_kind_in_print_order():
-    cell = lambda after, before: {"after": [fake_run(f) for f in after], "before": [fake_run(f) for f in before]}
+    def cell(lr, after, before):
+        return {query: [fake_run(f, setting=A.Setting(query=query, lr=lr), seed=seed) for seed, f in enumerate(flags)]
+                for query, flags in (("after", after), ("before", before))}
+
     n = len(E.EXPERIMENT_SEEDS)
-    sweep = {0.003: cell([False] * n, [False] * n),
-             0.01: cell([False] * n, [False, False, True] + [True] * (n - 3)),
-             0.02: cell([True] * n, [True] * n)}
+    sweep = {0.003: cell(0.003, [False] * n, [False] * n),
+             0.01: cell(0.01, [False] * n, [False, False, True] + [True] * (n - 3)),
+             0.02: cell(0.02, [True] * n, [True] * n)}
     formed, not_formed = E.first_of_each_kind(sweep)
-    assert formed[:3] == (0.01, "before", 2) and formed[3] is sweep[0.01]["before"][2]
-    assert not_formed[:3] == (0.003, "after", 0)
-    assert E.first_of_each_kind({0.02: cell([True] * n, [True] * n)})[1] is None
+    assert formed is sweep[0.01]["before"][2] and formed.setting == A.Setting(query="before", lr=0.01)
+    assert formed.model.seeds == (2, 102)
+    assert not_formed is sweep[0.003]["after"][0]
+    assert E.first_of_each_kind({0.02: cell(0.02, [True] * n, [True] * n)})[1] is None
 
 
 def test_diagonal_weight_and_peak_offsets():
@@ -356,8 +363,11 @@ def test_the_growth_over_seeds_reads_each_formed_models_course_and_what_the_othe
     slow[20] = A.Checkpoint(1.0, 0.98, reversal_matrix(0.1))
     never = growing_course([0.12, 0.15, 0.1], [0.0, 0.2, 0.0])        # 1.5 times uniform at most
     monkeypatch.setattr(E, "EXPERIMENT_SEEDS", [(0, 100), (1, 101)])
-    sweep = {0.02: {"after": [fake_run(True, course=quick), fake_run(True, course=slow)],
-                    "before": [fake_run(False, course=never), fake_run(False, course=never)]}}
+    after, before = A.Setting(lr=0.02), A.Setting(query="before", lr=0.02)
+    sweep = {0.02: {"after": [fake_run(True, course=quick, setting=after, seed=0),
+                              fake_run(True, course=slow, setting=after, seed=1)],
+                    "before": [fake_run(False, course=never, setting=before, seed=0),
+                               fake_run(False, course=never, setting=before, seed=1)]}}
     E.print_growth_over_seeds(sweep)
     lines = capsys.readouterr().out.splitlines()
     assert lines[1].startswith("五列依次是：种子、第一次满足规则、跳从第几轮、跳到第几轮、跳了几轮")
@@ -418,6 +428,7 @@ def planted_run(setting, seed_init, length, rounds, checkpoints, refit, B=3):
     matrix, uniform = planted_matrix(length, formed, seed_init), np.full((length, length), 1 / length)
     own_accuracy, uniform_accuracy = (0.95 - 0.01 * seed_init, 0.6) if formed else (0.7 + 0.01 * seed_init, 0.68)
     model = A.Model({}, setting)
+    model.seeds = (seed_init, 100 + seed_init)           # as train sets them
     start = 0.2 + 0.03 * seed_init                       # where the course starts to climb, as a share of training
     for n in checkpoints:
         if n <= rounds:
