@@ -1,5 +1,5 @@
 # Generated from attention.md by tangle.py — edit attention.md and run make tangle, or edit here and run make stitch.
-# sha256 of the lines below: e0502b2854ffd1618e4ef7bc913152afd0a186d46a16a8850b8092df234096b0
+# sha256 of the lines below: 5dd67e27904a05558973947a50c6e3236a27abc566627bda33f5bef3d6da8676
 # attention.md:324 (generated/attention.py)
 """注意力：每次解码时自己回头挑重点。
 
@@ -765,7 +765,8 @@ def frozen_features(model, src):
     """只重新训练输出层时，输出层的输入 (B, T, 2H)：冻结的编码器、解码器读 src（答案是倒序）算出的状态，
     拼上权重全是 1/T 的上下文（权重是定的，查询不起作用）。"""
     _, hs_enc, hs_dec = teacher_forced_states(model, src, src[:, ::-1])
-    return decoder_output(model, hs_dec, hs_enc, hs_dec, fixed_weights=uniform_weights(src.shape[1]))[1]
+    ctx, _ = attend(hs_dec, hs_enc, uniform_weights(src.shape[1]))      # 和 decoder_output 里的一样，只是不必再算分数
+    return np.concatenate([hs_dec, ctx], axis=-1)
 
 
 def refit_readout(model, test):
@@ -787,7 +788,7 @@ def refit_readout(model, test):
                            at=REFIT_CHECKPOINTS, label="只重新训练输出层")
     return refitted, measured
 
-# attention.md:1291 (对齐是怎么长出来的)
+# attention.md:1292 (对齐是怎么长出来的)
 GROWTH_CHECKPOINTS = tuple(range(10, 601, 10)) + tuple(range(700, 3001, 100))   # 每 10 轮；第 600 轮以后每 100 轮
 JUMP_FROM, JUMP_TO = 0.2, 0.8      # 「跳」：超出均匀的部分从训练完时的 20% 涨到 80%（看结果之前定下）
 
@@ -819,7 +820,7 @@ def growth_panels(course):
     half = first_round(course, lambda n: share_of_end(course, n) >= 0.5)
     return before, half, stop, rounds[-1]
 
-# attention.md:1329 (原书的矩阵)
+# attention.md:1330 (原书的矩阵)
 BOOK_FIVE = ((0.9900, 0.9980), (0.9300, 0.9860))   # 原书第四节的表：(整串全对, 逐位正确)，不用注意力、用注意力
 BOOK_ROUNDS, BOOK_PER_TOKEN = 3000, 0.6820         # 原书第五节：10 位的模型训练 3000 轮，逐位正确 0.6820
 BOOK_MATRIX = np.array([                   # 原书印出的矩阵：行 = 输出第几位，列 = 输入第几位
@@ -858,7 +859,7 @@ def encoder_reads_in_order(params, test):
             return False
     return True
 
-# attention.md:1375 (读矩阵和画热图)
+# attention.md:1376 (读矩阵和画热图)
 def peak_columns(matrix):
     """每一行最大权重所在的列（从 1 数起）和那个权重。"""
     return matrix.argmax(axis=1) + 1, matrix.max(axis=1)
@@ -947,7 +948,7 @@ def train_and_evaluate(setting, length, rounds, seeds=(SEED_INIT, SEED_BATCH)):
     test = make_test_set(length)
     return evaluate(train(setting, test, rounds, seed_list=[seeds])[0], test)
 
-# attention.md:1580 (打印实跑输出)
+# attention.md:1581 (打印实跑输出)
 def vector(v):
     return "(" + ", ".join("%g" % x for x in v) + ")"
 
@@ -1191,7 +1192,7 @@ def print_transcript():
         print("第 %d 轮：" % n)
         print_matrix(runs[1].course[n].matrix)
 
-# attention.md:3173 (附录：同时训练)
+# attention.md:3174 (附录：同时训练)
 def in_background(pool, function, *args, **options):
     """让另一个进程去算 function(*args, **options)，返回一个之后取结果的 Future。进程之间按「模块名.函数名」
     传函数，所以这个模块要能按名字导入；不能的时候（比如被别的程序按文件路径执行），就当场算。"""
@@ -1210,7 +1211,7 @@ def main():
             STARTED[setting] = in_background(pool, attention_runs, setting, checkpoints=GROWTH_CHECKPOINTS)
         print_transcript()
 
-# attention.md:3120 (转置着存的循环)
+# attention.md:3121 (转置着存的循环)
 def right_multiplier(W, batch):
     """循环里要拿同一个 W 乘很多次：返回函数 f，f(x_cols) = (x @ W).T，x_cols 是转置着存的 (K, batch)。
     W 是 (K, N)，或者 S 个模型摞成的 (S, K, N)：batch 列按模型均分，每个模型乘自己的 W。
@@ -1255,7 +1256,7 @@ def input_grads_fast(dz, tokens, Wx):
     cells = (row[:, None] * H + np.arange(H)).ravel()              # dz 的每个数加到哪一格 (B·T·H,)
     return np.bincount(cells, weights=as_rows(dz).ravel(), minlength=S * V * H).reshape(Wx.shape)
 
-# attention.md:3229 (精确的矩阵乘法、exp 与 tanh)
+# attention.md:3230 (精确的矩阵乘法、exp 与 tanh)
 def mm(a, b):
     """a @ b，形状规则同 np.matmul；但每个结果都按 k = 0, 1, 2, … 的顺序一项项加出来。"""
     if a.ndim == 1:                                   # 左边是一个向量：当成一行来乘
@@ -1371,7 +1372,7 @@ def log(x):
         series = 1 / k + s2 * series
     return e * LN2 + 2 * s * series
 
-# attention.md:3196 (附录：让释放的内存留在进程里)
+# attention.md:3197 (附录：让释放的内存留在进程里)
 def keep_freed_memory():
     """让 glibc 把释放的内存留着重用，不还给系统。只在 glibc 上做：别的 C 库没有 mallopt，或者编号不同。"""
     try:
