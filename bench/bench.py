@@ -8,18 +8,21 @@ Every measurement is printed with the load average it saw.
   1. What a user pays, whole processes, taking turns (so that a change of load hits all
      alike), --runs times each, no MALLOC_* variable set, BLAS and torch on one thread:
      `python generated/attention.py`; the same program with plain numpy numerics
-     (bench/plain_numpy.py: BLAS @, np.tanh, np.exp), which is what exactness costs; and
+     (bench/plain_numpy.py: BLAS @, np.tanh, np.exp), which is what exactness costs; and,
+     with torch, the lesson's four trainings alone (bench/our_trainings.py) beside
      bench/torch_reference.py, the same four trainings written in PyTorch (CPU, float64,
      autograd, one thread), import torch included. Medians, the page faults, and the
-     ratios of CPU time.
+     ratios of CPU time, taken turn by turn.
   2. The phases of generated/attention.py in this process (the module imported): the hand
      example, the four trainings, the evaluations; rounds per second.
   3. The floor: numpy calls and elements of the product temporaries (mm's, and those of
      right_multiplier in the recurrence) per training round, counted by instrumenting the
      module, times the measured CPU cost of one small numpy call and of one product
      element, next to the measured CPU per round (and its system part and page faults).
-  4. The four trainings alone, in-process: PyTorch's (from the runs of section 1) against
-     ours (section 2), and the accuracies of both. torch is installed on first use into
+  4. The four trainings alone, in-process: PyTorch's against ours, as each script timed
+     its trainings in the runs of section 1, the ratio taken pair by pair (the two ran in
+     the same turn), and the accuracies of both. (With --runs 0 or --fraction below 1,
+     torch runs on its own here and ours comes from section 2: not in the same turns.) torch is installed on first use into
      .cache/bench-venv with `pip install torch==2.13.0`; if that cannot be done (or pip
      would fetch a CUDA build), the reference is skipped with a line saying why.
 
@@ -43,9 +46,9 @@ from measure import report  # noqa: E402
 from measure.clock import MeasuredProgramFailed, load_now, median_timing  # noqa: E402
 from measure.floor import COUNT_ROUNDS, count_per_round  # noqa: E402
 from measure.phases import load_lesson, time_phases  # noqa: E402
-from measure.pytorch import time_torch, torch_or_skip, torch_summary  # noqa: E402
+from measure.pytorch import paired_ratios, time_torch, torch_or_skip, torch_summary, trainings_summary  # noqa: E402
 from measure.subjects import model_name, scaled_models  # noqa: E402
-from measure.whole import OURS, TORCH, time_whole_program, whole_program_variants  # noqa: E402
+from measure.whole import OURS, TORCH, TRAININGS, time_whole_program, whole_program_variants  # noqa: E402
 
 
 def parse_args(argv):
@@ -91,11 +94,14 @@ def main(argv=None):
                       if whole and args.fraction == 1 else None)
         report.print_phases(import_timing, phases, models, ours_whole, phases_load)
         report.print_floor(counts, call_s, element_s, phases)
-        if python is not None:
-            if TORCH in whole and args.fraction == 1:
-                best = torch_summary(args.torch_threads, whole[TORCH])
-            else:
-                best = time_torch(python, args.torch_threads, args.fraction, max(1, args.runs))
+        if python is not None and TORCH in whole and args.fraction == 1:     # both ran in the same turns
+            best, trainings = torch_summary(args.torch_threads, whole[TORCH]), trainings_summary(whole[TRAININGS])
+            ours = {"train": trainings["train"],
+                    "accuracy": {model_name(model): (m["whole"], m["per_token"])
+                                 for model, m in zip(models, trainings["report"]["models"], strict=True)}}
+            report.print_torch(best, ours, paired_ratios(whole[TORCH], whole[TRAININGS]))
+        elif python is not None:
+            best = time_torch(python, args.torch_threads, args.fraction, max(1, args.runs))
             ours = {"train": [phases["train " + model_name(model)] for model in models],
                     "accuracy": accuracy}
             report.print_torch(best, ours)

@@ -1,5 +1,5 @@
 # Generated from attention.md by tangle.py — edit attention.md and run make tangle, or edit here and run make stitch.
-# sha256 of the lines below: 5dd67e27904a05558973947a50c6e3236a27abc566627bda33f5bef3d6da8676
+# sha256 of the lines below: 8aff54b6f5f8d9eedc86481785042e8032b430d1bbe4f9b42b878b81bbffc0d4
 # attention.md:324 (generated/attention.py)
 """注意力：每次解码时自己回头挑重点。
 
@@ -765,8 +765,19 @@ def frozen_features(model, src):
     """只重新训练输出层时，输出层的输入 (B, T, 2H)：冻结的编码器、解码器读 src（答案是倒序）算出的状态，
     拼上权重全是 1/T 的上下文（权重是定的，查询不起作用）。"""
     _, hs_enc, hs_dec = teacher_forced_states(model, src, src[:, ::-1])
-    ctx, _ = attend(hs_dec, hs_enc, uniform_weights(src.shape[1]))      # 和 decoder_output 里的一样，只是不必再算分数
-    return np.concatenate([hs_dec, ctx], axis=-1)
+    ctx, _ = attend(hs_dec[:, :1], hs_enc, uniform_weights(src.shape[1])[:1])   # 权重全是 1/T，每一步的上下文都一样：只算一步
+    return np.concatenate([hs_dec, np.broadcast_to(ctx, hs_dec.shape)], axis=-1)   # 再铺到每一步
+
+
+REFIT_CHUNK = 10       # 冻结的部分一次算几轮的批次
+
+
+def frozen_batches(model, batches, length, test_codes):
+    """只重新训练输出层时每一轮的 (批次, 它的 frozen_features)：批次和一轮一轮抽的一样，冻结的部分一次算 REFIT_CHUNK 轮。
+    每一行的特征只看这一行，所以和一批一批算的一个比特也不差，只是 NumPy 的调用少了十倍。"""
+    while True:
+        srcs = [sample_batch(batches, length, test_codes) for _ in range(REFIT_CHUNK)]
+        yield from zip(srcs, np.split(frozen_features(model, np.concatenate(srcs)), REFIT_CHUNK))
 
 
 def refit_readout(model, test):
@@ -776,11 +787,10 @@ def refit_readout(model, test):
     theta, readout = as_vector([{"Wo": model["Wo"], "bo": model["bo"]}])    # theta 是复制出来的，(1, 参数个数)
     refitted = Model(dict(model, Wo=readout["Wo"][0], bo=readout["bo"][0]), model.setting)   # 新的 Wo、bo 是 theta 的视图
     length, test_codes = test.shape[1], np.sort(seq_codes(test))
-    batches = np.random.RandomState(SEED_REFIT)
+    frozen = frozen_batches(model, np.random.RandomState(SEED_REFIT), length, test_codes)
 
     def step():
-        src = sample_batch(batches, length, test_codes)
-        features = frozen_features(model, src)                            # (B, T, 2H)
+        src, features = next(frozen)                                      # features (B, T, 2H)
         losses, dlogits = cross_entropy(affine(features, refitted["Wo"], refitted["bo"]), src[:, ::-1])
         return losses, flatten(readout_grads(refitted, features, dlogits), like=readout)
 
@@ -788,7 +798,7 @@ def refit_readout(model, test):
                            at=REFIT_CHECKPOINTS, label="只重新训练输出层")
     return refitted, measured
 
-# attention.md:1292 (对齐是怎么长出来的)
+# attention.md:1302 (对齐是怎么长出来的)
 GROWTH_CHECKPOINTS = tuple(range(10, 601, 10)) + tuple(range(700, 3001, 100))   # 每 10 轮；第 600 轮以后每 100 轮
 JUMP_FROM, JUMP_TO = 0.2, 0.8      # 「跳」：超出均匀的部分从训练完时的 20% 涨到 80%（看结果之前定下）
 
@@ -820,7 +830,7 @@ def growth_panels(course):
     half = first_round(course, lambda n: share_of_end(course, n) >= 0.5)
     return before, half, stop, rounds[-1]
 
-# attention.md:1330 (原书的矩阵)
+# attention.md:1340 (原书的矩阵)
 BOOK_FIVE = ((0.9900, 0.9980), (0.9300, 0.9860))   # 原书第四节的表：(整串全对, 逐位正确)，不用注意力、用注意力
 BOOK_ROUNDS, BOOK_PER_TOKEN = 3000, 0.6820         # 原书第五节：10 位的模型训练 3000 轮，逐位正确 0.6820
 BOOK_MATRIX = np.array([                   # 原书印出的矩阵：行 = 输出第几位，列 = 输入第几位
@@ -859,7 +869,7 @@ def encoder_reads_in_order(params, test):
             return False
     return True
 
-# attention.md:1376 (读矩阵和画热图)
+# attention.md:1386 (读矩阵和画热图)
 def peak_columns(matrix):
     """每一行最大权重所在的列（从 1 数起）和那个权重。"""
     return matrix.argmax(axis=1) + 1, matrix.max(axis=1)
@@ -948,7 +958,7 @@ def train_and_evaluate(setting, length, rounds, seeds=(SEED_INIT, SEED_BATCH)):
     test = make_test_set(length)
     return evaluate(train(setting, test, rounds, seed_list=[seeds])[0], test)
 
-# attention.md:1581 (打印实跑输出)
+# attention.md:1591 (打印实跑输出)
 def vector(v):
     return "(" + ", ".join("%g" % x for x in v) + ")"
 
@@ -1192,7 +1202,7 @@ def print_transcript():
         print("第 %d 轮：" % n)
         print_matrix(runs[1].course[n].matrix)
 
-# attention.md:3174 (附录：同时训练)
+# attention.md:3186 (附录：同时训练)
 def in_background(pool, function, *args, **options):
     """让另一个进程去算 function(*args, **options)，返回一个之后取结果的 Future。进程之间按「模块名.函数名」
     传函数，所以这个模块要能按名字导入；不能的时候（比如被别的程序按文件路径执行），就当场算。"""
@@ -1211,7 +1221,7 @@ def main():
             STARTED[setting] = in_background(pool, attention_runs, setting, checkpoints=GROWTH_CHECKPOINTS)
         print_transcript()
 
-# attention.md:3121 (转置着存的循环)
+# attention.md:3131 (转置着存的循环)
 def right_multiplier(W, batch):
     """循环里要拿同一个 W 乘很多次：返回函数 f，f(x_cols) = (x @ W).T，x_cols 是转置着存的 (K, batch)。
     W 是 (K, N)，或者 S 个模型摞成的 (S, K, N)：batch 列按模型均分，每个模型乘自己的 W。
@@ -1256,7 +1266,7 @@ def input_grads_fast(dz, tokens, Wx):
     cells = (row[:, None] * H + np.arange(H)).ravel()              # dz 的每个数加到哪一格 (B·T·H,)
     return np.bincount(cells, weights=as_rows(dz).ravel(), minlength=S * V * H).reshape(Wx.shape)
 
-# attention.md:3230 (精确的矩阵乘法、exp 与 tanh)
+# attention.md:3242 (精确的矩阵乘法、exp 与 tanh)
 def mm(a, b):
     """a @ b，形状规则同 np.matmul；但每个结果都按 k = 0, 1, 2, … 的顺序一项项加出来。"""
     if a.ndim == 1:                                   # 左边是一个向量：当成一行来乘
@@ -1308,15 +1318,36 @@ with localcontext() as _ctx:
     INV_STEP = float(1 / _STEP)
 EXP_TABLE = decimal_table(lambda i: (i * _STEP).exp(), EXP_STEPS)   # 2 的 i/64 次方
 
+# exp、tanh、log 每一步都要调用，数组又小，时间多花在调用本身上。所以：常数先做成 0 维数组，NumPy 就不必每次把
+# Python 的 float 再转换一遍；中间结果原地改（out=、+=、*=），少分配内存。值一个比特也不变：a + b 和 b + a、
+# a·b 和 b·a 在 IEEE 里是同一个数。结果写回从 x 算出来的数组：它在内存里的摆法和 x 一样，后面沿某一维求和的
+# 顺序也就和以前一样（NumPy 沿内存里连续的那一维求和时用的是另一种顺序，见上面 mm 的说明）。
+_EXP_FLOOR, _INV_STEP, _STEP_HI, _STEP_LO, _ONE = (np.array(c) for c in (-746.0, INV_STEP, STEP_HI, STEP_LO, 1.0))
+_EXP_COEFFICIENTS = tuple(np.array(1 / n) for n in (120, 24, 6, 2, 1, 1))   # e^r ≈ 1 + r(1 + r(1/2 + r(1/6 + r(1/24 + r/120))))
+
+
+def horner(x, coefficients):
+    """c[-1] + x·(c[-2] + x·(… + x·(c[1] + x·c[0])))：从最里面那一层往外算，原地改同一个数组。"""
+    p = x * coefficients[0]
+    for c in coefficients[1:-1]:
+        p += c
+        p *= x
+    p += coefficients[-1]
+    return p
+
 
 def exp(x):
     """e 的 x 次方 = 2^(k/64) · e^r，|r| ≤ ln2/128，e^r 用 5 次多项式。"""
-    x = np.maximum(x, -746.0)                       # e⁻⁷⁴⁶ 在 float64 里已经是 0
-    k = np.rint(x * INV_STEP)
-    r = (x - k * STEP_HI) - k * STEP_LO
-    p = 1 + r * (1 + r * (1 / 2 + r * (1 / 6 + r * (1 / 24 + r * (1 / 120)))))
+    x = np.maximum(x, _EXP_FLOOR)                   # e⁻⁷⁴⁶ 在 float64 里已经是 0
+    k = x * _INV_STEP
+    np.rint(k, out=k)
+    r = k * _STEP_HI
+    np.subtract(x, r, out=r)
+    r -= k * _STEP_LO                               # r = (x − k·STEP_HI) − k·STEP_LO
+    p = horner(r, _EXP_COEFFICIENTS)
     k = k.astype(np.int32)
-    return np.ldexp(p * EXP_TABLE[k & (EXP_STEPS - 1)], k >> EXP_BITS)   # k mod 64 和 k 整除 64（负数也对），比 % 和 // 快
+    p *= EXP_TABLE.take(k & (EXP_STEPS - 1))        # 2 的 (k mod 64)/64 次方：查表（k & 63 对负数也对，比 % 快）
+    return np.ldexp(p, k >> EXP_BITS, out=p)        # 再乘 2 的 (k 整除 64) 次方
 
 
 TANH_STEPS, TANH_MAX = 256, 20                      # tanh(20) 在 float64 里已经就是 1
@@ -1335,27 +1366,37 @@ def tanh_table(n):
 
 
 TANH_TABLE = tanh_table(TANH_MAX * TANH_STEPS + 1)
-# tanh 每一步都要调用：常数先做成 0 维数组，NumPy 就不必每次把 Python 的 float 再转换一遍（值不变）
-_MAX, _STEPS, _MINUS_THIRD, _TWO_15, _ONE = (np.array(c) for c in (float(TANH_MAX), float(TANH_STEPS), -1 / 3, 2 / 15,
-                                                                       1.0))
+_MAX, _STEPS = np.array(float(TANH_MAX)), np.array(float(TANH_STEPS))
+_TANH_COEFFICIENTS = (np.array(2 / 15), np.array(-1 / 3))   # tanh b ≈ b + b³·(−1/3 + b²·2/15)
 
 
 def tanh(x):
     """tanh(a + b) = (tanh a + tanh b) / (1 + tanh a · tanh b)：a 是离 |x| 最近的 j/256，查表；
     |b| ≤ 1/512，tanh b ≈ b − b³/3 + 2b⁵/15（下一项小于 10⁻¹⁸）。"""
-    a = np.minimum(np.abs(x), _MAX)
-    j = np.rint(a * _STEPS)
-    b = a - j / _STEPS                              # 精确：a 和 j/256 离得足够近
+    a = np.abs(x)
+    np.minimum(a, _MAX, out=a)
+    j = a * _STEPS
+    np.rint(j, out=j)
+    b = j / _STEPS
+    np.subtract(a, b, out=b)                        # b = a − j/256，精确：a 和 j/256 离得足够近
     b2 = b * b
-    tanh_b = b + b * b2 * (_MINUS_THIRD + b2 * _TWO_15)
-    tanh_a = TANH_TABLE[j.astype(np.intp)]
-    return np.copysign((tanh_a + tanh_b) / (_ONE + tanh_a * tanh_b), x)
+    tanh_b = horner(b2, _TANH_COEFFICIENTS)
+    tanh_b *= b * b2
+    tanh_b += b
+    tanh_a = TANH_TABLE.take(j.astype(np.intp))
+    denominator = tanh_a * tanh_b
+    denominator += _ONE
+    tanh_b += tanh_a
+    tanh_b /= denominator                           # (tanh a + tanh b) / (1 + tanh a · tanh b)
+    return np.copysign(tanh_b, x, out=tanh_b)
 
 
 with localcontext() as _ctx:
     _ctx.prec = 40
     LN2 = float(Decimal(2).ln())
 SQRT_HALF = np.sqrt(0.5)
+_LN2, _TWO = np.array(LN2), np.array(2.0)
+_LOG_COEFFICIENTS = tuple(np.array(1 / k) for k in range(21, 0, -2))   # 1/21, 1/19, …, 1/1
 
 
 def log(x):
@@ -1363,16 +1404,19 @@ def log(x):
     x 必须是正数：log(0) 给出的不是 −inf，是一个没有意义的数。"""
     m, e = np.frexp(x)
     low = m < SQRT_HALF
-    m = np.where(low, 2 * m, m)
+    m = np.where(low, _TWO * m, m)
     e = np.where(low, e - 1, e)
-    s = (m - 1) / (m + 1)                          # |s| ≤ 0.172，级数到 s²¹ 已足够
-    s2 = s * s
-    series = 1 / 21
-    for k in range(19, 0, -2):
-        series = 1 / k + s2 * series
-    return e * LN2 + 2 * s * series
+    s = m - _ONE
+    m += _ONE
+    s /= m                                          # s = (m−1)/(m+1)，|s| ≤ 0.172，级数到 s²¹ 已足够
+    series = horner(s * s, _LOG_COEFFICIENTS)       # 1 + s²/3 + s⁴/5 + … + s²⁰/21
+    s *= _TWO
+    s *= series
+    result = e * _LN2
+    result += s                                     # e·ln2 + 2s·series
+    return result
 
-# attention.md:3197 (附录：让释放的内存留在进程里)
+# attention.md:3209 (附录：让释放的内存留在进程里)
 def keep_freed_memory():
     """让 glibc 把释放的内存留着重用，不还给系统。只在 glibc 上做：别的 C 库没有 mallopt，或者编号不同。"""
     try:

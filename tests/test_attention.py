@@ -902,6 +902,35 @@ def test_the_readout_gradients_from_frozen_features_are_loss_and_grads_own(query
     assert np.array_equal(grads["Wo"], full["Wo"]) and np.array_equal(grads["bo"], full["bo"])
 
 
+@pytest.mark.parametrize("f", ["exp", "tanh"])
+def test_exp_and_tanh_keep_the_memory_layout_of_their_input(f):
+    # The attention's scores are stored batch last; softmax then sums them along a strided axis, in index
+    # order. Were exp to hand back a C-ordered array, that sum would run along contiguous memory, in
+    # numpy's pairwise order, and the last bits would change.
+    x = np.random.RandomState(3).randn(10, 10, 32).transpose(2, 0, 1)
+    y = getattr(A, f)(x)
+    assert y.strides == x.strides
+    np.testing.assert_allclose(y, getattr(np, f)(x), rtol=1e-15)
+
+
+@pytest.mark.parametrize("chunk", [1, 3, 10])
+def test_the_frozen_batches_are_those_of_one_round_at_a_time(monkeypatch, chunk):
+    # Several rounds' batches through the frozen model at once: the same batches, in the same order,
+    # with the same bits as drawing and computing one round at a time. Length 10: sums longer than 8
+    # are where a change of memory layout would show.
+    monkeypatch.setattr(A, "REFIT_CHUNK", chunk)
+    test = A.make_test_set(10)
+    (model,) = A.train(A.Setting(query="before"), test, 5)
+    codes = np.sort(A.seq_codes(test))
+    frozen = A.frozen_batches(model, np.random.RandomState(8), 10, codes)
+    one_at_a_time = np.random.RandomState(8)
+    for _ in range(7):
+        src, features = next(frozen)
+        expected = A.sample_batch(one_at_a_time, 10, codes)
+        assert np.array_equal(src, expected)
+        assert same_bits(features, A.frozen_features(model, expected))
+
+
 def test_refitting_the_readout_changes_only_wo_and_bo_and_leaves_the_model_untouched(monkeypatch):
     monkeypatch.setattr(A, "REFIT_ROUNDS", 25)
     test = A.make_test_set(5)

@@ -110,7 +110,9 @@ def test_torch_unavailable_prints_a_skip_line(monkeypatch, capsys):
 
 def test_whole_program_runs_in_each_variant(tmp_path, monkeypatch, capsys):
     program, plain, torch = tmp_path / "program.py", tmp_path / "plain.py", tmp_path / "torch.py"
+    trainings = tmp_path / "trainings.py"
     program.write_text("import os\nprint(sorted(k for k in os.environ if k.startswith('MALLOC_')))\n")
+    trainings.write_text("import sys\nprint(sys.argv[1:], sys.executable == %r)\n" % sys.executable)
     plain.write_text("import os, sys\nprint(os.environ['OPENBLAS_NUM_THREADS'], os.environ['PYTHONHASHSEED'],"
                      " sys.flags.dont_write_bytecode, sys.flags.no_user_site, sys.flags.optimize,"
                      " 'PYTHONPYCACHEPREFIX' in os.environ)\n")
@@ -118,19 +120,20 @@ def test_whole_program_runs_in_each_variant(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(subjects, "PROGRAM", str(program))
     monkeypatch.setattr(subjects, "PLAIN_SCRIPT", str(plain))
     monkeypatch.setattr(subjects, "TORCH_SCRIPT", str(torch))
+    monkeypatch.setattr(subjects, "TRAININGS_SCRIPT", str(trainings))
     monkeypatch.setenv("MALLOC_TOP_PAD_", "1")                 # the program must not get help
     monkeypatch.setenv("PYTHONOPTIMIZE", "1")                  # nor any PYTHON* of the caller's
     variants = whole.whole_program_variants(sys.executable, threads=1)
-    assert list(variants) == [whole.OURS, whole.PLAIN, whole.TORCH]
+    assert list(variants) == [whole.OURS, whole.PLAIN, whole.TRAININGS, whole.TORCH]
     results = whole.time_whole_program(2, variants)
     assert all(len(runs) == 2 and runs[0].timing.wall > 0 for runs in results.values())
     assert [runs[0].stdout for runs in results.values()] == \
-        ["[]\n", "1 0 1 1 0 False\n", "['--threads', '1']\n"]   # check's environment and options
+        ["[]\n", "1 0 1 1 0 False\n", "[] True\n", "['--threads', '1']\n"]   # check's environment and options
     report.print_whole_program(results)
     out = capsys.readouterr().out
     assert "no MALLOC_* variable set" in out and "load at start" in out
-    assert "ours / plain numpy:" in out and "target: cpu at most 2.7×" in out
-    assert "PyTorch / ours:" in out and "target: cpu at least 1.3×" in out
+    assert "ours / plain numpy:" in out and "target: cpu at most 2.0×" in out
+    assert "PyTorch / ours, the same four trainings, whole processes" in out
     assert list(whole.whole_program_variants()) == [whole.OURS, whole.PLAIN]   # no torch
 
 
@@ -191,3 +194,33 @@ def test_run_timed_counts_the_cpu_of_children():
     child = "import subprocess, sys; subprocess.run([sys.executable, '-c', 'sum(range(10**7))'])"
     done, timing = clock.run_timed([sys.executable, "-c", child], subprocess.DEVNULL)
     assert done.returncode == 0 and timing.cpu > 0.1 and timing.wall > 0
+
+
+def fake_run(train_cpu, train_wall):
+    """A section-1 run of torch_reference.py or our_trainings.py: its JSON report, four models."""
+    models = [{"train_s": train_wall / 4, "train_cpu_s": train_cpu / 4, "train_sys_s": 0.0, "train_faults": 0}] * 4
+    return whole.Run(clock.Timing(1.0, 1.0, 0.0, 0), 0.5, json.dumps({"models": models}))
+
+
+def test_the_torch_ratio_is_taken_pair_by_pair():
+    # Turn by turn, PyTorch took 3, 4 and 10 CPU seconds against our 2, 2 and 4: ratios 1.5, 2 and 2.5,
+    # median 2. The ratio of the medians (4 / 2) would say the same here, but not under a load that moves.
+    torch = [fake_run(3.0, 6.0), fake_run(4.0, 4.0), fake_run(10.0, 10.0)]
+    ours = [fake_run(2.0, 2.0), fake_run(2.0, 4.0), fake_run(4.0, 2.0)]
+    assert pytorch.paired_ratios(torch, ours) == pytest.approx((2.0, 3.0))
+    summary = pytorch.trainings_summary(ours)
+    assert [t.cpu for t in summary["train"]] == pytest.approx([0.5] * 4) and summary["load"] == 0.5
+
+
+def test_our_trainings_report_is_torchs_shape():
+    done = subprocess.run([sys.executable, subjects.TRAININGS_SCRIPT, "--fraction", "0.001"],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    models = json.loads(done.stdout)["models"]
+    assert [(m["length"], m["attention"], m["rounds"], m["query"], m["lr"]) for m in models] == \
+        [(5, False, 2, "after", 0.003), (5, True, 2, "after", 0.003), (10, True, 3, "after", 0.003),
+         (10, True, 3, "before", 0.02)]
+    assert [m["params"] for m in models] == [838, 934, 934, 934]
+    assert all(m["train_cpu_s"] > 0 and 0 <= m["per_token"] <= 1 for m in models)
+    assert [training.cpu for training in pytorch.training_timings({"models": models})] == \
+        [m["train_cpu_s"] for m in models]

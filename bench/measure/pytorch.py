@@ -9,13 +9,12 @@ import subprocess
 import sys
 
 from . import subjects
-from .clock import MeasuredProgramFailed, Timing, load_now, median_timing, progress, run_timed
-from .subjects import MODELS
+from .clock import MeasuredProgramFailed, Timing, load_now, median_timing, progress, run_timed, total_timing
 from .whole import Run, measured_command, measured_env
 
 BENCH_VENV = os.path.join(subjects.ROOT, ".cache", "bench-venv")
 TORCH_PIN = "torch==2.13.0"          # on these machines a CPU build of it lies on local disk
-TORCH_TIMING_KEYS = ("train_s", "train_cpu_s", "train_sys_s", "train_faults")
+TRAINING_TIMING_KEYS = ("train_s", "train_cpu_s", "train_sys_s", "train_faults")   # in both scripts' reports
 INSTALL_TIMEOUT = 1800               # seconds for creating the venv and installing torch
 
 
@@ -99,19 +98,41 @@ def time_torch(python, threads, fraction, runs):
     return torch_summary(threads, results)
 
 
+def reports_of(results):
+    """The JSON report each run printed (torch_reference.py's, or our_trainings.py's)."""
+    return [run.stdout if isinstance(run.stdout, dict) else json.loads(run.stdout) for run in results]
+
+
+def training_timings(report):
+    """Per model, the Timing of its training, as the script measured it in its own process."""
+    return [Timing(*(model[key] for key in TRAINING_TIMING_KEYS)) for model in report["models"]]
+
+
+def trainings_summary(results):
+    """Medians over the runs: the whole process and each model's training; the last run's report
+    (the accuracies do not depend on timing)."""
+    reports = reports_of(results)
+    train = [median_timing(timings) for timings in zip(*map(training_timings, reports), strict=True)]
+    return {"load": statistics.median(run.load for run in results),
+            "whole": median_timing([run.timing for run in results]), "train": train, "report": reports[-1]}
+
+
 def torch_summary(threads, results):
-    """Medians over the runs: whole-process and per-model training Timings, import and
-    warm-up seconds; the last run's report (the accuracies do not depend on timing)."""
-    timings = [run.timing for run in results]
-    reports = [run.stdout if isinstance(run.stdout, dict) else json.loads(run.stdout)
-               for run in results]
-    load = statistics.median(run.load for run in results)
-    train = [median_timing([Timing(*(r["models"][i][key] for key in TORCH_TIMING_KEYS))
-                            for r in reports]) for i in range(len(MODELS))]
-    return {"threads": threads, "load": load, "whole": median_timing(timings), "train": train,
-            "import": statistics.median(r["import_s"] for r in reports),
-            "warmup": statistics.median(r["warmup_s"] for r in reports),
-            "report": reports[-1]}
+    """trainings_summary, and the threads, import and warm-up seconds of the PyTorch runs."""
+    reports, summary = reports_of(results), trainings_summary(results)
+    summary["threads"] = threads
+    summary["import"] = statistics.median(r["import_s"] for r in reports)
+    summary["warmup"] = statistics.median(r["warmup_s"] for r in reports)
+    return summary
+
+
+def paired_ratios(torch_runs, our_runs):
+    """PyTorch's four trainings over ours, taken pair by pair (a pair ran in the same turn, under the same
+    load): the median over the pairs of the CPU ratio and of the wall ratio."""
+    pairs = [(total_timing(training_timings(t)), total_timing(training_timings(o)))
+             for t, o in zip(reports_of(torch_runs), reports_of(our_runs), strict=True)]
+    return (statistics.median(t.cpu / o.cpu for t, o in pairs),
+            statistics.median(t.wall / o.wall for t, o in pairs))
 
 
 def torch_or_skip(args):

@@ -9,7 +9,7 @@ import numpy as np
 from .clock import difference, median_timing, total_timing
 from .floor import CALL_KINDS, COUNT_ROUNDS
 from .subjects import Model, model_name
-from .whole import OURS, PLAIN, PLAIN_BOUND, TORCH, TORCH_BOUND
+from .whole import OURS, PLAIN, PLAIN_BOUND, TORCH, TORCH_BOUND, TRAININGS
 
 
 def print_table(headers, rows):
@@ -58,13 +58,18 @@ def print_whole_program(results):
                      "%.2f" % statistics.median(run.load for run in samples)])
     print_table(["variant (medians)", "wall s", "min", "max", "cpu s", "of it sys",
                  "page faults", "load at start"], rows)
-    ours, plain = (median_timing([run.timing for run in results[name]]) for name in (OURS, PLAIN))
+    print("   ratios taken turn by turn (the two ran one after the other), median over the turns:")
     print("   ours / plain numpy: %.2f× cpu, %.2f× wall (target: cpu at most %.1f×)"
-          % (ours.cpu / plain.cpu, ours.wall / plain.wall, PLAIN_BOUND))
+          % (*turn_by_turn(results[OURS], results[PLAIN]), PLAIN_BOUND))
     if TORCH in results:
-        torch = median_timing([run.timing for run in results[TORCH]])
-        print("   PyTorch / ours: %.2f× cpu, %.2f× wall (target: cpu at least %.1f×)"
-              % (torch.cpu / ours.cpu, torch.wall / ours.wall, TORCH_BOUND))
+        print("   PyTorch / ours, the same four trainings, whole processes (import torch included): %.2f× cpu,"
+              " %.2f× wall" % turn_by_turn(results[TORCH], results[TRAININGS]))
+
+
+def turn_by_turn(runs, others):
+    """The median over the turns of runs[i] / others[i], in CPU and in wall time."""
+    pairs = [(run.timing, other.timing) for run, other in zip(runs, others, strict=True)]
+    return (statistics.median(a.cpu / b.cpu for a, b in pairs), statistics.median(a.wall / b.wall for a, b in pairs))
 
 
 def phase_row(name, timing, rounds=None):
@@ -122,12 +127,15 @@ def ratio_row(name, torch_timing, ours_timing):
                "%.2f" % (torch_timing.cpu / ours_timing.cpu)])
 
 
-def print_torch(best, ours):
+def print_torch(best, ours, paired=None):
+    """paired: (cpu, wall) ratios taken pair by pair when both ran in section 1's turns; else None."""
     report = best["report"]
     print()
     print("4. the four trainings alone, in-process: PyTorch %s (CPU, float64, autograd, Adam,"
-          " %d thread(s); bench/torch_reference.py; load %.2f) against ours (section 2)"
-          % (report["torch"], best["threads"], best["load"]))
+          " %d thread(s); bench/torch_reference.py; load %.2f) against ours (%s)"
+          % (report["torch"], best["threads"], best["load"],
+             "bench/our_trainings.py, in the same turns of section 1" if paired else
+             "section 2, not in the same turns"))
     print("   import torch %.2f s and its first round (which imports torch._dynamo) %.2f s:"
           " in its whole process (section 1), not in its trainings" % (best["import"], best["warmup"]))
     names = [model_name(Model(m["length"], m["attention"], m["rounds"], m["query"], m["lr"]))
@@ -137,6 +145,9 @@ def print_torch(best, ours):
                           total_timing(ours["train"])))
     print_table(["median seconds", "torch wall", "torch cpu", "ours wall", "ours cpu",
                  "torch/ours wall", "torch/ours cpu"], rows)
+    if paired:
+        print("   PyTorch / ours, the four trainings, pair by pair (each pair in one turn), median: %.2f× cpu,"
+              " %.2f× wall (target: cpu at least %.1f×)" % (*paired, TORCH_BOUND))
     print()
     print_table(["same task: accuracy on 100 held-out sequences", "rounds",
                  "torch whole / per token", "ours whole / per token"],

@@ -8,6 +8,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 PROGRAM = os.path.join(ROOT, "generated", "attention.py")
 PLAIN_SCRIPT = os.path.join(ROOT, "bench", "plain_numpy.py")
 TORCH_SCRIPT = os.path.join(ROOT, "bench", "torch_reference.py")
+TRAININGS_SCRIPT = os.path.join(ROOT, "bench", "our_trainings.py")   # the lesson's four trainings alone
 
 Model = collections.namedtuple("Model", "length attention rounds query lr")
 MODELS = [Model(5, False, 2000, "after", 0.003), Model(5, True, 2000, "after", 0.003),
