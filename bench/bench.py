@@ -79,7 +79,9 @@ def main(argv=None):
     try:
         python = torch_or_skip(args)
         sys.stdout.flush()
-        whole = (time_whole_program(args.runs, whole_program_variants(python, args.torch_threads))
+        # The two training scripts run here only at full length; at a fraction, section 4 runs torch alone.
+        in_turns = python if args.fraction == 1 else None
+        whole = (time_whole_program(args.runs, whole_program_variants(in_turns, args.torch_threads))
                  if args.runs else {})
         if whole:
             report.print_whole_program(whole)

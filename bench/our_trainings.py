@@ -52,6 +52,8 @@ def main(argv=None):
     parser.add_argument("--fraction", type=float, default=1.0,
                         help="fraction of the lesson's rounds to train (default 1)")
     args = parser.parse_args(argv)
+    if not 0 < args.fraction <= 1:
+        parser.error("--fraction must be in (0, 1]")
     lesson = load_lesson()
     lesson.keep_freed_memory()                       # as the program's main() does
     models = [run_model(lesson, length, attention, max(1, round(rounds * args.fraction)), query, lr)

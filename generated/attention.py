@@ -1,5 +1,5 @@
 # Generated from attention.md by tangle.py — edit attention.md and run make tangle, or edit here and run make stitch.
-# sha256 of the lines below: 8aff54b6f5f8d9eedc86481785042e8032b430d1bbe4f9b42b878b81bbffc0d4
+# sha256 of the lines below: ebb77fb5c1a838b3d9c4db0959846162cf299347ddd00fab1a8801b469706305
 # attention.md:324 (generated/attention.py)
 """注意力：每次解码时自己回头挑重点。
 
@@ -1320,10 +1320,11 @@ EXP_TABLE = decimal_table(lambda i: (i * _STEP).exp(), EXP_STEPS)   # 2 的 i/64
 
 # exp、tanh、log 每一步都要调用，数组又小，时间多花在调用本身上。所以：常数先做成 0 维数组，NumPy 就不必每次把
 # Python 的 float 再转换一遍；中间结果原地改（out=、+=、*=），少分配内存。值一个比特也不变：a + b 和 b + a、
-# a·b 和 b·a 在 IEEE 里是同一个数。结果写回从 x 算出来的数组：它在内存里的摆法和 x 一样，后面沿某一维求和的
-# 顺序也就和以前一样（NumPy 沿内存里连续的那一维求和时用的是另一种顺序，见上面 mm 的说明）。
+# a·b 和 b·a 在 IEEE 里是同一个数。结果写回从 x 算出来的数组：它沿用 x 在内存里的维度顺序，和以前一样，后面
+# 沿某一维求和的顺序也就不变（NumPy 沿内存里连续的那一维求和时用的是另一种顺序，见上面 mm 的说明）。
+# 原地改要数组：传进来的是一个数时，当成只有一个元素的数组来算。
 _EXP_FLOOR, _INV_STEP, _STEP_HI, _STEP_LO, _ONE = (np.array(c) for c in (-746.0, INV_STEP, STEP_HI, STEP_LO, 1.0))
-_EXP_COEFFICIENTS = tuple(np.array(1 / n) for n in (120, 24, 6, 2, 1, 1))   # e^r ≈ 1 + r(1 + r(1/2 + r(1/6 + r(1/24 + r/120))))
+_EXP_COEFFICIENTS = tuple(np.array(1 / n) for n in (120, 24, 6, 2, 1, 1))   # e^r ≈ 1 + r(1 + r(1/2 + r(1/6 + r(1/24 + r·(1/120)))))
 
 
 def horner(x, coefficients):
@@ -1338,6 +1339,9 @@ def horner(x, coefficients):
 
 def exp(x):
     """e 的 x 次方 = 2^(k/64) · e^r，|r| ≤ ln2/128，e^r 用 5 次多项式。"""
+    x = np.asarray(x, dtype=float)
+    if x.ndim == 0:
+        return exp(x.reshape(1))[0]
     x = np.maximum(x, _EXP_FLOOR)                   # e⁻⁷⁴⁶ 在 float64 里已经是 0
     k = x * _INV_STEP
     np.rint(k, out=k)
@@ -1373,6 +1377,9 @@ _TANH_COEFFICIENTS = (np.array(2 / 15), np.array(-1 / 3))   # tanh b ≈ b + b³
 def tanh(x):
     """tanh(a + b) = (tanh a + tanh b) / (1 + tanh a · tanh b)：a 是离 |x| 最近的 j/256，查表；
     |b| ≤ 1/512，tanh b ≈ b − b³/3 + 2b⁵/15（下一项小于 10⁻¹⁸）。"""
+    x = np.asarray(x, dtype=float)
+    if x.ndim == 0:
+        return tanh(x.reshape(1))[0]
     a = np.abs(x)
     np.minimum(a, _MAX, out=a)
     j = a * _STEPS

@@ -913,6 +913,14 @@ def test_exp_and_tanh_keep_the_memory_layout_of_their_input(f):
     np.testing.assert_allclose(y, getattr(np, f)(x), rtol=1e-15)
 
 
+@pytest.mark.parametrize("f", ["exp", "tanh", "log"])
+def test_exp_tanh_and_log_take_a_single_number_too(f):
+    # They work in place on arrays; a number, or whole numbers, go through as a one-element float array.
+    for x in (0.3, np.float64(0.3), np.array(0.3), 2):
+        assert getattr(A, f)(x) == getattr(A, f)(np.array([float(x)]))[0]
+    np.testing.assert_array_equal(getattr(A, f)(np.array([1, 2])), getattr(A, f)(np.array([1.0, 2.0])))
+
+
 @pytest.mark.parametrize("chunk", [1, 3, 10])
 def test_the_frozen_batches_are_those_of_one_round_at_a_time(monkeypatch, chunk):
     # Several rounds' batches through the frozen model at once: the same batches, in the same order,
@@ -929,6 +937,18 @@ def test_the_frozen_batches_are_those_of_one_round_at_a_time(monkeypatch, chunk)
         expected = A.sample_batch(one_at_a_time, 10, codes)
         assert np.array_equal(src, expected)
         assert same_bits(features, A.frozen_features(model, expected))
+
+
+@pytest.mark.parametrize("query", ["after", "before"])
+def test_the_frozen_context_of_one_step_is_that_of_every_step(query):
+    # With 1/T weights every step's context is the same sum: frozen_features computes one step and spreads it.
+    # Checked against the whole (B, T, T) product at length 10, where a changed order of addition would show.
+    rng = np.random.RandomState(6)
+    model = A.Model(A.init_params(rng, True), A.Setting(query=query))
+    src = rng.randint(0, A.LETTERS, size=(7, 10))
+    _, hs_enc, hs_dec = A.teacher_forced_states(model, src, src[:, ::-1])
+    every_step, _ = A.attend(hs_dec, hs_enc, A.uniform_weights(10))
+    assert same_bits(A.frozen_features(model, src), np.concatenate([hs_dec, every_step], axis=-1))
 
 
 def test_refitting_the_readout_changes_only_wo_and_bo_and_leaves_the_model_untouched(monkeypatch):

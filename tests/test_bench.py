@@ -203,13 +203,14 @@ def fake_run(train_cpu, train_wall):
 
 
 def test_the_torch_ratio_is_taken_pair_by_pair():
-    # Turn by turn, PyTorch took 3, 4 and 10 CPU seconds against our 2, 2 and 4: ratios 1.5, 2 and 2.5,
-    # median 2. The ratio of the medians (4 / 2) would say the same here, but not under a load that moves.
+    # Turn by turn, PyTorch took 3, 4 and 10 CPU seconds against our 1, 4 and 5: ratios 3, 1 and 2, median 2.
+    # The ratio of the medians would be 4 / 4 = 1; mismatched pairs would give other medians again.
     torch = [fake_run(3.0, 6.0), fake_run(4.0, 4.0), fake_run(10.0, 10.0)]
-    ours = [fake_run(2.0, 2.0), fake_run(2.0, 4.0), fake_run(4.0, 2.0)]
-    assert pytorch.paired_ratios(torch, ours) == pytest.approx((2.0, 3.0))
+    ours = [fake_run(1.0, 2.0), fake_run(4.0, 4.0), fake_run(5.0, 5.0)]
+    assert pytorch.paired_ratios(torch, ours) == pytest.approx((2.0, 2.0))
+    assert pytorch.paired_ratios(torch, ours[::-1]) != pytest.approx((2.0, 2.0))
     summary = pytorch.trainings_summary(ours)
-    assert [t.cpu for t in summary["train"]] == pytest.approx([0.5] * 4) and summary["load"] == 0.5
+    assert [t.cpu for t in summary["train"]] == pytest.approx([1.0] * 4) and summary["load"] == 0.5   # median 4 s, a quarter each
 
 
 def test_our_trainings_report_is_torchs_shape():
@@ -224,3 +225,17 @@ def test_our_trainings_report_is_torchs_shape():
     assert all(m["train_cpu_s"] > 0 and 0 <= m["per_token"] <= 1 for m in models)
     assert [training.cpu for training in pytorch.training_timings({"models": models})] == \
         [m["train_cpu_s"] for m in models]
+
+
+@pytest.mark.parametrize("fraction", ["0", "-1", "2"])
+def test_our_trainings_refuse_a_fraction_outside_0_to_1(fraction):
+    done = subprocess.run([sys.executable, subjects.TRAININGS_SCRIPT, "--fraction", fraction],
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=60)
+    assert done.returncode == 2 and "--fraction must be in (0, 1]" in done.stderr and not done.stdout
+
+
+def test_section_one_divides_turn_by_turn():
+    timing = lambda cpu, wall: whole.Run(clock.Timing(wall, cpu, 0.0, 0), 0.5, "")
+    ours = [timing(3.0, 6.0), timing(4.0, 4.0), timing(10.0, 10.0)]
+    plain = [timing(1.0, 2.0), timing(4.0, 4.0), timing(5.0, 5.0)]
+    assert report.turn_by_turn(ours, plain) == pytest.approx((2.0, 2.0))      # ratios 3, 1, 2; not 4 / 4

@@ -1,4 +1,4 @@
-"""What is measured: generated/attention.py, the two scripts measured beside it, and the program's four
+"""What is measured: generated/attention.py, the three scripts measured beside it, and the program's four
 trainings (bench/torch_reference.py reads the same list)."""
 
 import collections
