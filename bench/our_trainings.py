@@ -13,20 +13,13 @@ Examples:
 """
 
 import argparse
-import importlib.util
 import json
 import resource
 import time
 
 from measure.clock import difference, usage_now  # bench/ is sys.path[0]
-from measure.subjects import MODELS, PROGRAM
-
-
-def load_lesson():
-    spec = importlib.util.spec_from_file_location("attention", PROGRAM)
-    lesson = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(lesson)
-    return lesson
+from measure.phases import load_lesson
+from measure.subjects import MODELS
 
 
 def run_model(lesson, length, attention, rounds, query, lr):
@@ -54,7 +47,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if not 0 < args.fraction <= 1:
         parser.error("--fraction must be in (0, 1]")
-    lesson = load_lesson()
+    lesson, _ = load_lesson()
     lesson.keep_freed_memory()                       # as the program's main() does
     models = [run_model(lesson, length, attention, max(1, round(rounds * args.fraction)), query, lr)
               for length, attention, rounds, query, lr in MODELS]

@@ -37,6 +37,13 @@ def total_timing(timings):
     return Timing._make(map(sum, zip(*timings, strict=True)))
 
 
+def median_ratios(timings, others):
+    """timings[i] / others[i], pair by pair (a pair ran in the same turn, under nearly the same load): the
+    median over the pairs of the CPU ratio and of the wall ratio."""
+    pairs = list(zip(timings, others, strict=True))
+    return (statistics.median(a.cpu / b.cpu for a, b in pairs), statistics.median(a.wall / b.wall for a, b in pairs))
+
+
 def difference(later, earlier):
     return Timing._make(a - b for a, b in zip(later, earlier, strict=True))
 

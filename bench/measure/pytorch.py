@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 from . import subjects
-from .clock import MeasuredProgramFailed, Timing, load_now, median_timing, progress, run_timed, total_timing
+from .clock import MeasuredProgramFailed, Timing, load_now, median_ratios, median_timing, progress, run_timed, total_timing
 from .whole import Run, measured_command, measured_env
 
 BENCH_VENV = os.path.join(subjects.ROOT, ".cache", "bench-venv")
@@ -129,10 +129,8 @@ def torch_summary(threads, results):
 def paired_ratios(torch_runs, our_runs):
     """PyTorch's four trainings over ours, taken pair by pair (a pair ran in the same turn, under the same
     load): the median over the pairs of the CPU ratio and of the wall ratio."""
-    pairs = [(total_timing(training_timings(t)), total_timing(training_timings(o)))
-             for t, o in zip(reports_of(torch_runs), reports_of(our_runs), strict=True)]
-    return (statistics.median(t.cpu / o.cpu for t, o in pairs),
-            statistics.median(t.wall / o.wall for t, o in pairs))
+    totals = [[total_timing(training_timings(report)) for report in reports_of(runs)] for runs in (torch_runs, our_runs)]
+    return median_ratios(*totals)
 
 
 def torch_or_skip(args):

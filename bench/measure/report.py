@@ -6,7 +6,7 @@ import statistics
 
 import numpy as np
 
-from .clock import difference, median_timing, total_timing
+from .clock import difference, median_ratios, median_timing, total_timing
 from .floor import CALL_KINDS, COUNT_ROUNDS
 from .subjects import Model, model_name
 from .whole import OURS, PLAIN, PLAIN_BOUND, TORCH, TORCH_BOUND, TRAININGS
@@ -68,8 +68,7 @@ def print_whole_program(results):
 
 def turn_by_turn(runs, others):
     """The median over the turns of runs[i] / others[i], in CPU and in wall time."""
-    pairs = [(run.timing, other.timing) for run, other in zip(runs, others, strict=True)]
-    return (statistics.median(a.cpu / b.cpu for a, b in pairs), statistics.median(a.wall / b.wall for a, b in pairs))
+    return median_ratios([run.timing for run in runs], [other.timing for other in others])
 
 
 def phase_row(name, timing, rounds=None):
