@@ -1,6 +1,6 @@
 # Generated from attention.md by tangle.py — edit attention.md and run make tangle, or edit here and run make stitch.
-# sha256 of the lines below: ebb77fb5c1a838b3d9c4db0959846162cf299347ddd00fab1a8801b469706305
-# attention.md:324 (generated/attention.py)
+# sha256 of the lines below: b5b9de516d22a31d7b67c992edfbb73bc2d990d35c8b5d5c997a4188977b3e47
+# attention.md:332 (generated/attention.py)
 """注意力：每次解码时自己回头挑重点。
 
 由 attention.md 用 tangle.py 生成。请改 attention.md 再 make tangle；直接改了这个文件，make stitch 把改动搬回 attention.md。
@@ -10,6 +10,7 @@ import ctypes
 import os
 import sys
 import time
+import unicodedata
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from decimal import Decimal, localcontext
@@ -29,7 +30,7 @@ def attend_one(q, K):
     alpha = softmax(scores)                        # 第三步：非负、加起来是 1……
     return mm(alpha, K), alpha                     # ……再按权重对值加权求和
 
-# attention.md:433 (批量的注意力)
+# attention.md:444 (批量的注意力)
 def attend(Q, K, fixed_weights=None):
     """attend_one 的批量版：一串查询 Q (B, Tq, d) 对键 K (B, T, d)，值就是键（这一节里键和值都是编码器的
     隐状态）。返回 (上下文 (B, Tq, d), 注意力权重 alpha (B, Tq, T))。
@@ -55,7 +56,7 @@ def attend_backward(dctx, Q, K, alpha, *, fixed=False):
     dK = dK + mm(np.swapaxes(dscores, -1, -2), Q)                     # 键那一路
     return dQ, dK
 
-# attention.md:402 (手算一遍)
+# attention.md:413 (手算一遍)
 class HandExample(NamedTuple):             # 第三节手算的每一步
     q: np.ndarray
     K: np.ndarray
@@ -80,7 +81,7 @@ def hand_example():
     average = mm(np.full(len(K), 1 / len(K)), K)   # 不挑：每个键都拿 1/4
     return HandExample(q, K, dots, scaled, alpha, context, average)
 
-# attention.md:465 (反转任务的数据)
+# attention.md:476 (反转任务的数据)
 SEED_TEST, SEED_INIT, SEED_BATCH = 1, 2, 3   # 三路独立的随机流，事先定好，不挑
 LETTERS = 5                                  # 字母 a–e 编号 0–4
 START = 5                                    # 解码器的起始符
@@ -120,7 +121,7 @@ def sample_batch(rng, length, test_codes, size=BATCH):
         clash = in_sorted(seq_codes(src), test_codes)
     return src
 
-# attention.md:513 (模型参数)
+# attention.md:524 (模型参数)
 HIDDEN = 16
 LR = 0.003                                     # 学习率：我们定的（原书没有给）
 
@@ -179,7 +180,7 @@ def unchanged(model):
     init = init_params(np.random.RandomState(SEED_INIT), model.setting.attention)
     return {name: model[name] == init[name] for name in model}
 
-# attention.md:576 (几个模型摞在一起)
+# attention.md:587 (几个模型摞在一起)
 def as_stack(p, single_ndim):
     """p 是一个模型的参数（有 single_ndim 维），就当成只有一个模型的一摞：前面加一维，(1, …)。
     本来就是一摞 (S, …) 的，原样返回。"""
@@ -234,7 +235,7 @@ def bias_grad(d, b):
     S = n_models(b, 1)
     return d.reshape(S, -1, d.shape[-1]).sum(axis=1).reshape(b.shape)
 
-# attention.md:637 (编码器与解码器)
+# attention.md:648 (编码器与解码器)
 FAST = True        # True：用附录〈转置着存的循环〉里快的写法；False：用下面照公式写的循环。两者算出的每一个比特都一样
 
 
@@ -290,7 +291,7 @@ def decode_step(model, h, token, hs_enc, *, fixed_weights=None):
     logits, _, alpha = decoder_output(model, h_new[:, None], hs_enc, q[:, None], fixed_weights=fixed_weights)
     return h_new, logits[:, 0], alpha
 
-
+# attention.md:700 (解码器的输出层)
 def decoder_output(model, hs, hs_enc, queries, *, fixed_weights=None):
     """状态 hs (B, Tq, H) 拼上注意力的上下文，交给输出层。返回 (分数, 输出层的输入 (B, Tq, 2H), 权重 (B, Tq, T))。"""
     if not model.setting.attention:                      # 6.5 节的模型：输出层只看状态
@@ -299,7 +300,7 @@ def decoder_output(model, hs, hs_enc, queries, *, fixed_weights=None):
     features = np.concatenate([hs, ctx], axis=-1)         # 状态拼上上下文：16 + 16 维
     return affine(features, model["Wo"], model["bo"]), features, alpha   # features @ Wo + bo
 
-# attention.md:691 (反向传播)
+# attention.md:715 (反向传播)
 def one_hot(tokens, n=VOCAB):
     return (tokens[..., None] == np.arange(n)).astype(float)
 
@@ -399,7 +400,7 @@ def loss_and_grads(model, src, tgt):
     losses, f = forward(model, src, tgt)
     return losses, backward(model, f)
 
-# attention.md:797 (梯度检查)
+# attention.md:821 (梯度检查)
 SEED_CHECK = 7                                     # 梯度检查用的随机流
 
 
@@ -433,7 +434,7 @@ def print_gradient_checks():
                            ("更新前的查询", Setting(query="before")), ("平均对照", Setting(uniform=True))):
         print("  %.1e  %s" % (gradient_check(setting), label))
 
-# attention.md:849 (训练：Adam 与梯度裁剪)
+# attention.md:873 (训练：Adam 与梯度裁剪)
 CLIP = 1.0                                       # 梯度裁剪：每个模型的梯度范数最多是 1
 BETA1, BETA2, EPS = 0.9, 0.999, 1e-8
 
@@ -495,6 +496,8 @@ def optimise(theta, step, rounds, lr, *, measure=None, at=(), label=""):
     label：写进进度的那一行说的是哪次训练。"""
     moments = adam_moments(theta)
     losses, measured = {}, {}
+    if 0 in at:
+        measured[0] = measure()                          # 第 0 轮：还没训练
     for n in range(1, rounds + 1):
         loss, g = step()
         adam_step(theta, clip_by_norm(g, CLIP), moments, lr)
@@ -538,7 +541,7 @@ def train(setting, test, rounds, *, seed_list=((SEED_INIT, SEED_BATCH),), checkp
     progress("训练完：%s（%.0f 秒）" % (what, time.monotonic() - started))
     return models
 
-# attention.md:960 (贪心解码与评估)
+# attention.md:986 (贪心解码与评估)
 def predict(model, src, fixed_weights=None):
     """贪心解码：每一步读进自己上一步的输出。返回记号 (B, T)，和注意力权重 alpha (B, T, T)（不用注意力时是 None）。
     fixed_weights (T, T) 或 (B, T, T)：不让模型自己挑，第 t 步的权重换成它的第 t 行（平均对照的模型缺省就是 1/T）。"""
@@ -573,7 +576,7 @@ def evaluate(model, test, fixed_weights=None):
     correct = tokens == test[:, ::-1]
     return Evaluation(correct.all(axis=1).mean(), correct.mean(), correct.mean(axis=0), alpha, tokens)
 
-# attention.md:1001 (五位对比)
+# attention.md:1027 (五位对比)
 class Comparison(NamedTuple):              # 第四节的对比：两个训练好的模型和它们的评估
     rounds: int
     no_attn: Model                         # 6.5 节的模型（不用注意力）
@@ -588,7 +591,7 @@ def reversal_comparison(length=5, rounds=2000):
     no_attn, attn = (train(Setting(attention=attention), test, rounds)[0] for attention in (False, True))
     return Comparison(rounds, no_attn, evaluate(no_attn, test), attn, evaluate(attn, test))
 
-# attention.md:1031 (拿掉挑选和形成对齐的规则)
+# attention.md:1057 (拿掉挑选和形成对齐的规则)
 def with_uniform_weights(model, test):
     """拿掉挑选：同一个训练好的模型，参数一个不动，解码时把注意力权重全换成 1/T。"""
     return evaluate(model, test, uniform_weights(test.shape[1]))
@@ -616,11 +619,12 @@ def alignment_formed(per_token, per_token_uniform, matrix):
     multiple = diagonal_multiple(matrix)                   # 是均匀（1/T）的几倍
     return bool(drop >= FORMED_DROP and multiple >= FORMED_DIAGONAL)
 
-# attention.md:1065 (第五节的两组设置)
+# attention.md:1091 (第五节的两组设置)
 BOOK_SETTING = Setting(query="after", lr=LR)       # 第四节的设置：更新后的查询（我们对原书示意代码的读法），学习率 0.003（我们定的）
 PICKING_SETTING = Setting(query="before", lr=0.02)  # 换两个旋钮：更新前的查询，学习率大一些
+PLAIN_SETTINGS = tuple(Setting(attention=False, lr=setting.lr) for setting in (BOOK_SETTING, PICKING_SETTING))   # 不用注意力，学习率和它们各一样
 
-# attention.md:1073 (把权重换掉)
+# attention.md:1100 (把权重换掉)
 def reversal_weights(T, shift=0):
     """倒序要的权重：第 r 行只在第 T+1−r 列上是 1，其余是 0。shift=−1 整体挪到左边一列，
     最后一行左边没有列了，绕回第 T 列。"""
@@ -675,7 +679,7 @@ def interventions(model, test, own_alpha):
     return Interventions(greedy, (greedy["shifted"].tokens == pointed).mean(), forced,
                          np.abs(own_alpha - replaced["other"]).sum(axis=-1).mean() / 2)
 
-# attention.md:1173 (第五节的一次运行：训练、评估、干预)
+# attention.md:1201 (第五节的一次运行：训练、评估、干预)
 REFIT_ROUNDS, SEED_REFIT = 3000, 8         # 只重新训练输出层：轮数，和它自己的批次随机流
 REFIT_CHECKPOINTS = (1000, 2000, REFIT_ROUNDS)
 
@@ -688,7 +692,8 @@ class Run:
     own: Evaluation              # 测试集上的评估，权重是模型自己算的
     sample: np.ndarray           # 第一条测试序列
     swaps: Interventions         # 把权重换掉（〈把权重换掉〉）
-    refit: dict                  # 只重新训练输出层：{轮数: 权重全是 1/T 时的逐位正确}；没做时是 None
+    refit: dict                  # 只重新训练输出层：{轮数: 权重全是 1/T 时的逐位正确（贪心解码）}；没做时是 None
+    refit_forced: float = None   # 只重新训练输出层之后，喂对的字母时的逐位正确（权重全是 1/T）；没做时是 None
 
     @property
     def setting(self):
@@ -755,10 +760,15 @@ def attention_runs(setting, seed_list=((SEED_INIT, SEED_BATCH),), length=10, rou
 
 
 def examine(model, test, rounds, *, refit=True):
-    """一个训练好的注意力模型：评估，把权重换掉（包括拿掉挑选）；refit=True 时再只重新训练输出层。"""
+    """一个训练好的注意力模型：评估，把权重换掉（包括拿掉挑选）；refit=True 时再只重新训练输出层，
+    它是喂对的字母训练的，所以贪心解码和喂对的字母各评估一遍。"""
     own = evaluate(model, test)
-    return Run(model, rounds, own, sample=test[0], swaps=interventions(model, test, own.alpha),
-               refit=refit_readout(model, test)[1] if refit else None)
+    run = Run(model, rounds, own, sample=test[0], swaps=interventions(model, test, own.alpha), refit=None)
+    if refit:
+        refitted, run.refit = refit_readout(model, test)
+        forced = forced_tokens(refitted, test, uniform_weights(test.shape[1]))
+        run.refit_forced = (forced == test[:, ::-1]).mean()
+    return run
 
 
 def frozen_features(model, src):
@@ -798,15 +808,24 @@ def refit_readout(model, test):
                            at=REFIT_CHECKPOINTS, label="只重新训练输出层")
     return refitted, measured
 
-# attention.md:1302 (对齐是怎么长出来的)
-GROWTH_CHECKPOINTS = tuple(range(10, 601, 10)) + tuple(range(700, 3001, 100))   # 每 10 轮；第 600 轮以后每 100 轮
+# attention.md:1336 (对齐是怎么长出来的)
+GROWTH_CHECKPOINTS = (0,) + tuple(range(10, 601, 10)) + tuple(range(700, 3001, 100))   # 每 10 轮；第 600 轮以后每 100 轮
 JUMP_FROM, JUMP_TO = 0.2, 0.8      # 「跳」：超出均匀的部分从训练完时的 20% 涨到 80%（看结果之前定下）
 
 
-def share_of_end(course, n):
-    """第 n 轮反对角线超出均匀（1 倍）的部分，是训练完时的几成。训练完时不超出均匀，就说不上：None。"""
-    end = course[max(course)].diagonal - 1
-    return (course[n].diagonal - 1) / end if end > 0 else None
+def diagonal_of(cp):
+    return cp.diagonal
+
+
+def per_token_of(cp):
+    return cp.per_token
+
+
+def share_of_end(course, n, value=diagonal_of, base=1.0):
+    """第 n 轮的 value 超出 base 的部分，是训练完时的几成（缺省：反对角线超出均匀的 1 倍）。
+    训练完时不超出 base，就说不上：None。"""
+    end = value(course[max(course)]) - base
+    return (value(course[n]) - base) / end if end > 0 else None
 
 
 def first_round(course, condition):
@@ -814,12 +833,24 @@ def first_round(course, condition):
     return next((n for n in sorted(course) if condition(n)), None)
 
 
-def jump(course):
-    """跳从哪一轮开始，到哪一轮结束；训练完时反对角线不超出均匀，就是 (None, None)。"""
-    if share_of_end(course, max(course)) is None:
+def rise(course, value=diagonal_of, base=1.0):
+    """value 超出 base 的部分从训练完时的两成涨到八成：从哪一轮开始，到哪一轮结束；训练完时不超出 base，
+    就是 (None, None)。"""
+    if share_of_end(course, max(course), value, base) is None:
         return None, None
-    return (first_round(course, lambda n: share_of_end(course, n) >= JUMP_FROM),
-            first_round(course, lambda n: share_of_end(course, n) >= JUMP_TO))
+    return (first_round(course, lambda n: share_of_end(course, n, value, base) >= JUMP_FROM),
+            first_round(course, lambda n: share_of_end(course, n, value, base) >= JUMP_TO))
+
+
+def jump(course):
+    """跳：反对角线超出均匀的部分从两成涨到八成，从哪一轮到哪一轮。"""
+    return rise(course)
+
+
+def learning(course):
+    """同样的量法用在逐位正确上：超出第 0 轮（还没训练）的部分从两成涨到八成，从哪一轮到哪一轮。
+    拿来和跳比：对齐长出来，是不是比学会这个任务本身还快。"""
+    return rise(course, per_token_of, base=course[0].per_token)
 
 
 def growth_panels(course):
@@ -830,7 +861,7 @@ def growth_panels(course):
     half = first_round(course, lambda n: share_of_end(course, n) >= 0.5)
     return before, half, stop, rounds[-1]
 
-# attention.md:1340 (原书的矩阵)
+# attention.md:1491 (原书的矩阵)
 BOOK_FIVE = ((0.9900, 0.9980), (0.9300, 0.9860))   # 原书第四节的表：(整串全对, 逐位正确)，不用注意力、用注意力
 BOOK_ROUNDS, BOOK_PER_TOKEN = 3000, 0.6820         # 原书第五节：10 位的模型训练 3000 轮，逐位正确 0.6820
 BOOK_MATRIX = np.array([                   # 原书印出的矩阵：行 = 输出第几位，列 = 输入第几位
@@ -847,8 +878,7 @@ BOOK_MATRIX = np.array([                   # 原书印出的矩阵：行 = 输�
 
 
 def print_book_matrix():
-    print("原书印出的矩阵（它的模型训练 3000 轮；数字照抄原书）：")
-    print_matrix(BOOK_MATRIX)
+    print("原书印出的矩阵（它的模型训练 3000 轮）：")
     columns, on_diagonal, left_of_it = peak_counts(BOOK_MATRIX)
     print("每一行的峰值落在输入第几列：" + columns + "（并列时取左边的）")
     print("落在反对角线上的有 %d 行，落在它左边一列上的有 %d 行。" % (on_diagonal, left_of_it))
@@ -869,7 +899,7 @@ def encoder_reads_in_order(params, test):
             return False
     return True
 
-# attention.md:1386 (读矩阵和画热图)
+# attention.md:1536 (读矩阵和画热图)
 def peak_columns(matrix):
     """每一行最大权重所在的列（从 1 数起）和那个权重。"""
     return matrix.argmax(axis=1) + 1, matrix.max(axis=1)
@@ -896,11 +926,29 @@ def print_table(rows, width=9):
         print("".join("%-*s" % (width, cell) for cell in cells) + label)
 
 
-def print_matrix(matrix):
-    T = len(matrix)
-    print("输入    " + "".join("%6d" % (j + 1) for j in range(T)))       # 「输入」和行标「输出」一样宽
+def display_width(text):
+    """在等宽字体里占几列：汉字和全角标点占两列。"""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def percent_cells(row):
+    """一行权重，每格印成百分之几（0.10 印成 10）：一格三列，十列的矩阵三张并排也不到 110 列宽。"""
+    return "".join(" %2.0f" % (w * 100) for w in row)
+
+
+def print_matrices(matrices, titles, gap="  "):
+    """几个同样大小的权重矩阵并排（也可以只有一个）：上面一行是各自的标题，每格是权重的百分之几（均匀的 1/T
+    是 100/T，T = 10 时是 10）。行标「输出」和列标「输入」一样宽，数字在任何等宽字体里都对得齐。"""
+    T = len(matrices[0])
+    panel = 3 * T                                                         # 一张矩阵占几列
+    print(" " * 8 + gap.join(title + " " * (panel - display_width(title)) for title in titles).rstrip())
+    print("输入    " + gap.join("".join(" %2d" % (j + 1) for j in range(T)) for _ in matrices))
     for i in range(T):
-        print("输出 %-3d" % (i + 1) + "".join("%6.2f" % w for w in matrix[i]))
+        print("输出 %-3d" % (i + 1) + gap.join(percent_cells(matrix[i]) for matrix in matrices))
+
+
+def print_matrix(matrix, title):
+    print_matrices([matrix], [title])
 
 
 SHADES = (" ", "·", "░", "▓", "█")        # 由浅到深；相邻两级一眼分得开（▒ 和 ░ 在网页上太像，不用）
@@ -958,7 +1006,7 @@ def train_and_evaluate(setting, length, rounds, seeds=(SEED_INIT, SEED_BATCH)):
     test = make_test_set(length)
     return evaluate(train(setting, test, rounds, seed_list=[seeds])[0], test)
 
-# attention.md:1591 (打印实跑输出)
+# attention.md:1676 (打印实跑输出)
 def vector(v):
     return "(" + ", ".join("%g" % x for x in v) + ")"
 
@@ -1028,67 +1076,85 @@ def print_untouched(five):
 RUN_NAMES = ("第一个", "第二个", "第三个")          # 并排的几个模型
 
 
-def print_section_five(runs):
-    """第五节：同一个种子的两次 10 位训练，和原书的矩阵放在一起：一张数字表，三张热图并排。"""
+class Plain(NamedTuple):
+    """第五节里不用注意力的一个 10 位模型：它的设置和它在测试集上的评估。"""
+    setting: Setting
+    own: Evaluation
+
+
+def print_section_five(runs, plains):
+    """第五节：原书，同一个种子的两次 10 位训练，和两个不用注意力的模型（学习率和它们各一样），一张数字表。"""
     T = len(BOOK_MATRIX)
-    print("%d 位序列，各训练 %d 轮%s。%s模型：%s，学习率 %g；"
-          % (T, runs[0].rounds, "（原书也是）" if runs[0].rounds == BOOK_ROUNDS else "", RUN_NAMES[0],
-             QUERY_NAMES[runs[0].setting.query], runs[0].setting.lr))
-    print("%s模型：%s，学习率 %g。「原书」一列照抄原书或用它印出的矩阵算，- 是量不了。"
-          % (RUN_NAMES[1], QUERY_NAMES[runs[1].setting.query], runs[1].setting.lr))
-    print()
-    print("三列依次是：原书、" + "、".join(name + "模型" for name in RUN_NAMES[:len(runs)]))
-    table = (("逐位正确", BOOK_PER_TOKEN, [run.own.per_token for run in runs], "%.4f"),
-             ("拿掉挑选（解码时权重全换成 1/%d）之后的逐位正确" % T, None, [run.uniform.per_token for run in runs], "%.4f"),
+    print("%d 位序列，同一个种子，各训练 %d 轮%s。「原书」一列照抄原书或用它印出的矩阵算，- 是没有这一项。"
+          % (T, runs[0].rounds, "（原书也是）" if runs[0].rounds == BOOK_ROUNDS else ""))
+    columns = [(plains[0], None), (runs[0], 0), (plains[1], None), (runs[1], 1)]
+    print("五列依次是：原书、" + "、".join(
+        "不用注意力（%g）" % model.setting.lr if k is None else
+        "%s模型（%s，%g）" % (RUN_NAMES[k], QUERY_NAMES[model.setting.query], model.setting.lr) for model, k in columns))
+    picking = lambda value: [None if k is None else value(run) for run, k in columns]   # 只有注意力模型才有
+    table = (("逐位正确", BOOK_PER_TOKEN, [model.own.per_token for model, _ in columns], "%.4f"),
+             ("拿掉挑选（解码时权重全换成 1/%d）之后的逐位正确" % T, None, picking(lambda run: run.uniform.per_token), "%.4f"),
              ("反对角线上的平均权重是均匀的几倍", diagonal_multiple(BOOK_MATRIX),
-              [diagonal_multiple(run.matrix) for run in runs], "%.2f"),
+              picking(lambda run: diagonal_multiple(run.matrix)), "%.2f"),
              ("反对角线左边一列上的平均权重是均匀的几倍", diagonal_multiple(BOOK_MATRIX, -1),
-              [diagonal_multiple(run.matrix, -1) for run in runs], "%.2f"))
-    print_table([(["-" if book is None else form % book] + [form % value for value in ours], label)
+              picking(lambda run: diagonal_multiple(run.matrix, -1)), "%.2f"))
+    print_table([(["-" if value is None else form % value for value in [book] + ours], label)
                  for label, book, ours, form in table])
-    formed = ["形成了" if run.final.formed else "没有形成"
-              for run in runs]
+    formed = ["形成了" if run.final.formed else "没有形成" for run in runs]
     print("对齐（拿掉挑选后降 %.2f 以上，且反对角线 %.0f 倍以上）：%s模型%s，%s模型%s。"
           % (FORMED_DROP, FORMED_DIAGONAL, RUN_NAMES[0], formed[0], RUN_NAMES[1], formed[1]))
-    print()
-    print("热图（我们的是测试集 %d 条的平均权重）从左到右：原书、%s模型、%s模型。" % ((TEST_SIZE,) + RUN_NAMES[:2]))
-    heatmaps_side_by_side([BOOK_MATRIX] + [run.matrix for run in runs])
+
+
+def print_section_five_matrices(runs):
+    """第五节的三张矩阵（正文里画成图，数字折叠在图下）。"""
+    print("三个权重矩阵，每格是权重的百分之几（均匀是 %d）；原书的照抄原书，我们的是测试集 %d 条的平均。"
+          % (100 // len(BOOK_MATRIX), TEST_SIZE))
+    print_matrices([BOOK_MATRIX] + [run.matrix for run in runs], ["原书"] + [RUN_NAMES[k] + "模型" for k in range(len(runs))])
 
 
 def print_growth(runs):
-    """第五节：第二个模型训练途中的四个检查点，一张表；第一个模型同样量，一行。"""
+    """第五节：两个模型训练途中的每一个检查点，一张表（正文把它画成曲线）。"""
+    print("两个模型训练途中的每一个检查点（第 600 轮以前每 10 轮量一次，以后每 100 轮；第 0 轮是还没训练）：")
+    print("横轴：第几轮")
+    print("纵轴：逐位正确、拿掉挑选后降多少（规则：至少 %.2f）、反对角线上的平均权重是均匀的几倍（规则：至少 %.0f 倍）"
+          % (FORMED_DROP, FORMED_DIAGONAL))
+    shown = (1, 0)                                                  # 先画形成了对齐的那一个
+    print("曲线：" + "、".join("%s模型（%s，学习率 %g）" % (RUN_NAMES[k], QUERY_NAMES[runs[k].setting.query],
+                                                      runs[k].setting.lr) for k in shown))
+    for n in sorted(runs[1].course):
+        print("%-6d" % n + "".join("   %.4f %7.4f %5.2f" % (cp.per_token, cp.drop, cp.diagonal)
+                                   for cp in (runs[k].course[n] for k in shown)))
+
+
+def print_growth_summary(runs):
+    """第五节：第二个模型的对齐什么时候长出来，和它学会这个任务比；第一个模型一行。"""
     course = runs[1].course
-    panels = growth_panels(course)
     start, stop = jump(course)
-    rows = [(["%d" % n for n in panels], "%s模型训练到第几轮：跳开始之前、跳到一半、跳完、训练完" % RUN_NAMES[1])]
-    rows += [([form % value(course[n]) for n in panels], label)
-             for label, form, value in (("逐位正确", "%.4f", lambda cp: cp.per_token),
-                                        ("拿掉挑选后降多少", "%.4f", lambda cp: cp.drop),
-                                        ("反对角线上的平均权重是均匀的几倍", "%.2f", lambda cp: cp.diagonal))]
-    print_table(rows, width=10)
-    print("第一次满足对齐的规则：第 %d 轮；跳从第 %d 轮到第 %d 轮，共 %d 轮。"
-          % (first_round(course, lambda n: course[n].formed), start, stop, stop - start))
+    learned = learning(course)
+    print("%s模型：第一次满足对齐的规则在第 %d 轮；跳从第 %d 轮到第 %d 轮，共 %d 轮。"
+          % (RUN_NAMES[1], first_round(course, lambda n: course[n].formed), start, stop, stop - start))
+    print("同样的量法用在逐位正确上（从第 0 轮的 %.4f 涨到训练完的 %.4f，两成到八成）：第 %d 轮到第 %d 轮，共 %d 轮。"
+          % (course[0].per_token, course[max(course)].per_token, learned[0], learned[1], learned[1] - learned[0]))
     flat = runs[0].course.values()
     formed = [cp for cp in flat if cp.formed]
-    print("%s模型同样量：反对角线 %.2f 到 %.2f 倍，拿掉挑选最多降 %.4f，满足规则的检查点 %d 个。"
+    print("%s模型：反对角线 %.2f 到 %.2f 倍，拿掉挑选最多降 %.4f，满足规则的检查点 %d 个。"
           % (RUN_NAMES[0], min(cp.diagonal for cp in flat), max(cp.diagonal for cp in flat),
              max(cp.drop for cp in flat), len(formed)))
 
 
-def print_growth_heatmaps(run):
-    """第五节：同一个模型在四个检查点的热图，并排（正文里折叠着）。"""
+def print_growth_matrices(run):
+    """第五节：同一个模型在四个检查点的矩阵，并排（正文里画成图，数字折叠在图下）。"""
     panels = growth_panels(run.course)
-    print("四个检查点的热图（测试集 %d 条的平均权重），从左到右：第 %s 轮。"
-          % (TEST_SIZE, "、".join("%d" % n for n in panels)))
-    heatmaps_side_by_side([run.course[n].matrix for n in panels], say_column=False, gap=" ")
+    print("%s模型训练途中四个检查点的权重矩阵（每格是权重的百分之几）：跳开始之前、跳到一半、跳完、训练完。"
+          % RUN_NAMES[1])
+    print_matrices([run.course[n].matrix for n in panels], ["第 %d 轮" % n for n in panels])
 
 
-def print_long_run_numbers(run):
-    """一次 10 位训练的数字：平均权重矩阵，按输出位置的逐位正确，每一行的峰值落在哪一列。"""
+def print_long_run_numbers(run, name):
+    """一次 10 位训练的数字：整串全对和逐位正确，拿掉挑选之后，按输出位置的逐位正确，每一行的峰值落在哪一列。"""
     matrix = run.matrix
     T = len(matrix)
-    print("热图的数字（%s，学习率 %g）：" % (QUERY_NAMES[run.setting.query], run.setting.lr))
-    print_matrix(matrix)
+    print("%s（%s，学习率 %g）：" % (name, QUERY_NAMES[run.setting.query], run.setting.lr))
     print("整串全对 %.4f，逐位正确 %.4f；拿掉挑选之后整串全对 %.4f，逐位正确 %.4f（变化 %+.4f）。"
           % (run.own.whole, run.own.per_token, run.uniform.whole, run.uniform.per_token, run.uniform.per_token - run.own.per_token))
     print("按输出位置的逐位正确：" + " ".join("%.2f" % a for a in run.own.by_position))
@@ -1126,11 +1192,12 @@ def print_interventions(runs):
     rows = [("不换：模型自己算的", [run.own.per_token for run in runs], [run.swaps.forced_accuracy("own") for run in runs]),
             swapped["reversal"], swapped["shifted"], follows, swapped["other"], swapped["uniform"]]
     rows.append(("（戊）全是 1/10，只重新训练输出层 %d 轮（其余参数冻结）" % REFIT_ROUNDS,
-                 [run.refit[REFIT_ROUNDS] for run in runs], blank))
+                 [run.refit[REFIT_ROUNDS] for run in runs], [run.refit_forced for run in runs]))
     rows += [("    （戊）训练到第 %d 轮时" % n, [run.refit[n] for run in runs], blank) for n in REFIT_CHECKPOINTS[:-1]]
     print_table([(["-" if v is None else "%.4f" % v for v in greedy + forced], label) for label, greedy, forced in rows])
-    print("对照：每一步都输出这条序列里出现最多的字母（不分第几步），逐位正确 %.4f。"
+    print("对照：每一步都输出这条序列里出现最多的字母（不分第几步），逐位正确 %.4f；"
           % most_frequent_letter_accuracy(make_test_set(len(runs[0].matrix))))
+    print("瞎猜（每一步随便输出 %d 个字母里的一个），逐位正确平均 %.4f。" % (LETTERS, 1 / LETTERS))
     print("（丙）换上的权重和模型自己的差多少：" + "，".join("%s %.3f" % (name, run.swaps.other_change)
                                                           for name, run in zip(names, runs)))
     print("（每一行两个分布之差的绝对值加起来的一半，再平均；0 是一样，1 是毫不重叠。）")
@@ -1152,16 +1219,22 @@ def print_forced_by_position(runs):
 STARTED = {}       # 程序的 main（〈附录：同时训练〉）早早交给别的进程去训练的：{设置: 之后取结果的 Future}
 
 
-def ten_letter_run(setting):
-    """第五节的一次 10 位训练（第一对种子，3000 轮）的 Run，带训练途中的检查点和在它身上量到的一切。
-    main 已经交给别的进程去训练的，就取那个结果（只取一次）；否则当场训练。"""
+def train_ten_letters(setting):
+    """第五节的一次 10 位训练（第一对种子，3000 轮）：用注意力的是带训练途中检查点和一切量到的 Run，
+    不用注意力的是 Plain。"""
+    if setting.attention:
+        return attention_runs(setting, checkpoints=GROWTH_CHECKPOINTS)[0]
+    return Plain(setting, train_and_evaluate(setting, 10, 3000))
+
+
+def ten_letters(setting):
+    """main 已经交给别的进程去训练的，就取那个结果（只取一次）；否则当场训练。"""
     future = STARTED.pop(setting, None)
-    runs = future.result() if future is not None else attention_runs(setting, checkpoints=GROWTH_CHECKPOINTS)
-    return runs[0]
+    return future.result() if future is not None else train_ten_letters(setting)
 
 
 def print_transcript():
-    """按顺序打印实跑输出的九段，段与段之间空一行。每段前面的注释写着它是第几段、在讲义的哪里；
+    """按顺序打印实跑输出的十段，段与段之间空一行。每段前面的注释写着它是第几段、在讲义的哪里；
     笔记本（make notebook）把每段的这几行原样放进那一段实跑输出上面的一格，所以每段先算出它要的，再打印。"""
     # 第 1 段：第三节，手算一遍
     print_hand_example()
@@ -1170,39 +1243,41 @@ def print_transcript():
     five = reversal_comparison()
     print_reversal(five)
     print()
-    # 第 3 段：第五节，原书的矩阵和同一个种子的两次 10 位训练
-    runs = tuple(ten_letter_run(setting) for setting in (BOOK_SETTING, PICKING_SETTING))
-    print_section_five(runs)
+    # 第 3 段：第五节，原书、不用注意力的两个模型和同一个种子的两次 10 位训练
+    runs = tuple(ten_letters(setting) for setting in (BOOK_SETTING, PICKING_SETTING))
+    plains = tuple(ten_letters(setting) for setting in PLAIN_SETTINGS)
+    print_section_five(runs, plains)
     print()
-    # 第 4 段：第五节，对齐是怎么长出来的
-    print_growth(runs)
+    # 第 4 段：第五节的三张矩阵（正文画成图，数字折叠着）
+    print_section_five_matrices(runs)
     print()
-    # 第 5 段：四个检查点的热图（正文里折叠着）
-    print_growth_heatmaps(runs[1])
+    # 第 5 段：第五节，对齐是什么时候长出来的
+    print_growth_summary(runs)
     print()
-    # 第 6 段：完整实现里的梯度检查
+    # 第 6 段：第二个模型训练途中四个检查点的矩阵（正文画成图，数字折叠着）
+    print_growth_matrices(runs[1])
+    print()
+    # 第 7 段：完整实现里的梯度检查
     print_gradient_checks()
     print()
-    # 第 7 段：第四节两个模型没动过的参数
+    # 第 8 段：第四节两个模型没动过的参数
     print_untouched(five)
     print()
-    # 第 8 段：第五节的干预，把两个模型的权重换掉
+    # 第 9 段：第五节的干预，把两个模型的权重换掉
     print_interventions(runs)
     print()
-    # 第 9 段：第五节各张热图的数字
-    for run in runs:
-        print_long_run_numbers(run)
+    # 第 10 段：两个模型训练途中的每一个检查点（正文画成曲线）
+    print_growth(runs)
+    print()
+    # 第 11 段：第五节的数字：两个模型、原书的矩阵，编码器按顺序读
+    for k, run in enumerate(runs):
+        print_long_run_numbers(run, RUN_NAMES[k] + "模型")
         print()
     print_book_matrix()
     print()
     print_reading_order(runs[0])
-    print()
-    print("%s模型训练途中四个检查点的热图的数字：" % RUN_NAMES[1])
-    for n in growth_panels(runs[1].course):
-        print("第 %d 轮：" % n)
-        print_matrix(runs[1].course[n].matrix)
 
-# attention.md:3186 (附录：同时训练)
+# attention.md:3347 (附录：同时训练)
 def in_background(pool, function, *args, **options):
     """让另一个进程去算 function(*args, **options)，返回一个之后取结果的 Future。进程之间按「模块名.函数名」
     传函数，所以这个模块要能按名字导入；不能的时候（比如被别的程序按文件路径执行），就当场算。"""
@@ -1217,11 +1292,11 @@ def main():
     """程序从这里开始：先调好内存分配（下面的〈附录：让释放的内存留在进程里〉），再把第五节的两次训练交给另外两个进程，然后按顺序打印。"""
     keep_freed_memory()
     with ProcessPoolExecutor(max_workers=2) as pool:
-        for setting in (BOOK_SETTING, PICKING_SETTING):
-            STARTED[setting] = in_background(pool, attention_runs, setting, checkpoints=GROWTH_CHECKPOINTS)
+        for setting in (BOOK_SETTING, PICKING_SETTING) + PLAIN_SETTINGS:   # 最久的先交出去
+            STARTED[setting] = in_background(pool, train_ten_letters, setting)
         print_transcript()
 
-# attention.md:3131 (转置着存的循环)
+# attention.md:3292 (转置着存的循环)
 def right_multiplier(W, batch):
     """循环里要拿同一个 W 乘很多次：返回函数 f，f(x_cols) = (x @ W).T，x_cols 是转置着存的 (K, batch)。
     W 是 (K, N)，或者 S 个模型摞成的 (S, K, N)：batch 列按模型均分，每个模型乘自己的 W。
@@ -1266,7 +1341,7 @@ def input_grads_fast(dz, tokens, Wx):
     cells = (row[:, None] * H + np.arange(H)).ravel()              # dz 的每个数加到哪一格 (B·T·H,)
     return np.bincount(cells, weights=as_rows(dz).ravel(), minlength=S * V * H).reshape(Wx.shape)
 
-# attention.md:3242 (精确的矩阵乘法、exp 与 tanh)
+# attention.md:3403 (精确的矩阵乘法、exp 与 tanh)
 def mm(a, b):
     """a @ b，形状规则同 np.matmul；但每个结果都按 k = 0, 1, 2, … 的顺序一项项加出来。"""
     if a.ndim == 1:                                   # 左边是一个向量：当成一行来乘
@@ -1423,7 +1498,7 @@ def log(x):
     result += s                                     # e·ln2 + 2s·series
     return result
 
-# attention.md:3209 (附录：让释放的内存留在进程里)
+# attention.md:3370 (附录：让释放的内存留在进程里)
 def keep_freed_memory():
     """让 glibc 把释放的内存留着重用，不还给系统。只在 glibc 上做：别的 C 库没有 mallopt，或者编号不同。"""
     try:

@@ -1,6 +1,6 @@
 # Generated from attention.md by tangle.py — edit attention.md and run make tangle, or edit here and run make stitch.
-# sha256 of the lines below: 80693fde1c759b3facf5896d318fd8ae56c7f1aeb1c73c1138b7ec46100d5df3
-# attention.md:3020 (generated/experiments.py)
+# sha256 of the lines below: e24179073564bdc51660bb6ae717f1e75f95df43424ae95eade6d079b8cf2aac
+# attention.md:3181 (generated/experiments.py)
 """「30 秒实验」的答案。运行：python generated/experiments.py（要几分钟）。
 
 由 attention.md 用 tangle.py 生成。请改 attention.md 再 make tangle；直接改了这个文件，make stitch 把改动搬回 attention.md。
@@ -12,12 +12,12 @@ from typing import NamedTuple
 import numpy as np
 
 from attention import (        # 正文的程序：同一个文件夹里的 generated/attention.py
-    BOOK_SETTING, FORMED_DIAGONAL, FORMED_DROP, GROWTH_CHECKPOINTS, LR, PICKING_SETTING, REFIT_CHECKPOINTS, TEST_SIZE,
-    Model, Setting, attention_runs, diagonal_multiple, evaluate, first_round, hand_example, heatmap,
-    init_params, jump, keep_freed_memory, log, make_test_set, mm, peak_counts, peak_offsets, print_matrix, print_table,
-    progress, sample_heatmap, softmax, train)
+    BOOK_SETTING, FORMED_DIAGONAL, FORMED_DROP, GROWTH_CHECKPOINTS, LR, PICKING_SETTING, REFIT_CHECKPOINTS, REFIT_ROUNDS,
+    TEST_SIZE, Model, Setting, attention_runs, diagonal_multiple, evaluate, first_round, hand_example, heatmap,
+    init_params, jump, keep_freed_memory, learning, log, make_test_set, mm, peak_counts, peak_offsets, print_matrix,
+    print_table, progress, sample_heatmap, softmax, train)
 
-# attention.md:1845 (实验一：除以根号 d，还是除以 d)
+# attention.md:1957 (实验一：除以根号 d，还是除以 d)
 SEED_EXPERIMENT = 4           # 实验一用的随机流
 
 
@@ -91,7 +91,7 @@ def print_chain_rule(d, plain, root):
           % (d, ratio_scores, d, np.sqrt(d), ratio_scores * np.sqrt(d)))
     print("∂α/∂q 的平均之比 %.2f（链式法则：∂α/∂q = ∂α/∂分数 · k / 缩放）。" % ratio_q)
 
-# attention.md:1955 (实验二：只保留最大的那个)
+# attention.md:2067 (实验二：只保留最大的那个)
 def hard_max(scores):
     """「只保留最大的那个」：最大的分数拿权重 1，其余拿 0。"""
     return (scores == scores.max()).astype(float)
@@ -121,7 +121,7 @@ def hard_attention_experiment():
     print("硬选择的梯度全是 0：%s；softmax 的梯度里非零的有 %d 个（共 %d 个）。"
           % ("是" if not hard_grad.any() else "否", np.count_nonzero(soft_grad), soft_grad.size))
 
-# attention.md:2022 (实验三：多个种子)
+# attention.md:2134 (实验三：多个种子)
 EXPERIMENT_SEEDS = [(s, 100 + s) for s in range(10)]   # 种子 s：RandomState(s) 初始化，RandomState(100 + s) 抽批次
 SHORT_ROUNDS, SWEEP_ROUNDS = 2000, 3000                 # 5 位和 10 位的扫描各训练多少轮，和正文一样
 SHORT_SETTINGS = (BOOK_SETTING, PICKING_SETTING)        # 5 位跑两格：第四节的设置，和 10 位上长得出对齐的那一格
@@ -249,15 +249,16 @@ def print_cell_summary(lr, cell):
             + mean_and_spread([run.own.per_token for run in runs])))
         print("    形成了 %d/%d；逐位正确：形成的 %s，没形成的 %s" % (
             len(formed), len(runs), "%.4f" % np.mean(formed) if formed else "—", "%.4f" % np.mean(other) if other else "—"))
-        print("    拿掉挑选平均变化 %+.4f；反对角线平均是均匀的 %.2f 倍" % (
-            np.mean([pick.change for pick in picks]), np.mean([pick.diagonal for pick in picks])))
+        print("    拿掉挑选平均变化 %+.4f；反对角线平均是均匀的 %.2f 倍；峰值落在反对角线上的行，%d 行里有 %d 行" % (
+            np.mean([pick.change for pick in picks]), np.mean([pick.diagonal for pick in picks]),
+            sum(len(run.matrix) for run in runs), sum(pick.peaks for pick in picks)))
         learned = [run.own.per_token for run in runs]
         print("    逐个种子比逐位正确：平均对照高的 %d 个，学出权重的高的 %d 个，一样的 %d 个"
               % seed_by_seed([r.per_token for r in cell["uniform"]], learned))
         print("    和不用注意力比：不用注意力高的 %d 个，学出权重的高的 %d 个，一样的 %d 个"
               % seed_by_seed([r.per_token for r in cell["none"]], learned))
 
-# attention.md:2223 (实验四：注意力什么时候真的在挑)
+# attention.md:2336 (实验四：注意力什么时候真的在挑)
 SWEEP_RATES = (0.003, 0.01, 0.02)          # 学习率：从第四节的 0.003 到大它六倍多的 0.02
 SWEEP_QUERIES = ("after", "before")        # 更新后的查询，更新前的查询
 
@@ -295,34 +296,41 @@ def print_picture(title, run):
     print("%s：学习率 %g，查询 = %s的状态，种子 %d；" % (title, run.setting.lr, QUERY_SHORT[run.setting.query],
                                                   run.model.seeds[0]))
     print("逐位正确 %.4f，拿掉挑选后 %.4f。" % (run.own.per_token, run.uniform.per_token))
-    print("测试集 %d 条的平均：" % TEST_SIZE)
-    print_matrix(run.matrix)
+    print_matrix(run.matrix, "测试集 %d 条的平均" % TEST_SIZE)
     heatmap(run.matrix)
-    print("第一条测试序列自己的权重：")
-    print_matrix(run.sample_alpha)
+    print_matrix(run.sample_alpha, "第一条测试序列自己的权重")
     sample_heatmap(run.sample, run.sample_alpha)
 
-# attention.md:2507 (实验五：训练得更久)
+# attention.md:2619 (实验五：训练得更久)
 LONG_ROUNDS = 30000
 LONG_CHECKPOINTS = (3000, 10000)
 
 
 def print_sharpening(sweep):
-    print("训练途中反对角线是均匀的几倍（每格：形成了对齐的种子的平均 / 没形成的平均，- 是没有这样的种子）。")
+    """形成了对齐的模型训练完以前还在不在变尖：逐个种子在第 1000、2000、3000 轮的反对角线。跳完得晚的，
+    这段时间里涨的是跳，不是变尖：每格的平均只算第 1000 轮以前就跳完了的。"""
+    ends = SHARPENING_ROUNDS + (SWEEP_ROUNDS,)
+    at = lambda run, n: run.course[n].diagonal if n in run.course else selection(run).diagonal   # 最后一轮：训练完
+    formed = [run for lr in sweep for query in SWEEP_QUERIES for run in sweep[lr][query] if selection(run).formed]
+    print("形成了对齐的 %d 个模型，反对角线是均匀的几倍（每行一个）；最后是跳完在第几轮、学习率和查询："
+          % len(formed))
+    rows = [(["%d" % n for n in ends], "第几轮")]
+    rows += [(["%.2f" % at(run, n) for n in ends], "种子 %d，跳完在第 %d 轮，%g，%s" % (
+        run.model.seeds[0], jump(run.course)[1], run.setting.lr, QUERY_SHORT[run.setting.query])) for run in formed]
+    print_table(rows, width=8)
+    print("跳完在第 %d 轮以前的（只在变尖，不在跳），每格的平均；- 是这一格没有这样的种子：" % ends[0])
     cells = [(lr, query) for lr in sweep for query in SWEEP_QUERIES]
-    print("每个学习率两列，先%s的查询，再%s的：" % tuple(QUERY_SHORT[query] for query in SWEEP_QUERIES))
+    done = {cell: [run for run in formed if (run.setting.lr, run.setting.query) == cell
+                   and jump(run.course)[1] <= ends[0]] for cell in cells}
     rows = [(["%g" % lr for lr, _ in cells], "学习率")]
-    for n in SHARPENING_ROUNDS + (SWEEP_ROUNDS,):
-        row = []
-        for lr, query in cells:
-            runs = sweep[lr][query]
-            formed = [selection(run).formed for run in runs]
-            at = [run.course[n].diagonal if n in run.course else selection(run).diagonal for run in runs]   # 最后一轮：训练完
-            yes = [a for a, f in zip(at, formed) if f]
-            no = [a for a, f in zip(at, formed) if not f]
-            row.append("%s/%s" % ("%.2f" % np.mean(yes) if yes else "-", "%.2f" % np.mean(no) if no else "-"))
-        rows.append((row, "第 %d 轮" % n))
-    print_table(rows, width=11)
+    rows += [(["%.2f" % np.mean([at(run, n) for run in done[cell]]) if done[cell] else "-" for cell in cells],
+              "第 %d 轮" % n) for n in ends]
+    rows.append((["%d" % len(done[cell]) for cell in cells], "种子数"))
+    print("每个学习率两列，先%s的查询，再%s的：" % tuple(QUERY_SHORT[query] for query in SWEEP_QUERIES))
+    print_table(rows, width=8)
+    other = [run for lr in sweep for query in SWEEP_QUERIES for run in sweep[lr][query] if not selection(run).formed]
+    print("没形成的 %d 个，反对角线平均：%s。" % (len(other), "，".join(
+        "第 %d 轮 %.2f 倍" % (n, np.mean([at(run, n) for run in other])) for n in ends)))
 
 
 ABRUPT_ROUNDS = 300        # 「突然」：跳不超过训练的十分之一（看结果之前定下）
@@ -332,18 +340,26 @@ def print_growth_over_seeds(sweep):
     """实验四的每个模型训练途中：形成了的，第一次满足规则和跳在哪几轮；没形成的，走到过哪一步。"""
     runs = [run for cell in sweep.values() for query in SWEEP_QUERIES for run in cell[query]]
     formed = [run for run in runs if selection(run).formed]
-    print("训练途中（每 10 轮量一次，第 600 轮以后每 100 轮）。形成了对齐的 %d 个模型，每行一个；" % len(formed))
-    print("五列依次是：种子、第一次满足规则、跳从第几轮、跳到第几轮、跳了几轮；最后是学习率和查询。")
-    lengths, rows = [], []
+    print("训练途中（第 0 轮是还没训练，之后每 10 轮量一次，第 600 轮以后每 100 轮）。形成了对齐的 %d 个模型，每行一个；"
+          % len(formed))
+    print("七列依次是：种子、第一次满足规则、跳从第几轮、跳到第几轮、跳了几轮，")
+    print("逐位正确按同样的量法（超出第 0 轮的部分从两成涨到八成）从第几轮、到第几轮；最后是学习率和查询。")
+    lengths, learned, rows = [], [], []
     for run in formed:
         course = run.course
         start, stop = jump(course)
+        first, last = learning(course)
         lengths.append(stop - start)
+        learned.append(last - first)
         rows.append((["%d" % run.model.seeds[0], "%d" % first_round(course, lambda n: course[n].formed), "%d" % start,
-                      "%d" % stop, "%d" % (stop - start)], "%g，%s" % (run.setting.lr, QUERY_SHORT[run.setting.query])))
-    print_table(rows, width=8)
+                      "%d" % stop, "%d" % (stop - start), "%d" % first, "%d" % last],
+                     "%g，%s" % (run.setting.lr, QUERY_SHORT[run.setting.query])))
+    print_table(rows, width=7)
     print("跳了几轮：中位数 %g，最短 %d，最长 %d；不超过 %d 轮的 %d 个。"
           % (np.median(lengths), min(lengths), max(lengths), ABRUPT_ROUNDS, sum(n <= ABRUPT_ROUNDS for n in lengths)))
+    print("逐位正确同样涨两成到八成用了几轮：中位数 %g，最短 %d，最长 %d；跳比它短的 %d 个，一样长的 %d 个。"
+          % (np.median(learned), min(learned), max(learned), sum(a < b for a, b in zip(lengths, learned)),
+             sum(a == b for a, b in zip(lengths, learned))))
     other = [run for run in runs if not selection(run).formed]
     ever = sum(any(cp.formed for cp in run.course.values()) for run in other)
     print("没形成的 %d 个模型：训练途中反对角线最高到过均匀的 %.2f 倍，拿掉挑选最多降过 %.4f；"
@@ -357,7 +373,7 @@ def print_long_training(run):
     per_token_u = run.uniform.per_token
     print("整串全对 %.4f，逐位正确 %.4f；拿掉挑选之后逐位正确 %.4f（变化 %+.4f）。"
           % (run.own.whole, run.own.per_token, per_token_u, per_token_u - run.own.per_token))
-    print_matrix(run.matrix)
+    print_matrix(run.matrix, "第 %d 轮（测试集 %d 条的平均）" % (LONG_ROUNDS, TEST_SIZE))
     heatmap(run.matrix)
     columns, on_diagonal, left_of_it = peak_counts(run.matrix)
     print("最大的权重 %.2f；每一行的峰值落在输入第几列：%s；" % (run.matrix.max(), columns))
@@ -366,7 +382,7 @@ def print_long_training(run):
           + "，第 %d 轮 %.2f；左边一列 %.2f 倍。" % (LONG_ROUNDS, diagonal_multiple(run.matrix),
                                                     diagonal_multiple(run.matrix, -1)))
 
-# attention.md:2664 (实验六：峰值落在哪一列)
+# attention.md:2818 (实验六：峰值落在哪一列)
 def print_peak_offsets(sweep):
     n, T = len(EXPERIMENT_SEEDS), len(sweep[SWEEP_RATES[0]][SWEEP_QUERIES[0]][0].matrix)
     print("严格倒序：输出第 r 位对输入第 %d − r 位。解码器输出第 r 位之前读进的是上一位的输出，答对时就是" % (T + 1))
@@ -403,7 +419,7 @@ def print_first_row_at_start(length=10):
         print("  查询 = %s：峰值落在第 %d 列的种子 %d 个；第 %d 列平均是均匀的 %.2f 倍"
               % (QUERY_SHORT[query], length, peaks.count(length), length, np.mean(last)))
 
-# attention.md:2750 (实验七：把权重换掉)
+# attention.md:2904 (实验七：把权重换掉)
 REFIT_SETTINGS = (BOOK_SETTING, PICKING_SETTING)   # 只重新训练输出层的两格：第五节的两个设置
 SWAPS = ("reversal", "shifted", "other", "uniform")
 SWAP_SHORT = {"reversal": "倒序", "shifted": "左移", "other": "别条", "uniform": "均匀"}
@@ -496,16 +512,18 @@ def print_reversal_by_cell(sweep):
 
 
 def print_refits(sweep):
-    print("只重新训练输出层（权重全是 1/10，编码器和解码器冻结；第 %s 轮的逐位正确）："
+    print("只重新训练输出层（权重全是 1/10，编码器和解码器冻结；第 %s 轮的逐位正确）。它是喂对的字母训练的，"
           % "、".join("%d" % n for n in REFIT_CHECKPOINTS))
+    print("所以最后两行再喂对的字母量一遍（「喂对」：每一步读进正确答案的上一位，一步错了不传到下一步）：")
     for setting in REFIT_SETTINGS:
         lr, query = setting.lr, setting.query
         runs = sweep[lr][query]
         print("学习率 %g，查询 = %s的状态；每个种子一列，最后两列是平均和中位数：" % (lr, QUERY_SHORT[query]))
         table = np.array([[run.own.per_token, run.uniform.per_token] + [run.refit[n] for n in REFIT_CHECKPOINTS]
-                          for run in runs])
+                          + [run.swaps.forced_accuracy("uniform"), run.refit_forced] for run in runs])
         stats = np.stack([table.mean(axis=0), np.median(table, axis=0)], axis=1)        # (几行, 平均和中位)
-        labels = ["自己", "均匀"] + ["重新训练 %d 轮" % n for n in REFIT_CHECKPOINTS]
+        labels = (["自己", "均匀"] + ["重新训练 %d 轮" % n for n in REFIT_CHECKPOINTS]
+                  + ["喂对：均匀", "喂对：重新训练 %d 轮" % REFIT_ROUNDS])
         rows = [(["%d" % seed_init for seed_init, _ in EXPERIMENT_SEEDS] + ["", ""], "种子")]
         rows += [(["%.4f" % v for v in list(column) + list(stat)], label) for column, stat, label in zip(table.T, stats, labels)]
         print_table(rows, width=7)

@@ -7,13 +7,14 @@ import shlex
 import sys
 
 from .expansion import comment_forms, generated_state, orphaned, read_generated, render, writable_problem
+from .figures import draw_figures, lesson_figures, stale_figures
 from .files import describe, signals_deferred, write_atomically
 from .markdown import load
 from .model import Conflict, DIFFERENT, Document, OK, UserError
 from .prose import stale_numbers
 from .reach import unrun_problems
 from .runner import report_failed_run, run_program
-from .transcripts import deterministic_output, report_difference, split_output, write_transcripts
+from .transcripts import deterministic_output, report_difference, split_output, update_command, write_transcripts
 from .validation import lookalike
 
 
@@ -192,6 +193,7 @@ def command_check(args) -> int:
         return DIFFERENT
     doc, targets = opened
     errors, numbers = stale_numbers(doc)  # before the runs: a mistake in the prose's markup is exit 2 at once
+    lesson_figures(doc)  # and so is a figure that cannot be drawn
     outcomes = []
     for target in targets:
         transcript = doc.transcripts[target]
@@ -205,9 +207,15 @@ def command_check(args) -> int:
     if errors:
         print(*errors, sep="\n", file=sys.stderr)
         outcomes.append(f"{len(errors)} not in the transcript")
+    figures = stale_figures(doc, lambda target: update_command(doc, target))
+    if figures:
+        print(*figures, sep="\n", file=sys.stderr)
+        outcomes.append(f"{len(figures)} figure{'s' if len(figures) != 1 else ''} not what the transcript draws")
     book = sum(number.book for number in numbers)
     verdict = "; ".join(outcomes) or ("transcript matches" if len(targets) == 1 else "transcripts match")
-    print(f"checked {len(numbers)} prose numbers ({book} marked as the book's); {verdict}")
+    drawn = len(lesson_figures(doc))
+    print(f"checked {len(numbers)} prose numbers ({book} marked as the book's)"
+          + (f" and {drawn} figure{'s' if drawn != 1 else ''}" if drawn else "") + f"; {verdict}")
     return DIFFERENT if outcomes else OK
 
 
@@ -217,6 +225,7 @@ def command_update(args) -> int:
         return DIFFERENT
     doc, targets = opened
     stale_numbers(doc)  # a mistake in the prose's markup (exit 2) stops before the runs, MD untouched
+    lesson_figures(doc, drawable=False)  # so does a figure that cannot be drawn (from the output it is about to record)
     new = {}
     for target in targets:
         output = deterministic_output(doc, target, args.timeout, args.progress)
@@ -239,6 +248,8 @@ def command_update(args) -> int:
     else:
         updated = write_transcripts(doc, changed)
         write_roots(updated, force=False)  # code below a transcript has moved: its line comments change
+    for shown in draw_figures(updated, lambda target: update_command(updated, target)):
+        print(f"drew {shown}")
     errors, _ = stale_numbers(updated)
     if errors:
         print(*errors, sep="\n", file=sys.stderr)

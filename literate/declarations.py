@@ -5,12 +5,15 @@ holds one declaration a line, `key: value` (a line starting with # is a comment)
   <!-- literate
   parts: main # 第 N 段
   update: generated/attention.py make update
-  heatmap: 输出 输入 图例
+  heatmap: 输出 输入 图例 percent anti-diagonal
+  curves: 横轴 纵轴 曲线
+  figures: figures
   notebook-runs: 内核用 CPU 约 33 秒。
   -->
 
 A key the tools do not know, a value that cannot be read, or a second block, is an input error (exit 2). A
-lesson that declares nothing gets no part cells in its notebook, no heatmaps on its page, and messages that name
+lesson that declares nothing gets no part cells in its notebook, no heatmaps on its page, no figures drawn, and
+messages that name
 `python tangle.py update` to record a transcript. Each key, and who reads it:"""
 
 from __future__ import annotations
@@ -23,9 +26,16 @@ KEYS = {
              "FUNCTION() from the comment MARK (N standing for the part's number) to the next (notebook)",
     "update": "PROGRAM COMMAND: the command that records PROGRAM's transcript, which messages name (tangle.py); a "
               "plain command: words, no shell syntax",
-    "heatmap": "ROWS COLUMNS LEGEND: a matrix printed as a header of column numbers and rows `ROWS 1  0.10 ...` is "
-               "drawn as a heatmap, with the same matrix drawn in characters below it up to the line starting with "
-               "LEGEND; its axes are named ROWS and COLUMNS (the page)",
+    "heatmap": "ROWS COLUMNS LEGEND [percent] [anti-diagonal|diagonal]: a matrix printed as a header of column "
+               "numbers and rows `ROWS 1  0.10 ...` (weights; with percent, `ROWS 1  10 ...`), side by side or alone, "
+               "is drawn as a heatmap, with the same matrix drawn in characters below it up to the line starting "
+               "with LEGEND; its axes are named ROWS and COLUMNS; anti-diagonal (diagonal) outlines the cells a "
+               "reversal (a copy) needs (the page, the figures; drawing.py says how it is printed)",
+    "curves": "X Y SERIES: a table of checkpoints printed under three lines `X：…`, `Y：a、b` and `SERIES：p、q` is "
+              "drawn as curves, one panel per quantity (the figures; drawing.py says how it is printed)",
+    "figures": "FOLDER: every image of the lesson in FOLDER is a figure the tools draw from the transcript part its "
+               "paragraph links to (check says when one is not what that part draws; update redraws it; the page "
+               "and the notebook show it)",
     "notebook-runs": "TEXT: what running the whole notebook takes, said in its first cell (notebook)",
     "notebook-names": "TEXT: the names the main line uses before the lesson defines them, said there (notebook)",
     "notebook-try": "TEXT: which cells are most worth changing, said there (notebook)",
@@ -55,6 +65,18 @@ class Heatmap:
     rows: str  # the label of a matrix's rows, as the program prints it (输出 1 ...)
     columns: str
     legend: str  # the start of the line after the matrix drawn in characters
+    percent: bool = False  # each weight printed in percent (10 for 0.10)
+    mark: str | None = None  # the cells outlined: "anti-diagonal", "diagonal" or None
+
+
+HEATMAP_OPTIONS = ("percent", "anti-diagonal", "diagonal")
+
+
+@dataclass(frozen=True)
+class Curves:
+    x: str  # the word that opens the line naming the first column (横轴)
+    y: str  # ... the line naming the quantities (纵轴)
+    series: str  # ... the line naming the curves (曲线)
 
 
 @dataclass
@@ -64,6 +86,8 @@ class Declarations:
     parts: Parts | None = None
     update: dict[str, str] | None = None  # program -> the command that records its transcript
     heatmap: Heatmap | None = None
+    curves: Curves | None = None
+    figures: str | None = None  # the folder of the figures the tools draw, relative to the lesson's folder
     text: dict[str, str] | None = None
     lines: dict[str, int] | None = None  # key -> the line it is declared on
 
@@ -110,8 +134,17 @@ def read_declarations(blocks: list[tuple[int, str]]) -> tuple[Declarations, list
                                        "make update"))
             elif key == "update" and len(words) >= 2 and words[0] not in found.update:
                 found.update[words[0]] = " ".join(words[1:])
-            elif key == "heatmap" and len(words) == 3 and found.heatmap is None:
-                found.heatmap = Heatmap(*words)
+            elif (key == "heatmap" and 3 <= len(words) <= 5 and found.heatmap is None
+                  and all(word in HEATMAP_OPTIONS for word in words[3:])
+                  and sum(word in ("anti-diagonal", "diagonal") for word in words[3:]) <= 1):
+                mark = next((word for word in words[3:] if word != "percent"), None)
+                found.heatmap = Heatmap(*words[:3], percent="percent" in words[3:], mark=mark)
+            elif key == "curves" and len(words) == 3 and found.curves is None:
+                found.curves = Curves(*words)
+            elif (key == "figures" and len(words) == 1 and found.figures is None
+                  and re.fullmatch(r"[\w.-]+(?:/[\w.-]+)*", words[0]) and ".." not in words[0].split("/")
+                  and not words[0].startswith(".")):
+                found.figures = words[0]
             elif key.startswith("notebook-") and value and key not in found.text:
                 found.text[key] = value
             else:

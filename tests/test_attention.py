@@ -1222,9 +1222,9 @@ def test_sections_show_their_own_checked_output():
                 and block.line <= line][-1]
 
     main = doc.transcripts["generated/attention.py"].parts
-    assert [heading_of(part.fence_line, "h2")[:2] for part in main] == ["三、", "四、"] + ["五、"] * 3 + ["完整"] * 4
-    assert [heading_of(part.fence_line, "h3") for part in main[5:]] == [
-        "梯度检查", "第四节的对比", "第五节的规则、两组设置和干预", "读矩阵和画热图"]
+    assert [heading_of(part.fence_line, "h2")[:2] for part in main] == ["三、", "四、"] + ["五、"] * 4 + ["完整"] * 5
+    assert [heading_of(part.fence_line, "h3") for part in main[6:]] == [
+        "梯度检查", "第四节的对比", "第五节的规则、两组设置和干预", "对齐是怎么长出来的", "读矩阵和画热图"]
     assert main[0].content.splitlines()[-4].startswith("取平均")
     assert main[1].content.startswith("加到 6.5 节的反转任务上")
     experiments = doc.transcripts["generated/experiments.py"].parts
@@ -1234,13 +1234,17 @@ def test_sections_show_their_own_checked_output():
 
 # What a learner fresh from 6.5 reads in a minute, measured on fresh learners: Chinese characters of prose,
 # lines of code, lines of program output. What is folded into <details> counts half: about half of it is opened.
+# A figure is looked at, not read: half a minute each (its description, the alt text, is not read). A matrix drawn
+# in characters is read cell by cell, counting columns: each of its lines counts as three lines of output.
 LEARNER_RATES = {"prose": 175, "code": 5, "output": 10}
+FIGURE_MINUTES = 0.5
+DRAWN_IN_CHARACTERS = re.compile(r"\|[ ·░▓█]{4,}\|")  # a row of a heatmap drawn in characters: |  ░░██ |
 
 
 def reading_minutes(lines):
-    """Minutes a learner needs for these lines of the lesson, at LEARNER_RATES."""
+    """Minutes a learner needs for these lines of the lesson, at LEARNER_RATES and FIGURE_MINUTES."""
     counts = {kind: 0.0 for kind in LEARNER_RATES}
-    fence, folded = None, 0
+    figures, fence, folded = 0.0, None, 0
     for line in lines:
         share = 0.5 if folded else 1.0
         opens = re.match(r"\s*(`{3,}|~{3,})(.*)$", line)
@@ -1251,11 +1255,15 @@ def reading_minutes(lines):
             if line.strip() == fence[0]:
                 fence = None
             elif line.strip():
-                counts["output" if fence[1] else "code"] += share
+                weight = 3 if fence[1] and DRAWN_IN_CHARACTERS.search(line) else 1
+                counts["output" if fence[1] else "code"] += share * weight
         else:
             folded += line.lstrip().startswith("<details") - line.lstrip().startswith("</details>")
-            counts["prose"] += share * len(re.findall(r"[\u4e00-\u9fff]", re.sub(r"<[^>]*>", "", line)))
-    return sum(counts[kind] / LEARNER_RATES[kind] for kind in counts)
+            images = re.findall(r"!\[[^\]]*\]\([^)]*\)", line)
+            figures += share * FIGURE_MINUTES * len(images)
+            text = re.sub(r"!\[[^\]]*\]\([^)]*\)", "", re.sub(r"<[^>]*>", "", line))
+            counts["prose"] += share * len(re.findall(r"[\u4e00-\u9fff]", text))
+    return figures + sum(counts[kind] / LEARNER_RATES[kind] for kind in counts)
 
 
 def test_reading_minutes_counts_prose_code_and_output_at_a_learners_pace_and_folds_half():
@@ -1263,6 +1271,13 @@ def test_reading_minutes_counts_prose_code_and_output_at_a_learners_pace_and_fol
     assert reading_minutes(["```python {#a}", "x = 1", "", "y = 2", "```"]) == 2 / 5
     assert reading_minutes(["```text {transcript=generated/a.py}"] + ["0.5"] * 10 + ["```"]) == 1.0
     assert reading_minutes(["<details>", "<summary>折</summary>", "字" * 350, "</details>"]) == (1 + 350) / 2 / 175
+
+
+def test_reading_minutes_count_a_figure_as_half_a_minute_and_a_heatmap_in_characters_three_times_its_lines():
+    assert reading_minutes(["![一张图，说明文字不算](figures/a.svg)"]) == FIGURE_MINUTES
+    assert reading_minutes(["看图：![说明](figures/a.svg)，再看 ![说明](figures/b.svg)"]) == 2 * FIGURE_MINUTES + 4 / 175
+    rows = ["输出 1  |  ░░  ██|", "输出 2  |██  ░░  |"]
+    assert reading_minutes(["```text {transcript=generated/a.py}", *rows, "0.5 0.5", "```"]) == (3 + 3 + 1) / 10
 
 
 def test_the_main_line_ends_at_the_full_implementation_and_reads_in_half_an_hour():
@@ -1277,7 +1292,7 @@ def test_the_main_line_ends_at_the_full_implementation_and_reads_in_half_an_hour
     main_chunks = sorted(name for name, pieces in doc.chunks.items() if pieces[0].fence_line < end)
     assert main_chunks == ["softmax 与一个查询的注意力", "解码一步"]
     parts = doc.transcripts["generated/attention.py"].parts
-    assert [part.part for part in parts if part.fence_line < end] == [1, 2, 3, 4, 5]
+    assert [part.part for part in parts if part.fence_line < end] == [1, 2, 3, 4, 5, 6]
     assert all(piece.fence_line > end for pieces in doc.roots.values() for piece in pieces)
     assert reading_minutes(text[:end - 1]) <= 30
 

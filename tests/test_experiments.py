@@ -154,7 +154,7 @@ def fed(accuracy, B=100, T=10):
 
 
 def fake_run(formed, per_token=1.0, greedy=None, forced=None, follows=0.0, refit=None, course=None,
-             setting=A.Setting(lr=0.02), seed=0):
+             setting=A.Setting(lr=0.02), seed=0, refit_forced=None):
     """A Run as the sweep holds it. formed: a sharp reversal that taking the picking away costs 0.6 (accuracy
     0.4 with 1/T weights); otherwise flat, and 1/T weights give 1.0. greedy and forced: per-token accuracies of
     the interventions (greedy["uniform"] overrides the accuracy with 1/T weights). setting and seed: the model's,
@@ -166,7 +166,7 @@ def fake_run(formed, per_token=1.0, greedy=None, forced=None, follows=0.0, refit
     greedy = {"uniform": 0.4 if formed else 1.0, **(greedy or {})}
     swaps = A.Interventions({name: A.Evaluation(0.0, v, None, None, None) for name, v in greedy.items()}, follows,
                             {name: fed(v) for name, v in (forced or {}).items()}, 0.1)
-    return A.Run(model, 3000, A.Evaluation(1.0, per_token, None, m[None], None), None, swaps, refit)
+    return A.Run(model, 3000, A.Evaluation(1.0, per_token, None, m[None], None), None, swaps, refit, refit_forced)
 
 
 def test_a_fake_run_reads_as_a_run_does():
@@ -313,7 +313,8 @@ def test_the_refit_table_reads_each_checkpoint_and_the_same_cells_uniform_contro
     monkeypatch.setattr(E, "REFIT_SETTINGS", (E.Setting(query="before", lr=0.02),))
     monkeypatch.setattr(E, "REFIT_CHECKPOINTS", (1, 2))
     n = len(E.EXPERIMENT_SEEDS)
-    runs = [fake_run(True, 1.0, refit={1: 0.3 + 0.01 * i, 2: 0.5}) for i in range(n)]
+    runs = [fake_run(True, 1.0, refit={1: 0.3 + 0.01 * i, 2: 0.5}, forced={"uniform": 0.42}, refit_forced=0.45)
+            for i in range(n)]
     E.print_refits({0.02: {"before": runs, "uniform": [A.Evaluation(0.5, 0.9, None, None, None)] * n}})
     out = capsys.readouterr().out
     rows = {}
@@ -326,6 +327,7 @@ def test_the_refit_table_reads_each_checkpoint_and_the_same_cells_uniform_contro
     assert rows["自己"] == ["1.0000"] * (n + 2) and rows["均匀"] == ["0.4000"] * (n + 2)
     assert rows["重新训练 1 轮"] == ["%.4f" % (0.3 + 0.01 * i) for i in range(n)] + ["0.3450", "0.3450"]
     assert rows["重新训练 2 轮"] == ["0.5000"] * (n + 2)                             # the mean, then the median
+    assert rows["喂对：均匀"] == ["0.4200"] * (n + 2) and rows["喂对：重新训练 3000 轮"] == ["0.4500"] * (n + 2)
     assert "逐位正确 0.9000 ± 0.0000" in out
 
 
@@ -341,9 +343,14 @@ def test_the_average_control_by_position_is_the_mean_over_seeds(capsys):
     assert lines[4].endswith("0.02，不用注意力")
 
 
-def growing_course(heights, drops):
-    """A course of checkpoints at rounds 10, 20, ...: the anti-diagonal at each height, accuracy 1 minus the drop."""
-    return {10 * (k + 1): A.Checkpoint(1.0, 1.0 - drop, reversal_matrix(h)) for k, (h, drop) in enumerate(zip(heights, drops))}
+def growing_course(heights, drops, accuracies=None):
+    """A course of checkpoints: round 0 untrained (uniform weights, accuracy 0.2), then rounds 10, 20, ...: the
+    anti-diagonal at each height, accuracy as given (1.0 unless given), and that minus the drop with 1/T weights."""
+    accuracies = accuracies or [1.0] * len(heights)
+    course = {0: A.Checkpoint(0.2, 0.2, np.full((10, 10), 0.1))}
+    course.update({10 * (k + 1): A.Checkpoint(a, a - drop, reversal_matrix(h))
+                   for k, (h, drop, a) in enumerate(zip(heights, drops, accuracies))})
+    return course
 
 
 def test_the_jump_runs_from_a_fifth_to_four_fifths_of_the_final_excess_over_uniform():
@@ -357,8 +364,15 @@ def test_the_jump_runs_from_a_fifth_to_four_fifths_of_the_final_excess_over_unif
     assert A.jump(flat) == (None, None) and A.share_of_end(flat, 10) is None
 
 
+def test_learning_measures_per_token_accuracy_as_the_jump_measures_the_diagonal():
+    # accuracy 0.2 untrained, then 0.3, 0.5, 0.8, 1.0: its rise of 0.8 passes a fifth (0.36) at round 20 and four
+    # fifths (0.84) at round 40
+    course = growing_course([0.1, 0.2, 0.4, 0.6], [0, 0.1, 0.3, 0.5], accuracies=[0.3, 0.5, 0.8, 1.0])
+    assert A.learning(course) == (20, 40) and A.jump(course) == (20, 40)
+
+
 def test_the_growth_over_seeds_reads_each_formed_models_course_and_what_the_others_reached(capsys, monkeypatch):
-    quick = growing_course([0.1, 0.3, 0.6], [0, 0.4, 0.6])           # jumps between round 10 and 30
+    quick = growing_course([0.1, 0.3, 0.6], [0, 0.4, 0.6], accuracies=[0.5, 0.9, 1.0])   # jumps round 10 to 30
     slow = {**growing_course([0.1] * 30 + [0.6], [0] * 30 + [0.6])}   # jumps at the last checkpoint, round 310
     slow[20] = A.Checkpoint(1.0, 0.98, reversal_matrix(0.1))
     never = growing_course([0.12, 0.15, 0.1], [0.0, 0.2, 0.0])        # 1.5 times uniform at most
@@ -370,11 +384,14 @@ def test_the_growth_over_seeds_reads_each_formed_models_course_and_what_the_othe
                                fake_run(False, course=never, setting=before, seed=1)]}}
     E.print_growth_over_seeds(sweep)
     lines = capsys.readouterr().out.splitlines()
-    assert lines[1].startswith("五列依次是：种子、第一次满足规则、跳从第几轮、跳到第几轮、跳了几轮")
-    assert lines[2].split() == ["0", "20", "20", "30", "10", "0.02，更新后"]
-    assert lines[3].split() == ["1", "310", "310", "310", "0", "0.02，更新后"]
-    assert lines[4] == "跳了几轮：中位数 5，最短 0，最长 10；不超过 300 轮的 2 个。"
-    assert "训练途中反对角线最高到过均匀的 1.50 倍" in lines[5] and lines[6] == "在哪个检查点满足过规则的有 0 个。"
+    assert lines[1].startswith("七列依次是：种子、第一次满足规则、跳从第几轮、跳到第几轮、跳了几轮")
+    # accuracy 0.2 at round 0: quick's rises 0.8, a fifth at round 10 (0.5), four fifths at 20 (0.9); slow's is 1.0
+    # from round 10 on
+    assert lines[3].split() == ["0", "20", "20", "30", "10", "10", "20", "0.02，更新后"]
+    assert lines[4].split() == ["1", "310", "310", "310", "0", "10", "10", "0.02，更新后"]
+    assert lines[5] == "跳了几轮：中位数 5，最短 0，最长 10；不超过 300 轮的 2 个。"
+    assert lines[6] == "逐位正确同样涨两成到八成用了几轮：中位数 5，最短 0，最长 10；跳比它短的 0 个，一样长的 2 个。"
+    assert "训练途中反对角线最高到过均匀的 1.50 倍" in lines[7] and lines[8] == "在哪个检查点满足过规则的有 0 个。"
 
 
 class InlinePool:
@@ -445,7 +462,8 @@ def planted_run(setting, seed_init, length, rounds, checkpoints, refit, B=3):
                             other_change=0.1 + 0.01 * seed_init)
     return A.Run(model=model, rounds=rounds, own=planted_evaluation(own_accuracy, length, B, alpha),
                  sample=np.arange(length) % A.LETTERS, swaps=swaps,
-                 refit={n: 0.5 + n / 10 ** 5 for n in A.REFIT_CHECKPOINTS} if refit else None)
+                 refit={n: 0.5 + n / 10 ** 5 for n in A.REFIT_CHECKPOINTS} if refit else None,
+                 refit_forced=0.55 if refit else None)
 
 
 def test_the_experiments_main_prints_every_section_from_planted_runs(capsys, monkeypatch):

@@ -172,6 +172,24 @@ def test_each_part_stands_where_the_lesson_shows_it_with_the_checked_output(doc,
     assert text.count("<details>") == text.count("</details>")  # the ones that fold prose (自测) stay
 
 
+def test_each_figure_travels_in_a_cell_of_its_own_as_data(doc, built):
+    """The notebook lies in build/, where figures/ beside the lesson is out of reach, and JupyterLab shows no SVG
+    attachment: each figure is its drawing (the same SVG as the file) as a data: URL, in a Markdown cell of its own,
+    so that the prose around it stays readable when a reader opens a cell to edit it."""
+    import base64
+    import literate.figures
+    found = literate.figures.lesson_figures(doc)
+    assert found
+    cells = [cell for cell in built.cells if cell.cell_type == "markdown" and "data:image/svg+xml" in cell.source]
+    assert len(cells) == len(found)
+    for figure, cell in zip(found, cells):
+        data = base64.b64encode(literate.figures.drawing(doc, figure).encode()).decode()
+        assert f"![{figure.alt}](data:image/svg+xml;base64,{data})" in cell.source
+        assert (ROOT / figure.path).read_text(encoding="utf-8").split("\n", 2)[2] == base64.b64decode(data).decode() + "\n"
+        prose = cell.source.replace(data, "")
+        assert len(prose) < 200, prose  # the figure, its link to its numbers, a fold's title: no paragraph of prose
+
+
 def test_each_playground_is_a_fence_of_the_lesson_marked_for_the_reader(doc, built):
     """The readers' playgrounds are the lesson's {playground=...} fences, one at the end of each experiment, each a
     cell where it stands, its code exactly the fence's, tagged, under the lesson's words that say it is the

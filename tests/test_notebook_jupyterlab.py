@@ -8,6 +8,7 @@ in headless Chromium, driven over the DevTools protocol (tests/devtools.py) as a
 - with JupyterLab's default settings, a reader who reads from the top and clicks each link on meeting it (then
   returns) lands on the caption of every link back to what they have read; a link ahead may fall short or overshoot
   (the note says why), and with the setting the note names (Windowing mode: none) every link lands;
+- each figure is drawn where its image stands (its cell's attachment);
 - Run All runs every cell without an error, and the cells that print the transcript print exactly its parts.
 
 Skipped (failed under CI) without JupyterLab or chromium."""
@@ -286,6 +287,26 @@ def test_with_the_setting_the_note_names_every_link_lands(lab, clicked):
         page.close()
         setting.unlink()
     assert len(again) == len(which) and all(link["landed"] for link in again), [l for l in again if not l["landed"]]
+
+
+def test_every_figure_is_drawn(lab):
+    """Each figure is carried in its Markdown cell as data (the notebook lies apart from figures/): scrolled to, as a
+    reader reaches it, JupyterLab draws it as an image, as wide as its drawing, and shows it."""
+    stored = json.loads((lab.folder / NOTEBOOK).read_text(encoding="utf-8"))["cells"]
+    expected = {index: "".join(cell["source"]).count("](data:image/svg+xml;base64,") for index, cell in enumerate(stored)
+                if cell["cell_type"] == "markdown" and "](data:image/svg+xml" in "".join(cell["source"])}
+    assert len(expected) >= 3
+    page = lab.open()
+    try:
+        page.wait("T.drawn()", 240, "done drawing the notebook's cells")
+        for index, count in expected.items():
+            page.js(f"T.nb().widgets[{index}].node.scrollIntoView({{block: 'start'}}); true")
+            page.wait(f"""(() => {{ const images = [...T.nb().widgets[{index}].node.querySelectorAll(
+                '.jp-RenderedMarkdown img')]; return images.length === {count} && images.every(image =>
+                image.complete && image.naturalWidth >= 300 && image.getBoundingClientRect().width >= 300
+                && image.src.startsWith('data:image/svg+xml')); }})()""", 30, f"the figures of cell {index} drawn")
+    finally:
+        page.close()
 
 
 def test_run_all_runs_every_cell_and_prints_the_transcript(lab):

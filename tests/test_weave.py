@@ -10,6 +10,7 @@ pytest.importorskip("latex2mathml", reason="weave.py needs latex2mathml: make te
 
 import literate.inline  # noqa: E402
 import literate.blocks  # noqa: E402
+import literate.figures  # noqa: E402
 import literate.markdown  # noqa: E402
 import literate.model  # noqa: E402
 import literate.prose  # noqa: E402
@@ -17,7 +18,7 @@ import tangle  # noqa: E402
 from literate import model  # noqa: E402
 from literate.page import code  # noqa: E402
 from literate.declarations import Heatmap  # noqa: E402
-from literate.page import heatmaps as page_heatmaps  # noqa: E402
+from literate import drawing, tables  # noqa: E402
 
 HEATMAP = Heatmap("输出", "输入", "图例")  # as attention.md declares it
 from literate.page import command as weave  # noqa: E402  (weave.py's main)
@@ -400,22 +401,25 @@ def test_formulas_become_mathml_in_both_spellings(small):
 
 def test_each_printed_matrix_becomes_a_heatmap_with_one_cell_per_weight(small):
     _, tree, _, stdout, _ = small
-    maps = tree.all("svg", "heatmap")
-    assert [(m.attrs["data-rows"], m.attrs["data-columns"]) for m in maps] == [("10", "10"), ("3", "3")]
-    cells = [[e for e in m.iter() if e.tag == "rect"] for m in maps]
+    maps = tree.all("svg", "heatmaps")
+    panels = [[e for e in m.iter() if e.tag == "g" and "panel" in e.classes()] for m in maps]
+    assert [[(p.attrs["data-rows"], p.attrs["data-columns"]) for p in found] for found in panels] == [
+        [("10", "10")], [("3", "3")]]
+    cells = [[e for e in m.iter() if e.tag == "rect" and "cell" in e.classes()] for m in maps]
     assert [len(c) for c in cells] == [100, 9]
     titles = [next(e for e in cell.iter() if e.tag == "title").text() for cell in cells[0]]
-    assert titles[9] == "输出 1，输入 10：0.75（均匀的 7.5 倍）" and titles[0] == "输出 1，输入 1：0.02（均匀的 0.2 倍）"
+    assert titles[9] == "权重：输出 1，输入 10：0.75（均匀的 7.5 倍）" and titles[0] == "权重：输出 1，输入 1：0.02（均匀的 0.2 倍）"
     assert cells[0][9].attrs["data-multiple"] == "7.5" and cells[1][0].attrs["data-multiple"] == "0.06"
-    assert {"输入 →", "输出 →"} <= {e.text() for e in maps[0].iter() if e.tag == "text"}
+    assert any("行：输出第几位" in e.text() and "列：输入第几位" in e.text() for e in maps[0].iter() if e.tag == "text")
     assert cells[0][9].attrs["fill"] != cells[0][0].attrs["fill"]
-    # beside the transcript lines they were read from, which keep their anchors: the numbers, and the same
-    # matrix drawn in characters (rows framed by |) up to its legend
+    # beside the transcript lines they were read from, which keep their anchors: the title, the numbers, and the
+    # same matrix drawn in characters (rows framed by |) up to its legend
     group = maps[0].parent.parent
     assert "matrix" in group.classes() and "输出 10" in group.text()
     printed = [e.text().rstrip("\n") for e in group.iter() if e.tag == "span" and "l" in e.classes()]
-    assert printed[0].split() == [str(j) for j in range(1, 11)] and printed[-1] == "输出 10 |██                  |"
-    assert len(printed) == 1 + 10 + 1 + 10 and not any(line.startswith("图例") for line in printed)
+    assert printed[0] == "权重：" and printed[1].split() == [str(j) for j in range(1, 11)]
+    assert printed[-1] == "输出 10 |██                  |" and len(printed) == 1 + 1 + 10 + 1 + 10
+    assert not any(line.startswith("图例") for line in printed)
     figure = next(e for e in group.ancestors() if e.tag == "figure")
     assert figure.attrs["id"] == "output-generated/p.py-2"
     assert "2 heatmaps" in stdout
@@ -477,13 +481,20 @@ def test_the_lessons_page(tmp_path, capsys):
             for k, text in enumerate(lines):
                 line = ids[f"L{piece.first_line + k}"]
                 assert figure in line.ancestors() and line.text().rstrip("\n") == text == source[piece.first_line + k - 1]
-            matrices = [m for m in page_heatmaps.parse_matrices(lines, doc.declared.heatmap) if len(m[2]) == len(m[3]) == 10]
-            drawn = [m for m in figure.iter() if m.tag == "svg" and "heatmap" in m.classes()]
-            assert len(drawn) == len(matrices), (target, piece.part)
+            matrices = tables.parse_matrices(lines, doc.declared.heatmap)
+            drawn = [m for m in figure.iter() if m.tag == "svg" and "heatmaps" in m.classes()]
+            drawn_from_a_figure = piece in [f.source(doc) for f in literate.figures.lesson_figures(doc)]
+            assert len(drawn) == (0 if drawn_from_a_figure else len(matrices)), (target, piece.part)
             for heatmap in drawn:
-                assert len([e for e in heatmap.iter() if e.tag == "rect"]) == 100
-            heatmaps += len(drawn)
-    assert heatmaps >= 8 and f"{heatmaps} heatmaps" in stdout
+                panels = [e for e in heatmap.iter() if e.tag == "g" and "panel" in e.classes()]
+                cells = [e for e in heatmap.iter() if e.tag == "rect" and "cell" in e.classes()]
+                assert len(cells) == sum(int(p.attrs["data-rows"]) * int(p.attrs["data-columns"]) for p in panels)
+                heatmaps += len(panels)
+    assert heatmaps >= 4 and f"{heatmaps} heatmaps" in stdout
+    # each figure of the lesson drawn where its image stands, the same drawing as its file beside the lesson
+    for figure in literate.figures.lesson_figures(doc):
+        drawn = (ROOT / figure.path).read_text(encoding="utf-8").split("\n", 2)[2].rstrip("\n")
+        assert drawn in page, figure.path
     # each number links to a line of the transcript it cites that prints it
     _, sources = literate.prose.prose_number_sources(doc)
     printing = literate.prose.transcript_lines_printing(doc)
@@ -550,24 +561,36 @@ def test_default_output_is_beside_the_lesson(tmp_path, capsys):
 ])
 def test_matrix_rows_are_read_as_printed(line, label, values):
     lines = ["             1     2", line]
-    [(start, end, columns, rows)] = page_heatmaps.parse_matrices(lines, HEATMAP)
-    assert (start, end, columns) == (0, 2, ["1", "2"])
-    assert rows == [(label, values, [f"{v:.2f}" for v in values])]
+    [found] = tables.parse_matrices(lines, HEATMAP)
+    [panel] = found.panels
+    assert (found.start, found.end, panel.columns) == (0, 2, ["1", "2"])
+    assert panel.rows == [(label, values, [f"{v:.2f}" for v in values])]
 
 
 @pytest.mark.parametrize("header", ["             1     2", "输入         1     2"])
 def test_the_column_numbers_may_follow_the_columns_name(header):
     """A header that names the columns (输入, as wide as the rows' 输出) keeps its numbers over their columns in any
     font; the page reads the numbers alone."""
-    [(_, _, columns, rows)] = page_heatmaps.parse_matrices([header, "输出 1    0.10  0.20"], HEATMAP)
-    assert columns == ["1", "2"] and rows[0][1] == [0.1, 0.2]
-    assert page_heatmaps.parse_matrices(["行号         1     2", "输出 1    0.10  0.20"], HEATMAP) == []   # another name
+    [found] = tables.parse_matrices([header, "输出 1    0.10  0.20"], HEATMAP)
+    assert found.panels[0].columns == ["1", "2"] and found.panels[0].rows[0][1] == [0.1, 0.2]
+    assert tables.parse_matrices(["行号         1     2", "输出 1    0.10  0.20"], HEATMAP) == []   # another name
+
+
+def test_matrices_side_by_side_in_percent_are_read_as_panels_titled_by_the_line_above():
+    lines = ["        原书      第一个模型", "输入      1  2    1  2", "输出 1   75 25   50 50", "输出 2   10 90   50 50"]
+    [found] = tables.parse_matrices(lines, Heatmap("输出", "输入", "图例", percent=True))
+    assert [panel.title for panel in found.panels] == ["原书", "第一个模型"] and found.start == 1
+    assert found.panels[0].rows[0][1] == [0.75, 0.25] and found.panels[1].rows[1][2] == ["50", "50"]
+    # the same numbers, as weights: without percent they are read as printed
+    [found] = tables.parse_matrices(lines, HEATMAP)
+    assert found.panels[0].rows[0][1] == [75.0, 25.0]
 
 
 def test_text_that_only_looks_like_a_matrix_is_left_alone():
-    assert page_heatmaps.parse_matrices(["种子    不用注意力", "0       1.0000 / 1.0000"], HEATMAP) == []
-    assert page_heatmaps.parse_matrices(["   1  2  3", "输出 1  0.1 0.2"], HEATMAP) == []  # one number short
-    assert page_heatmaps.parse_matrices(["   1  2", "行 1  0.1 0.2"], HEATMAP) == []  # rows not labelled as declared
+    assert tables.parse_matrices(["种子    不用注意力", "0       1.0000 / 1.0000"], HEATMAP) == []
+    assert tables.parse_matrices(["   1  2  3", "输出 1  0.1 0.2"], HEATMAP) == []  # one number short
+    assert tables.parse_matrices(["   1  2", "行 1  0.1 0.2"], HEATMAP) == []  # rows not labelled as declared
+    assert tables.parse_matrices(["   1  2  1", "输出 1  0.1 0.2 0.3"], HEATMAP) == []  # a second panel cut short
 
 
 def test_a_lesson_that_declares_no_heatmap_gets_none(tmp_path, capsys):
@@ -578,10 +601,11 @@ def test_a_lesson_that_declares_no_heatmap_gets_none(tmp_path, capsys):
 
 
 def test_the_declared_labels_name_the_heatmaps_axes():
-    lines = ["      1     2", "行 1  0.90  0.10", "行 2  0.20  0.80"]
-    [(_, _, columns, rows)] = page_heatmaps.parse_matrices(lines, Heatmap("行", "列", "图例"))
-    svg = page_heatmaps.heatmap_svg(columns, rows, "矩阵", 2.0, Heatmap("行", "列", "图例"))
-    assert "列 →" in svg and "行 →" in svg and "行 1，列 2：0.10" in svg
+    lines = ["矩阵：", "      1     2", "行 1  0.90  0.10", "行 2  0.20  0.80"]
+    declared = Heatmap("行", "列", "图例")
+    [found] = tables.parse_matrices(lines, declared)
+    svg = drawing.heatmaps_svg(found.panels, "矩阵", declared)
+    assert "行：行第几位" in svg and "列：列第几位" in svg and "矩阵：行 1，列 2：0.10" in svg
 
 
 def test_headings_never_take_an_anchor_of_the_page(tmp_path, capsys):
@@ -641,8 +665,8 @@ def test_a_rounded_quote_links_to_the_number_it_rounds(tmp_path, capsys):
 
 
 def test_matrices_printed_one_after_another_are_drawn_side_by_side(tmp_path, capsys):
-    """A model at several moments: matrices one after another, each under a line of its own, become one row of
-    heatmaps captioned by those lines; a matrix with other lines around it keeps a box of its own."""
+    """A model at several moments: matrices one after another, each under a line of its own, become one picture
+    of panels titled by those lines; a matrix with other lines around it keeps a box of its own."""
     printed = "\n".join(["开头", "第 10 轮：", matrix(4, 4), "第 20 轮：", matrix(4, 4, peak=False), "其他的话", "",
                          "单独的：", matrix(4, 4), "完"])
     md = tmp_path / "lesson.md"
@@ -653,11 +677,10 @@ def test_matrices_printed_one_after_another_are_drawn_side_by_side(tmp_path, cap
     assert code == 0, stderr
     tree = Tree(out.read_text())
     inside = lambda element, tag, cls: [e for e in element.iter() if e.tag == tag and cls in e.classes()]
-    [row] = tree.all("div", "heatmap-row")
-    captions = [[e for e in figure.children if isinstance(e, Element) and e.tag == "figcaption"][0].text()
-                for figure in inside(row, "figure", "heatmap")]
-    assert captions == ["第 10 轮", "第 20 轮"] and len(inside(row, "svg", "heatmap")) == 2
     boxes = tree.all("div", "matrix")
-    assert len(boxes) == 2 and len(inside(boxes[1], "svg", "heatmap")) == 1     # the single one, in its own box
+    assert len(boxes) == 2
+    titles = [[e.text() for e in panel.iter() if e.tag == "text"][0] for panel in inside(boxes[0], "g", "panel")]
+    assert titles == ["第 10 轮", "第 20 轮"] and len(inside(boxes[0], "svg", "heatmaps")) == 1
+    assert len(inside(boxes[1], "g", "panel")) == 1     # the single one, in its own box
     printed_lines = "".join(e.text() for e in tree.all("pre", "output"))
     assert all(line in printed_lines for line in printed.split("\n") if line)   # no printed line lost

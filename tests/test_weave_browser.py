@@ -86,13 +86,20 @@ window.addEventListener("load", () => {
     const [top, bottom] = [...f.children].map(c => c.getBoundingClientRect());
     if (!(top.bottom <= bottom.top + 1 && top.height > 0 && bottom.height > 0)) r.fractionsWrong++;
   }
-  for (const svg of document.querySelectorAll("svg.heatmap")) {
-    const cells = [...svg.querySelectorAll("rect.cell")];
-    r.heatmaps.push({rows: +svg.dataset.rows, columns: +svg.dataset.columns, cells: cells.length,
+  for (const panel of document.querySelectorAll("svg g.panel")) {
+    const cells = [...panel.querySelectorAll("rect.cell")], svg = panel.closest("svg");
+    r.heatmaps.push({rows: +panel.dataset.rows, columns: +panel.dataset.columns, cells: cells.length,
                      drawn: cells.filter(c => { const b = c.getBoundingClientRect(); return b.width > 5 && b.height > 5; }).length,
                      titled: cells.filter(c => /：[0-9.]+（均匀的 [0-9.e+-]+ 倍）$/.test(c.querySelector("title").textContent)).length,
-                     width: Math.round(svg.getBoundingClientRect().width), visible: visible(svg)});
+                     width: Math.round(svg.getBoundingClientRect().width), visible: visible(svg),
+                     figure: !!svg.closest("span.figure")});
   }
+  // the lesson's figures, drawn where their images stand: each visible, inside the text's width
+  r.drawnFigures = [...document.querySelectorAll("span.figure > svg")].map(svg => {
+    const box = svg.getBoundingClientRect(), text = svg.closest("p").getBoundingClientRect();
+    return {label: svg.getAttribute("aria-label"), visible: visible(svg), width: Math.round(box.width),
+            inside: box.left >= text.left - 1 && box.right <= text.right + 1};
+  });
   // (every column of every transcript, on any fonts: test_weave_reader_browser.py)
   // the matrices drawn in characters: every row's closing | in the same place
   r.frames = [];
@@ -232,7 +239,18 @@ def test_each_heatmap_draws_one_titled_cell_per_weight(page):
         assert heatmap["cells"] == heatmap["drawn"] == heatmap["titled"] == n and heatmap["visible"], heatmap
         if heatmap["rows"] == heatmap["columns"] == 10:
             assert n == 100
-        assert 150 < heatmap["width"] < 400
+        assert 150 < heatmap["width"] <= 580
+
+
+def test_each_figure_of_the_lesson_is_drawn_where_its_image_stands(page):
+    import literate.figures
+    import literate.markdown
+    _, _, r = page
+    doc = literate.markdown.load(ROOT / "attention.md", "attention.md")
+    assert [f["label"] for f in r["drawnFigures"]] == [f.alt for f in literate.figures.lesson_figures(doc)]
+    for figure in r["drawnFigures"]:
+        assert figure["visible"] and figure["inside"] and 300 < figure["width"] <= 580, figure
+    assert sum(heatmap["figure"] for heatmap in r["heatmaps"]) >= 7  # the panels of the figures' heatmaps
 
 
 def test_transcript_columns_line_up_and_nothing_overflows_the_page(page):
@@ -315,3 +333,31 @@ def test_a_full_page_screenshot_is_not_blank(page):
         band = rows[part * tenth : (part + 1) * tenth]
         varied = sum(1 for row in band[::3] if row.count(row[:bpp]) * bpp != len(row))
         assert varied > len(band[::3]) // 10, f"tenth {part + 1} of the page is nearly blank"
+
+
+FIGURES_ONLY = """<style>
+#contents, #verified, a.back { display: none !important; }
+main > section:not(:has(span.figure)), main > h1, main > p { display: none !important; }
+main > section > :not(h2):not(p:has(span.figure)) { display: none !important; }
+</style>"""
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_the_figures_show_on_the_page_at_a_phones_width_and_a_desktops(page, width):
+    """The page with everything but the figures hidden, as the reader's browser draws it: each figure in its
+    colours (the scale's darkest purple and its orange: a heatmap, a curve), nothing cut off at the right edge. The
+    screenshots are kept in build/ to look at."""
+    tmp, out, _ = page
+    only = tmp / f"figures-{width}.html"
+    only.write_text(out.read_text().replace("</head>", FIGURES_ONLY + "</head>"))
+    shot = ROOT / "build" / f"figures-{width}.png"
+    shot.parent.mkdir(exist_ok=True)
+    chromium(tmp, f"--screenshot={shot}", f"--window-size={width},2600", only.as_uri())
+    shown_width, height, bpp, rows = png_rows(shot.read_bytes())
+    assert shown_width == width
+    pixels = [row[i : i + 3] for row in rows[::2] for i in range(0, len(row), bpp)]
+    darkest = sum(1 for red, green, blue in pixels if red < 90 and green < 30 and 100 < blue < 150)
+    orange = sum(1 for red, green, blue in pixels if red > 220 and 100 < green < 160 and blue < 110)
+    assert darkest > 500 and orange > 300, (darkest, orange)
+    # the right edge of the window is the page's background: no figure runs past it
+    assert len({row[(width - 3) * bpp : (width - 2) * bpp] for row in rows}) <= 2

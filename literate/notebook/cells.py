@@ -3,10 +3,12 @@ transcript as a cell that prints it (its part as the stored output), the program
 
 from __future__ import annotations
 
+import base64
 import re
 import sys
 
 from .. import blocks, expansion, markdown, model
+from ..figures import drawing, figure_path, inline_spans, lesson_figures
 from ..startup import missing
 from .escaping import jupyter_id
 from .lesson import first_program, main_block, part_blocks, without_main_block
@@ -111,7 +113,11 @@ def build(doc: model.Document) -> nbformat.NotebookNode:
     # piece, the program's __main__ block after the program (folded, first), or the whole program where the
     # transcript stands; else not at all (the notebook says why)
     how = "parts" if printing_lines else "unprinted" if transcript.parts else "main" if main is not None else "whole"
-    lines = lesson_lines(doc)
+    shown = figure_images(doc)
+    lines = lesson_lines(doc, shown)
+
+    def holds_figure(paragraph: blocks.Paragraph) -> bool:
+        return any(isinstance(span, blocks.Image) and span.src in shown for span in inline_spans(paragraph.inline.spans))
 
     def is_cell(fence: blocks.Fence) -> bool:  # not an illustration, a formula or another program's transcript
         return fence.kind in ("chunk", "root", "playground") or fence.kind == "transcript" and fence.label == program
@@ -125,6 +131,8 @@ def build(doc: model.Document) -> nbformat.NotebookNode:
         would tear open; a fence that is a cell."""
         if isinstance(block, blocks.Heading):
             return depth == 0
+        if isinstance(block, blocks.Paragraph) and holds_figure(block):  # its drawing in a cell of its own
+            return depth == 0 and not opens_details(lines[cursor : block.line - 1])
         if isinstance(block, blocks.Paragraph):
             return depth == 0 and block.caption_of in doc.captions and (
                 block.caption_of in cell_fences or not opens_details(lines[cursor : block.line - 1]))
@@ -141,8 +149,10 @@ def build(doc: model.Document) -> nbformat.NotebookNode:
         if not prelude_done and (not heading or block.level == 2):  # after the lesson's opening, or before its
             prelude(notebook, doc, program, printing, how, body)      # first code: the program comes first
             prelude_done = True
-        if isinstance(block, blocks.Paragraph):  # a caption: the prose from here on is the cell links lead to
-            notebook.caption_id = jupyter_id(doc.captions[block.caption_of].anchor)
+        if isinstance(block, blocks.Paragraph) and block.caption_of is not None:  # a caption: the prose from here on
+            notebook.caption_id = jupyter_id(doc.captions[block.caption_of].anchor)  # is the cell links lead to
+            continue
+        if isinstance(block, blocks.Paragraph):  # a figure: the prose from here on in a cell of its own
             continue
         if heading:
             continue
@@ -175,6 +185,20 @@ def build(doc: model.Document) -> nbformat.NotebookNode:
     notebook.markdown(lines[cursor:])
     return v4.new_notebook(cells=notebook.cells, metadata={"kernelspec": KERNEL, "language_info": language_info(),
                                                            "generator": GENERATOR})
+
+
+def figure_images(doc: model.Document) -> dict[str, str]:
+    """Each figure image's src -> its drawing as a data: URL. The notebook lies in build/, where figures/ is out of
+    reach; JupyterLab shows no SVG attachment (only bitmaps), but it shows an image whose source is the data itself."""
+    figures = {figure.path: figure for figure in lesson_figures(doc)}
+    shown = {}
+    for inline in blocks.texts(doc.blocks) if figures else ():
+        for span in inline_spans(inline.spans):
+            path = figure_path(span.src, doc.declared.figures) if isinstance(span, blocks.Image) else None
+            if path in figures:
+                svg = drawing(doc, figures[path]).encode()
+                shown[span.src] = "data:image/svg+xml;base64," + base64.b64encode(svg).decode()
+    return shown
 
 
 def prelude(notebook: Notebook, doc: model.Document, program: str, printing: str, how: str, body: str) -> None:

@@ -1,6 +1,7 @@
 """The lesson's Markdown as the notebook's cells hold it, written again from the typed blocks and spans of the
 reading stage (never from the lesson's lines): text escaped by construction (escaping.py), links only where the
-page would keep them, images as links to them (never loaded), HTML comments dropped, and of the author's HTML only
+page would keep them, images as links to them (never loaded; a figure the tools draw is carried as a data: URL),
+HTML comments dropped, and of the author's HTML only
 the captions' anchors (as ASCII ids, which JupyterLab keeps, with every link to them rewritten to match:
 escaping.fragment),
 <details> and <summary>; formulas written the way Jupyter wants ($`...`$ as $...$, a ```math fence as $$...$$).
@@ -25,16 +26,17 @@ EMPHASIS = {"em": "*", "strong": "**"}
 Line = tuple[int, str]  # (index of the lesson's line it stands for, the Markdown written for it)
 
 
-def lesson_lines(doc: model.Document) -> list[str | None]:
-    """For each line of the lesson (by index), the Markdown the notebook writes for it, or None: nothing."""
+def lesson_lines(doc: model.Document, attached: dict[str, str] | None = None) -> list[str | None]:
+    """For each line of the lesson (by index), the Markdown the notebook writes for it, or None: nothing.
+    attached: the images shown from data in the cell itself (a figure the tools draw): their src -> that data URL."""
     written: list[str | None] = [None] * len(doc.lines)
-    for index, text in block_lines(doc.blocks):
+    for index, text in block_lines(doc.blocks, attached=attached or {}):
         index = min(index, len(written) - 1)
         written[index] = text if written[index] is None else written[index] + "\n" + text
     return written
 
 
-def block_lines(siblings: list, tight: bool = False) -> list[Line]:
+def block_lines(siblings: list, tight: bool = False, attached: dict[str, str] | None = None) -> list[Line]:
     """Blocks that stand side by side (the lesson's, a list item's, a quote's), a blank line or as many as the
     lesson has between two of them (none in a tight list). A block that writes nothing (a comment) leaves its
     lines blank."""
@@ -43,7 +45,7 @@ def block_lines(siblings: list, tight: bool = False) -> list[Line]:
     for block in siblings:
         if isinstance(block, blocks.ListBlock):  # a list right after another of its kind would continue it
             other = isinstance(previous, blocks.ListBlock) and previous.ordered == block.ordered and not other
-        lines = one_block(block, other)
+        lines = one_block(block, other, attached or {})
         if not lines:
             continue
         if previous is not None and not tight:
@@ -67,14 +69,15 @@ def is_math(fence: blocks.Fence) -> bool:
     return fence.language == "math" and fence.kind == "illustration"
 
 
-def one_block(block, other_marker: bool) -> list[Line]:
+def one_block(block, other_marker: bool, attached: dict[str, str]) -> list[Line]:
     first = block.line - 1
     if isinstance(block, blocks.Heading):
-        text = inline_markdown(block.inline.spans, heading=True)
+        text = inline_markdown(block.inline.spans, heading=True, attached=attached)
         text = text[:-1] + "\\#" if text.endswith("#") else text  # a closing # would be taken off
         return [(first, "#" * block.level + (" " + text if text else ""))]
     if isinstance(block, blocks.Paragraph):
-        text = formula(block.display, True) if block.display is not None else inline_markdown(block.inline.spans)
+        text = (formula(block.display, True) if block.display is not None
+                else inline_markdown(block.inline.spans, attached=attached))
         return numbered(block, text.split("\n"))
     if isinstance(block, blocks.Fence):
         return numbered(block, fence_lines(block))
@@ -87,11 +90,11 @@ def one_block(block, other_marker: bool) -> list[Line]:
     if isinstance(block, blocks.Rule):
         return [(first, "---")]
     if isinstance(block, blocks.ListBlock):
-        return list_lines(block, other_marker)
+        return list_lines(block, other_marker, attached)
     if isinstance(block, blocks.Quote):
-        return [(index, "> " + text if text else ">") for index, text in block_lines(inside(block))]
+        return [(index, "> " + text if text else ">") for index, text in block_lines(inside(block), attached=attached)]
     if isinstance(block, blocks.Table):
-        return table_lines(block)
+        return table_lines(block, attached)
     return []
 
 
@@ -116,14 +119,14 @@ def fence_lines(fence: blocks.Fence) -> list[str]:
     return [marker + fence.info, *(content.split("\n") if content else []), marker]
 
 
-def list_lines(block: blocks.ListBlock, other_marker: bool) -> list[Line]:
+def list_lines(block: blocks.ListBlock, other_marker: bool, attached: dict[str, str]) -> list[Line]:
     """Each item with its marker (- or 1., the other one, * or 1), for a list that follows one of its kind), the
     lines of what it holds indented under it; a blank line between two items unless the list is tight."""
     tight = any(isinstance(child, blocks.Paragraph) and child.tight for item in block.items for child in inside(item))
     out: list[Line] = []
     for number, item in enumerate(block.items, 1 if block.start is None else block.start):
         marker = (f"{number}{')' if other_marker else '.'}" if block.ordered else "*" if other_marker else "-")
-        lines = block_lines(inside(item), tight)
+        lines = block_lines(inside(item), tight, attached)
         if out and not tight:
             out.append((item.line - 1, ""))
         indent = " " * (len(marker) + 1)
@@ -132,9 +135,10 @@ def list_lines(block: blocks.ListBlock, other_marker: bool) -> list[Line]:
     return out
 
 
-def table_lines(table: blocks.Table) -> list[Line]:
+def table_lines(table: blocks.Table, attached: dict[str, str]) -> list[Line]:
     def row(cells) -> str:
-        return "| " + " | ".join(inline_markdown(cell.inline.spans, table=True) or " " for cell in cells) + " |"
+        return "| " + " | ".join(inline_markdown(cell.inline.spans, table=True, attached=attached) or " "
+                                 for cell in cells) + " |"
     rule = {None: "---", "left": ":---", "center": ":---:", "right": "---:"}
     out = [(r.line - 1, row(r.cells)) for r in table.head]
     out.append((table.line, "|" + "|".join(rule[cell.align] for cell in table.head[0].cells) + "|"))
@@ -144,10 +148,11 @@ def table_lines(table: blocks.Table) -> list[Line]:
 # ---------------------------------------------------------------- inline
 
 
-def inline_markdown(spans: list, table: bool = False, heading: bool = False, line_start: bool = True) -> str:
+def inline_markdown(spans: list, table: bool = False, heading: bool = False, line_start: bool = True,
+                    attached: dict[str, str] | None = None) -> str:
     """A paragraph's, heading's or cell's spans as Markdown (a heading's line breaks as blanks); line_start: whether
-    they begin a line (a heading's and a cell's follow their marks)."""
-    writer = InlineWriter(table, heading, line_start and not (table or heading))
+    they begin a line (a heading's and a cell's follow their marks); attached: see lesson_lines."""
+    writer = InlineWriter(table, heading, line_start and not (table or heading), attached or {})
     writer.spans(spans)
     return "".join(writer.out)
 
@@ -156,8 +161,8 @@ class InlineWriter:
     """The spans written in order, knowing whether the next one starts a line (where a text could open a block)
     and which caption anchors are open (the </a> that closes one is written with it)."""
 
-    def __init__(self, table: bool, heading: bool, line_start: bool):
-        self.table, self.heading, self.line_start = table, heading, line_start
+    def __init__(self, table: bool, heading: bool, line_start: bool, attached: dict[str, str]):
+        self.table, self.heading, self.line_start, self.attached = table, heading, line_start, attached
         self.out, self.anchors, self.label = [], 0, False
 
     def put(self, text: str) -> None:
@@ -187,6 +192,8 @@ class InlineWriter:
             self.put(code_span(span.text, self.table))
         elif isinstance(span, blocks.Html):
             self.html(span.html)
+        elif isinstance(span, blocks.Image) and span.src in self.attached:  # a figure: the cell carries its drawing
+            self.put(f"![{markdown_text(span.alt, False, self.table, True)}]({self.attached[span.src]})")
         elif isinstance(span, blocks.Image):  # nothing is loaded: a link to the picture, its description the text
             target, alt = destination(span.src) if span.src else None, markdown_text(span.alt, False, self.table, True)
             self.put(f"[图片：{alt}]({target})" if target else f"图片：{alt}")

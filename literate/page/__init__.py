@@ -38,13 +38,15 @@ parses it, its typed blocks and spans, and knows no Markdown syntax of its own):
     line, the 120 characters around the number: the page stays linear); the book's
     figures are marked as the book's; the top of the page says how many numbers were
     verified, against which program's transcript;
+  - each figure of the lesson (an image in the folder it declares, figures: figures) drawn where
+    the image stands: the same drawing as its file (literate/figures.py);
   - each attention matrix printed in a transcript (a header of column numbers, then rows
     labelled as the lesson declares, heatmap: 输出 输入 图例, like `输出 1    0.10  0.10 ...`;
     a lesson that declares none gets no heatmaps) also drawn as an SVG heatmap beside it, from
     the printed numbers (the programs are never run), grouped with the same matrix
-    drawn in characters below it (`输出 1  |    ██|`) up to its legend; one colour
-    scale for the whole page, by a weight's multiple of uniform (log, 1x grey, red
-    above, blue below), with a legend in multiples;
+    drawn in characters below it (`输出 1  |    ██|`) up to its legend; not in a part a figure
+    is drawn from; one fixed colour scale for every picture, by a weight's multiple of uniform
+    (log, light to dark from ¼x to 8x), with a legend in multiples (literate/drawing.py);
   - in code and transcripts each wide character stands in a box two columns wide,
     every other non-ASCII one in a box one column wide, so columns line up on any fonts;
   - a phone's width scrolls no page sideways (boxes scroll in place); dark mode; print;

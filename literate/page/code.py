@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from .. import model
 from .columns import columns
-from .markup import Markup, join, start_tag, tag
+from ..markup import Markup, join, start_tag, tag
 from .state import Page, piece_id
 from .text import caption_html
 

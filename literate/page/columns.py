@@ -9,7 +9,7 @@ from __future__ import annotations
 import itertools
 import unicodedata
 
-from .markup import Markup, join, tag
+from ..markup import Markup, join, tag
 
 
 # The programs print their tables for a terminal: a wide character (East Asian Wide or Fullwidth, 中) takes two

@@ -7,7 +7,7 @@ import sys
 
 from .. import console, markdown, model, outputs
 from . import __doc__ as MANUAL  # the package's docstring: what the page holds
-from .markup import tag
+from ..markup import tag
 from .page import weave
 from .state import GENERATOR
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from ..startup import missing
-from .markup import MATH_HTML, Markup, Sanitizer, escape, join, start_tag, tag
+from ..markup import MATH_HTML, Markup, Sanitizer, escape, join, start_tag, tag
 from .state import Page
 
 try:

@@ -7,7 +7,7 @@ import re
 
 from .. import inline, model, prose
 from .columns import columns
-from .markup import Markup, tag
+from ..markup import Markup, tag
 from .state import MAX_CANDIDATES, Page
 
 TOOLTIP_QUOTE = 120  # characters of a long transcript line that a number's tooltip quotes

@@ -7,10 +7,10 @@ import re
 from importlib import resources
 
 from .. import blocks, model, prose
+from ..figures import drawing, lesson_figures
 from .code import chunk_html, highlighted_lines, playground_html, pygments_css
 from .columns import column_rules
-from .heatmaps import largest_multiple
-from .markup import PROSE_HTML, Markup, join, sanitized, start_tag, tag
+from ..markup import PROSE_HTML, Markup, join, sanitized, start_tag, tag
 from .maths import mathml
 from .numbers import link_targets, numbers_by_inline
 from .state import GENERATOR, OWN_ID, Page, fence_captions, uses
@@ -150,8 +150,11 @@ def weave(doc: model.Document) -> tuple[str, Page, list[str]]:
         for piece in transcript.pieces():
             for offset, text in enumerate(model.output_lines(piece.content)):
                 transcript_text[piece.first_line + offset] = text
+    figures = lesson_figures(doc)
     page = Page(doc=doc, numbers=numbers_by_inline(sources), transcript_text=transcript_text, used_in=uses(doc),
-                captions=fence_captions(doc), targets=link_targets(sources), scale=largest_multiple(doc))
+                captions=fence_captions(doc), targets=link_targets(sources),
+                figures={figure.path: drawing(doc, figure) for figure in figures},
+                figure_sources={(figure.target, figure.index) for figure in figures})
     body = body_html(page)
     if page.problems:
         raise model.UserError(*page.problems)

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass, field
 
 from .. import blocks, model
-from .markup import Markup
+from ..markup import Markup
 
 MAX_CANDIDATES = 256  # a number printed on more lines links to the best of the first 256 (linear time)
 # The forms of the ids the page gives: a line of code or of a transcript (L12), a number on one (L12-0.75), a caption
@@ -40,7 +40,8 @@ class Page:
     formulas: dict[tuple[str, bool], Markup] = field(default_factory=dict)  # (LaTeX, display) -> its MathML
     targets: dict[int, set[str]] = field(default_factory=dict)  # MD line -> the numbers a prose link may land on
     number_places: dict[int, dict[str, int]] = field(default_factory=dict)  # long MD line -> number -> where first
-    scale: float = 2.0  # the largest multiple of uniform any matrix of the page prints: the heatmaps' full colour
+    figures: dict[str, Markup] = field(default_factory=dict)  # a figure's path -> its drawing (figures.py)
+    figure_sources: set[tuple[str, int]] = field(default_factory=set)  # (program, fence index) a figure draws
     widths: set[tuple[str, int]] = field(default_factory=set)  # the column boxes used (see columns)
     in_formulas: int = 0
     heatmaps: int = 0

@@ -6,7 +6,8 @@ from __future__ import annotations
 from urllib.parse import unquote
 
 from .. import blocks, model
-from .markup import HTML_TAGS, PROSE_HTML, Markup, end_tag, escape, join, sanitized, start_tag, tag
+from ..figures import figure_path
+from ..markup import HTML_TAGS, PROSE_HTML, Markup, end_tag, escape, join, sanitized, start_tag, tag
 from .maths import mathml
 from .numbers import number_html
 from .state import Page
@@ -44,8 +45,8 @@ def spans_html(page: Page, inline: blocks.Inline, spans: list, numbers: dict, na
             out.append(tag("code", None, span.text))
         elif isinstance(span, blocks.Html):
             out.append(sanitized(span.html, PROSE_HTML, span.unmatched))
-        elif isinstance(span, blocks.Image):  # nothing is fetched: its description, a link to the picture
-            out.append(tag("a", {"class": "image", "href": span.src}, f"［图：{span.alt}］"))
+        elif isinstance(span, blocks.Image):
+            out.append(image_html(page, span))
         elif isinstance(span, blocks.Break):
             out.append(Markup(start_tag("br") + "\n") if span.hard else Markup("\n"))
         elif isinstance(span, blocks.Link):
@@ -66,6 +67,16 @@ def spans_html(page: Page, inline: blocks.Inline, spans: list, numbers: dict, na
                 out.append(Markup(end_tag("strong") + end_tag("a")))
             else:
                 out.append(end_tag(span.tag) if known else Markup(""))
+
+
+def image_html(page: Page, image: blocks.Image) -> Markup:
+    """A figure the tools draw, drawn here (the same drawing as its file); any other image is not fetched: its
+    description, a link to the picture."""
+    folder = page.doc.declared.figures
+    path = figure_path(image.src, folder) if folder else None
+    if path in page.figures:
+        return tag("span", {"class": "figure"}, page.figures[path])
+    return tag("a", {"class": "image", "href": image.src}, f"［图：{image.alt}］")
 
 
 def number_contexts(inline: blocks.Inline, number: blocks.Number) -> list:

@@ -1,28 +1,24 @@
 """A transcript's fence on the page: each output line anchored by its own line of MD, each printed matrix beside
-its heatmap."""
+its heatmap (drawing.py; not in a part that a figure is drawn from: the figure is its picture)."""
 
 from __future__ import annotations
 
 from .. import model
+from ..drawing import heatmaps_svg
+from ..tables import parse_matrices
+from ..markup import Markup, join, tag
 from .code import sequence_links
-from .heatmaps import heatmap_svg, legend_svg, parse_matrices
-from .markup import Markup, join, tag
 from .numbers import transcript_line
 from .state import Page
 from .text import caption_html
 
 
-def heatmap_note(declared) -> str:
-    return (f"用这里印出来的数字画的热图：行是{declared.rows}第几位，列是{declared.columns}第几位。颜色是权重为均匀"
-            "（1/T）的几倍：1 倍灰，高于均匀越红，低于均匀越蓝，全页的热图用同一把尺子；指着一格看它的数值。")
-
-
 def matrix_groups(matrices: list) -> list[list]:
-    """The printed matrices (parse_matrices), grouped: one that follows the one before after a single line (its
-    label) joins its group, to be drawn side by side; any other stands alone."""
+    """The printed matrices (drawing.parse_matrices), grouped: one that follows the one before after a single line
+    (its title) joins its group, to be drawn in one picture; any other stands alone."""
     groups: list[list] = []
     for found in matrices:
-        if groups and found[0] - groups[-1][-1][1] == 1:
+        if groups and found.start - groups[-1][-1].end == 1 and found.panels[0].title:
             groups[-1].append(found)
         else:
             groups.append([found])
@@ -45,31 +41,17 @@ def transcript_html(page: Page, target: str, index: int) -> Markup:
 
     out, position = [], 0
     declared = page.doc.declared.heatmap
-
-    def svg(start: int, columns, rows) -> Markup:
-        caption = (f"{target} 的实跑输出里的矩阵（{page.doc.where(piece.first_line + start)} 起），"
-                   f"{len(rows)}×{len(columns)}，颜色是权重为均匀的几倍")
-        page.heatmaps += 1
-        return heatmap_svg(columns, rows, caption, page.scale, declared)
-
-    for group in matrix_groups(parse_matrices(lines, declared)):
-        if len(group) == 1:
-            [(start, end, columns, rows)] = group
-            out.append(pre(position, start))
-            out.append(tag("div", {"class": "matrix"}, pre(start, end), tag(
-                "figure", {"class": "heatmap"}, svg(start, columns, rows),
-                tag("figcaption", None, heatmap_note(declared), legend_svg(page.scale)))))
-            position = end
-            continue
-        # matrices one after another, each under a line of its own (第 160 轮：): a model at several moments,
-        # drawn side by side, each captioned by its line
-        first, last = max(group[0][0] - 1, position), group[-1][1]
+    # a part a figure is drawn from has its picture where the figure stands; the others, each matrix beside its own
+    matrices = [] if (target, index) in page.figure_sources else parse_matrices(lines, declared)
+    for group in matrix_groups(matrices):
+        titled = group[0].start - 1 >= position and group[0].panels[0].title  # its title line goes in its box
+        first, last = group[0].start - (1 if titled else 0), group[-1].end
+        where = page.doc.where(piece.first_line + group[0].start)
+        description = (f"{target} 的实跑输出里的矩阵（{where} 起）画成的热图，颜色是权重为均匀的几倍")
+        page.heatmaps += sum(len(found.panels) for found in group)
         out.append(pre(position, first))
-        figures = [tag("figure", {"class": "heatmap"}, svg(start, columns, rows),
-                       tag("figcaption", None, lines[start - 1].strip().rstrip("：:")) if start - 1 >= first else Markup(""))
-                   for start, _, columns, rows in group]
-        out.append(tag("div", {"class": "matrix"}, pre(first, last), tag("div", {"class": "heatmap-row"}, *figures),
-                       tag("p", {"class": "heatmap-note"}, heatmap_note(declared), legend_svg(page.scale))))
+        drawn = heatmaps_svg([panel for found in group for panel in found.panels], description, declared, tooltips=True)
+        out.append(tag("div", {"class": "matrix"}, pre(first, last), tag("figure", {"class": "heatmap"}, drawn)))
         position = last
     out.append(pre(position, len(lines)))
     written = caption_html(page, piece.fence_line, anchor)

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import html
 
-from ..htmlsource import SourceParser
-from ..inline import safe_url
+from .htmlsource import SourceParser
+from .inline import safe_url
 
 
 # Every byte of the page comes from the functions of this section. A Markup is HTML already; any other
@@ -21,7 +21,7 @@ from ..inline import safe_url
 HTML_TAGS = {"html", "head", "meta", "title", "style", "body", "main", "nav", "section", "h1", "h2", "h3", "h4", "h5", "h6",
              "p", "a", "strong", "em", "s", "code", "pre", "span", "div", "figure", "figcaption", "ol", "ul",
              "li", "table", "thead", "tbody", "tr", "th", "td", "blockquote", "details", "summary", "hr", "br"}
-SVG_TAGS = {"svg", "title", "text", "rect"}
+SVG_TAGS = {"svg", "title", "text", "rect", "g", "line", "polyline"}
 MATH_TAGS = {"math", "mrow", "mi", "mn", "mo", "ms", "mtext", "mspace", "msqrt", "mroot", "mfrac", "msub", "msup",
              "msubsup", "munder", "mover", "munderover", "mtable", "mtr", "mtd", "mstyle", "mpadded", "mphantom",
              "merror", "semantics", "annotation", "mmultiscripts", "mprescripts", "none", "menclose"}
@@ -35,7 +35,8 @@ MATH_ATTRIBUTES = {"display", "mathvariant", "stretchy", "fence", "form", "separ
                    "notation", "mathsize", "dir", "columnspan", "rowspan", "align"}
 ATTRIBUTES = {"id", "class", "href", "title", "name", "lang", "charset", "content", "start", "open", "role",
               "viewBox", "width", "height", "x", "y", "text-anchor", "fill", "xmlns", "data-rows",
-              "data-columns", "data-multiple", "aria-label"} | MATH_ATTRIBUTES
+              "data-columns", "data-multiple", "aria-label", "stroke", "stroke-width", "stroke-dasharray", "points",
+              "x1", "y1", "x2", "y2", "font-size", "font-family", "font-weight"} | MATH_ATTRIBUTES
 # The author's raw HTML that the page keeps (the lesson's own anchors and folds); comments are dropped,
 # everything else is shown as the text it is written as.
 PROSE_HTML = {"a": {"name", "href", "title"}, "details": {"open"}, "summary": set(), "br": set()}
