@@ -1,6 +1,6 @@
 # Generated from attention.md by tangle.py — edit attention.md and run make tangle, or edit here and run make stitch.
-# sha256 of the lines below: b5b9de516d22a31d7b67c992edfbb73bc2d990d35c8b5d5c997a4188977b3e47
-# attention.md:332 (generated/attention.py)
+# sha256 of the lines below: 9846332d3ce25261c5fa061bbf2b9a876c1612cce9b9ea9c52ddb5ebbcccc56a
+# attention.md:320 (generated/attention.py)
 """注意力：每次解码时自己回头挑重点。
 
 由 attention.md 用 tangle.py 生成。请改 attention.md 再 make tangle；直接改了这个文件，make stitch 把改动搬回 attention.md。
@@ -10,7 +10,6 @@ import ctypes
 import os
 import sys
 import time
-import unicodedata
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from decimal import Decimal, localcontext
@@ -30,7 +29,7 @@ def attend_one(q, K):
     alpha = softmax(scores)                        # 第三步：非负、加起来是 1……
     return mm(alpha, K), alpha                     # ……再按权重对值加权求和
 
-# attention.md:444 (批量的注意力)
+# attention.md:431 (批量的注意力)
 def attend(Q, K, fixed_weights=None):
     """attend_one 的批量版：一串查询 Q (B, Tq, d) 对键 K (B, T, d)，值就是键（这一节里键和值都是编码器的
     隐状态）。返回 (上下文 (B, Tq, d), 注意力权重 alpha (B, Tq, T))。
@@ -56,7 +55,7 @@ def attend_backward(dctx, Q, K, alpha, *, fixed=False):
     dK = dK + mm(np.swapaxes(dscores, -1, -2), Q)                     # 键那一路
     return dQ, dK
 
-# attention.md:413 (手算一遍)
+# attention.md:400 (手算一遍)
 class HandExample(NamedTuple):             # 第三节手算的每一步
     q: np.ndarray
     K: np.ndarray
@@ -81,7 +80,7 @@ def hand_example():
     average = mm(np.full(len(K), 1 / len(K)), K)   # 不挑：每个键都拿 1/4
     return HandExample(q, K, dots, scaled, alpha, context, average)
 
-# attention.md:476 (反转任务的数据)
+# attention.md:463 (反转任务的数据)
 SEED_TEST, SEED_INIT, SEED_BATCH = 1, 2, 3   # 三路独立的随机流，事先定好，不挑
 LETTERS = 5                                  # 字母 a–e 编号 0–4
 START = 5                                    # 解码器的起始符
@@ -121,7 +120,7 @@ def sample_batch(rng, length, test_codes, size=BATCH):
         clash = in_sorted(seq_codes(src), test_codes)
     return src
 
-# attention.md:524 (模型参数)
+# attention.md:511 (模型参数)
 HIDDEN = 16
 LR = 0.003                                     # 学习率：我们定的（原书没有给）
 
@@ -180,7 +179,7 @@ def unchanged(model):
     init = init_params(np.random.RandomState(SEED_INIT), model.setting.attention)
     return {name: model[name] == init[name] for name in model}
 
-# attention.md:587 (几个模型摞在一起)
+# attention.md:574 (几个模型摞在一起)
 def as_stack(p, single_ndim):
     """p 是一个模型的参数（有 single_ndim 维），就当成只有一个模型的一摞：前面加一维，(1, …)。
     本来就是一摞 (S, …) 的，原样返回。"""
@@ -235,7 +234,7 @@ def bias_grad(d, b):
     S = n_models(b, 1)
     return d.reshape(S, -1, d.shape[-1]).sum(axis=1).reshape(b.shape)
 
-# attention.md:648 (编码器与解码器)
+# attention.md:635 (编码器与解码器)
 FAST = True        # True：用附录〈转置着存的循环〉里快的写法；False：用下面照公式写的循环。两者算出的每一个比特都一样
 
 
@@ -285,13 +284,13 @@ def decoder(params, dec_in, h0):
 
 # attention.md:80 (解码一步)
 def decode_step(model, h, token, hs_enc, *, fixed_weights=None):
-    """解码一步：读进上一位 token，状态 h (B, H) 更新成 h_new；回头看编码器各步 hs_enc (B, T, H)。返回 h_new、分数 (B, V)、权重 (B, 1, T)。"""
+    """读进上一位 token，h 更新成 h_new，回头看编码器各步 hs_enc。返回 h_new、分数 (B, V)、权重 (B, 1, T)。"""
     h_new = tanh(model["dec_Wx"][token] + model["dec_b"] + mm(h, model["dec_Wh"]))
     q = h_new if model.setting.query == "after" else h    # 二选一：更新后的查询，还是更新前的
     logits, _, alpha = decoder_output(model, h_new[:, None], hs_enc, q[:, None], fixed_weights=fixed_weights)
     return h_new, logits[:, 0], alpha
 
-# attention.md:700 (解码器的输出层)
+# attention.md:687 (解码器的输出层)
 def decoder_output(model, hs, hs_enc, queries, *, fixed_weights=None):
     """状态 hs (B, Tq, H) 拼上注意力的上下文，交给输出层。返回 (分数, 输出层的输入 (B, Tq, 2H), 权重 (B, Tq, T))。"""
     if not model.setting.attention:                      # 6.5 节的模型：输出层只看状态
@@ -300,7 +299,7 @@ def decoder_output(model, hs, hs_enc, queries, *, fixed_weights=None):
     features = np.concatenate([hs, ctx], axis=-1)         # 状态拼上上下文：16 + 16 维
     return affine(features, model["Wo"], model["bo"]), features, alpha   # features @ Wo + bo
 
-# attention.md:715 (反向传播)
+# attention.md:702 (反向传播)
 def one_hot(tokens, n=VOCAB):
     return (tokens[..., None] == np.arange(n)).astype(float)
 
@@ -400,7 +399,7 @@ def loss_and_grads(model, src, tgt):
     losses, f = forward(model, src, tgt)
     return losses, backward(model, f)
 
-# attention.md:821 (梯度检查)
+# attention.md:808 (梯度检查)
 SEED_CHECK = 7                                     # 梯度检查用的随机流
 
 
@@ -434,7 +433,7 @@ def print_gradient_checks():
                            ("更新前的查询", Setting(query="before")), ("平均对照", Setting(uniform=True))):
         print("  %.1e  %s" % (gradient_check(setting), label))
 
-# attention.md:873 (训练：Adam 与梯度裁剪)
+# attention.md:860 (训练：Adam 与梯度裁剪)
 CLIP = 1.0                                       # 梯度裁剪：每个模型的梯度范数最多是 1
 BETA1, BETA2, EPS = 0.9, 0.999, 1e-8
 
@@ -541,7 +540,7 @@ def train(setting, test, rounds, *, seed_list=((SEED_INIT, SEED_BATCH),), checkp
     progress("训练完：%s（%.0f 秒）" % (what, time.monotonic() - started))
     return models
 
-# attention.md:986 (贪心解码与评估)
+# attention.md:973 (贪心解码与评估)
 def predict(model, src, fixed_weights=None):
     """贪心解码：每一步读进自己上一步的输出。返回记号 (B, T)，和注意力权重 alpha (B, T, T)（不用注意力时是 None）。
     fixed_weights (T, T) 或 (B, T, T)：不让模型自己挑，第 t 步的权重换成它的第 t 行（平均对照的模型缺省就是 1/T）。"""
@@ -576,7 +575,7 @@ def evaluate(model, test, fixed_weights=None):
     correct = tokens == test[:, ::-1]
     return Evaluation(correct.all(axis=1).mean(), correct.mean(), correct.mean(axis=0), alpha, tokens)
 
-# attention.md:1027 (五位对比)
+# attention.md:1014 (五位对比)
 class Comparison(NamedTuple):              # 第四节的对比：两个训练好的模型和它们的评估
     rounds: int
     no_attn: Model                         # 6.5 节的模型（不用注意力）
@@ -591,7 +590,7 @@ def reversal_comparison(length=5, rounds=2000):
     no_attn, attn = (train(Setting(attention=attention), test, rounds)[0] for attention in (False, True))
     return Comparison(rounds, no_attn, evaluate(no_attn, test), attn, evaluate(attn, test))
 
-# attention.md:1057 (拿掉挑选和形成对齐的规则)
+# attention.md:1044 (拿掉挑选和形成对齐的规则)
 def with_uniform_weights(model, test):
     """拿掉挑选：同一个训练好的模型，参数一个不动，解码时把注意力权重全换成 1/T。"""
     return evaluate(model, test, uniform_weights(test.shape[1]))
@@ -619,12 +618,12 @@ def alignment_formed(per_token, per_token_uniform, matrix):
     multiple = diagonal_multiple(matrix)                   # 是均匀（1/T）的几倍
     return bool(drop >= FORMED_DROP and multiple >= FORMED_DIAGONAL)
 
-# attention.md:1091 (第五节的两组设置)
+# attention.md:1078 (第五节的两组设置)
 BOOK_SETTING = Setting(query="after", lr=LR)       # 第四节的设置：更新后的查询（我们对原书示意代码的读法），学习率 0.003（我们定的）
 PICKING_SETTING = Setting(query="before", lr=0.02)  # 换两个旋钮：更新前的查询，学习率大一些
 PLAIN_SETTINGS = tuple(Setting(attention=False, lr=setting.lr) for setting in (BOOK_SETTING, PICKING_SETTING))   # 不用注意力，学习率和它们各一样
 
-# attention.md:1100 (把权重换掉)
+# attention.md:1087 (把权重换掉)
 def reversal_weights(T, shift=0):
     """倒序要的权重：第 r 行只在第 T+1−r 列上是 1，其余是 0。shift=−1 整体挪到左边一列，
     最后一行左边没有列了，绕回第 T 列。"""
@@ -679,7 +678,7 @@ def interventions(model, test, own_alpha):
     return Interventions(greedy, (greedy["shifted"].tokens == pointed).mean(), forced,
                          np.abs(own_alpha - replaced["other"]).sum(axis=-1).mean() / 2)
 
-# attention.md:1201 (第五节的一次运行：训练、评估、干预)
+# attention.md:1188 (第五节的一次运行：训练、评估、干预)
 REFIT_ROUNDS, SEED_REFIT = 3000, 8         # 只重新训练输出层：轮数，和它自己的批次随机流
 REFIT_CHECKPOINTS = (1000, 2000, REFIT_ROUNDS)
 
@@ -808,7 +807,7 @@ def refit_readout(model, test):
                            at=REFIT_CHECKPOINTS, label="只重新训练输出层")
     return refitted, measured
 
-# attention.md:1336 (对齐是怎么长出来的)
+# attention.md:1323 (对齐是怎么长出来的)
 GROWTH_CHECKPOINTS = (0,) + tuple(range(10, 601, 10)) + tuple(range(700, 3001, 100))   # 每 10 轮；第 600 轮以后每 100 轮
 JUMP_FROM, JUMP_TO = 0.2, 0.8      # 「跳」：超出均匀的部分从训练完时的 20% 涨到 80%（看结果之前定下）
 
@@ -861,7 +860,7 @@ def growth_panels(course):
     half = first_round(course, lambda n: share_of_end(course, n) >= 0.5)
     return before, half, stop, rounds[-1]
 
-# attention.md:1491 (原书的矩阵)
+# attention.md:1510 (原书的矩阵)
 BOOK_FIVE = ((0.9900, 0.9980), (0.9300, 0.9860))   # 原书第四节的表：(整串全对, 逐位正确)，不用注意力、用注意力
 BOOK_ROUNDS, BOOK_PER_TOKEN = 3000, 0.6820         # 原书第五节：10 位的模型训练 3000 轮，逐位正确 0.6820
 BOOK_MATRIX = np.array([                   # 原书印出的矩阵：行 = 输出第几位，列 = 输入第几位
@@ -899,7 +898,7 @@ def encoder_reads_in_order(params, test):
             return False
     return True
 
-# attention.md:1536 (读矩阵和画热图)
+# attention.md:1555 (读矩阵和画热图)
 def peak_columns(matrix):
     """每一行最大权重所在的列（从 1 数起）和那个权重。"""
     return matrix.argmax(axis=1) + 1, matrix.max(axis=1)
@@ -926,22 +925,17 @@ def print_table(rows, width=9):
         print("".join("%-*s" % (width, cell) for cell in cells) + label)
 
 
-def display_width(text):
-    """在等宽字体里占几列：汉字和全角标点占两列。"""
-    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
-
-
 def percent_cells(row):
     """一行权重，每格印成百分之几（0.10 印成 10）：一格三列，十列的矩阵三张并排也不到 110 列宽。"""
     return "".join(" %2.0f" % (w * 100) for w in row)
 
 
-def print_matrices(matrices, titles, gap="  "):
-    """几个同样大小的权重矩阵并排（也可以只有一个）：上面一行是各自的标题，每格是权重的百分之几（均匀的 1/T
-    是 100/T，T = 10 时是 10）。行标「输出」和列标「输入」一样宽，数字在任何等宽字体里都对得齐。"""
+def print_matrices(matrices, titles, gap=" "):
+    """几个同样大小的权重矩阵并排（也可以只有一个），每格是权重的百分之几（均匀的 1/T 是 100/T，T = 10 时是 10）。
+    上面一行是标题：一个矩阵就是「标题：」，几个是「从左到右：甲、乙、丙」，汉字都在数字前面的行之外。行标「输出」
+    和列标「输入」一样宽，数字在任何等宽字体里都对得齐；三个 10 列的矩阵并排正好 100 列。"""
     T = len(matrices[0])
-    panel = 3 * T                                                         # 一张矩阵占几列
-    print(" " * 8 + gap.join(title + " " * (panel - display_width(title)) for title in titles).rstrip())
+    print(titles[0] + "：" if len(titles) == 1 else "从左到右：" + "、".join(titles))
     print("输入    " + gap.join("".join(" %2d" % (j + 1) for j in range(T)) for _ in matrices))
     for i in range(T):
         print("输出 %-3d" % (i + 1) + gap.join(percent_cells(matrix[i]) for matrix in matrices))
@@ -1006,7 +1000,7 @@ def train_and_evaluate(setting, length, rounds, seeds=(SEED_INIT, SEED_BATCH)):
     test = make_test_set(length)
     return evaluate(train(setting, test, rounds, seed_list=[seeds])[0], test)
 
-# attention.md:1676 (打印实跑输出)
+# attention.md:1690 (打印实跑输出)
 def vector(v):
     return "(" + ", ".join("%g" % x for x in v) + ")"
 
@@ -1085,14 +1079,15 @@ class Plain(NamedTuple):
 def print_section_five(runs, plains):
     """第五节：原书，同一个种子的两次 10 位训练，和两个不用注意力的模型（学习率和它们各一样），一张数字表。"""
     T = len(BOOK_MATRIX)
-    print("%d 位序列，同一个种子，各训练 %d 轮%s。「原书」一列照抄原书或用它印出的矩阵算，- 是没有这一项。"
-          % (T, runs[0].rounds, "（原书也是）" if runs[0].rounds == BOOK_ROUNDS else ""))
+    print("%d 位，同一个种子，各训练 %d 轮%s；%s模型用%s，%s用%s。"
+          % (T, runs[0].rounds, "（原书也是）" if runs[0].rounds == BOOK_ROUNDS else "", RUN_NAMES[0],
+             QUERY_NAMES[runs[0].setting.query], RUN_NAMES[1], QUERY_NAMES[runs[1].setting.query]))
     columns = [(plains[0], None), (runs[0], 0), (plains[1], None), (runs[1], 1)]
-    print("五列依次是：原书、" + "、".join(
-        "不用注意力（%g）" % model.setting.lr if k is None else
-        "%s模型（%s，%g）" % (RUN_NAMES[k], QUERY_NAMES[model.setting.query], model.setting.lr) for model, k in columns))
+    print("五列依次是：原书（照抄原书或用它的矩阵算）、" + "、".join(
+        "不用注意力" if k is None else RUN_NAMES[k] + "模型" for _, k in columns) + "。")
     picking = lambda value: [None if k is None else value(run) for run, k in columns]   # 只有注意力模型才有
-    table = (("逐位正确", BOOK_PER_TOKEN, [model.own.per_token for model, _ in columns], "%.4f"),
+    table = (("学习率；- 是没有这一项", None, ["%g" % model.setting.lr for model, _ in columns], "%s"),
+             ("逐位正确", BOOK_PER_TOKEN, [model.own.per_token for model, _ in columns], "%.4f"),
              ("拿掉挑选（解码时权重全换成 1/%d）之后的逐位正确" % T, None, picking(lambda run: run.uniform.per_token), "%.4f"),
              ("反对角线上的平均权重是均匀的几倍", diagonal_multiple(BOOK_MATRIX),
               picking(lambda run: diagonal_multiple(run.matrix)), "%.2f"),
@@ -1114,9 +1109,9 @@ def print_section_five_matrices(runs):
 
 def print_growth(runs):
     """第五节：两个模型训练途中的每一个检查点，一张表（正文把它画成曲线）。"""
-    print("两个模型训练途中的每一个检查点（第 600 轮以前每 10 轮量一次，以后每 100 轮；第 0 轮是还没训练）：")
-    print("横轴：第几轮")
-    print("纵轴：逐位正确、拿掉挑选后降多少（规则：至少 %.2f）、反对角线上的平均权重是均匀的几倍（规则：至少 %.0f 倍）"
+    print("两个模型训练途中的每一个检查点（第 0 轮是还没训练，之后每 10 轮量一次）：")
+    print("横轴：第几轮（第 600 轮以后每 100 轮量一次，图上每个检查点一样宽）")
+    print("纵轴：逐位正确、拿掉挑选后降多少（规则：至少 %.2f）、反对角线是均匀的几倍（规则：至少 %.0f 倍）"
           % (FORMED_DROP, FORMED_DIAGONAL))
     shown = (1, 0)                                                  # 先画形成了对齐的那一个
     print("曲线：" + "、".join("%s模型（%s，学习率 %g）" % (RUN_NAMES[k], QUERY_NAMES[runs[k].setting.query],
@@ -1133,7 +1128,7 @@ def print_growth_summary(runs):
     learned = learning(course)
     print("%s模型：第一次满足对齐的规则在第 %d 轮；跳从第 %d 轮到第 %d 轮，共 %d 轮。"
           % (RUN_NAMES[1], first_round(course, lambda n: course[n].formed), start, stop, stop - start))
-    print("同样的量法用在逐位正确上（从第 0 轮的 %.4f 涨到训练完的 %.4f，两成到八成）：第 %d 轮到第 %d 轮，共 %d 轮。"
+    print("逐位正确同样量（第 0 轮 %.4f，训练完 %.4f，涨的两成到八成）：第 %d 轮到第 %d 轮，共 %d 轮。"
           % (course[0].per_token, course[max(course)].per_token, learned[0], learned[1], learned[1] - learned[0]))
     flat = runs[0].course.values()
     formed = [cp for cp in flat if cp.formed]
@@ -1142,12 +1137,16 @@ def print_growth_summary(runs):
              max(cp.drop for cp in flat), len(formed)))
 
 
+GROWTH_STAGES = ("跳开始之前", "跳到一半", "跳完", "训练完")
+
+
 def print_growth_matrices(run):
-    """第五节：同一个模型在四个检查点的矩阵，并排（正文里画成图，数字折叠在图下）。"""
+    """第五节：同一个模型在四个检查点的矩阵，两个两个并排（正文画成图）。"""
     panels = growth_panels(run.course)
-    print("%s模型训练途中四个检查点的权重矩阵（每格是权重的百分之几）：跳开始之前、跳到一半、跳完、训练完。"
-          % RUN_NAMES[1])
-    print_matrices([run.course[n].matrix for n in panels], ["第 %d 轮" % n for n in panels])
+    print("%s模型训练途中四个检查点的权重矩阵，每格是权重的百分之几：" % RUN_NAMES[1])
+    titles = ["第 %d 轮（%s）" % (n, stage) for n, stage in zip(panels, GROWTH_STAGES)]
+    for k in range(0, len(panels), 2):
+        print_matrices([run.course[n].matrix for n in panels[k:k + 2]], titles[k:k + 2])
 
 
 def print_long_run_numbers(run, name):
@@ -1254,20 +1253,20 @@ def print_transcript():
     # 第 5 段：第五节，对齐是什么时候长出来的
     print_growth_summary(runs)
     print()
-    # 第 6 段：第二个模型训练途中四个检查点的矩阵（正文画成图，数字折叠着）
-    print_growth_matrices(runs[1])
-    print()
-    # 第 7 段：完整实现里的梯度检查
+    # 第 6 段：完整实现里的梯度检查
     print_gradient_checks()
     print()
-    # 第 8 段：第四节两个模型没动过的参数
+    # 第 7 段：第四节两个模型没动过的参数
     print_untouched(five)
     print()
-    # 第 9 段：第五节的干预，把两个模型的权重换掉
+    # 第 8 段：第五节的干预，把两个模型的权重换掉
     print_interventions(runs)
     print()
-    # 第 10 段：两个模型训练途中的每一个检查点（正文画成曲线）
+    # 第 9 段：两个模型训练途中的每一个检查点（正文画成曲线）
     print_growth(runs)
+    print()
+    # 第 10 段：第二个模型训练途中四个检查点的矩阵（正文画成图）
+    print_growth_matrices(runs[1])
     print()
     # 第 11 段：第五节的数字：两个模型、原书的矩阵，编码器按顺序读
     for k, run in enumerate(runs):
@@ -1277,7 +1276,7 @@ def print_transcript():
     print()
     print_reading_order(runs[0])
 
-# attention.md:3347 (附录：同时训练)
+# attention.md:3367 (附录：同时训练)
 def in_background(pool, function, *args, **options):
     """让另一个进程去算 function(*args, **options)，返回一个之后取结果的 Future。进程之间按「模块名.函数名」
     传函数，所以这个模块要能按名字导入；不能的时候（比如被别的程序按文件路径执行），就当场算。"""
@@ -1296,7 +1295,7 @@ def main():
             STARTED[setting] = in_background(pool, train_ten_letters, setting)
         print_transcript()
 
-# attention.md:3292 (转置着存的循环)
+# attention.md:3312 (转置着存的循环)
 def right_multiplier(W, batch):
     """循环里要拿同一个 W 乘很多次：返回函数 f，f(x_cols) = (x @ W).T，x_cols 是转置着存的 (K, batch)。
     W 是 (K, N)，或者 S 个模型摞成的 (S, K, N)：batch 列按模型均分，每个模型乘自己的 W。
@@ -1341,7 +1340,7 @@ def input_grads_fast(dz, tokens, Wx):
     cells = (row[:, None] * H + np.arange(H)).ravel()              # dz 的每个数加到哪一格 (B·T·H,)
     return np.bincount(cells, weights=as_rows(dz).ravel(), minlength=S * V * H).reshape(Wx.shape)
 
-# attention.md:3403 (精确的矩阵乘法、exp 与 tanh)
+# attention.md:3423 (精确的矩阵乘法、exp 与 tanh)
 def mm(a, b):
     """a @ b，形状规则同 np.matmul；但每个结果都按 k = 0, 1, 2, … 的顺序一项项加出来。"""
     if a.ndim == 1:                                   # 左边是一个向量：当成一行来乘
@@ -1498,7 +1497,7 @@ def log(x):
     result += s                                     # e·ln2 + 2s·series
     return result
 
-# attention.md:3370 (附录：让释放的内存留在进程里)
+# attention.md:3390 (附录：让释放的内存留在进程里)
 def keep_freed_memory():
     """让 glibc 把释放的内存留着重用，不还给系统。只在 glibc 上做：别的 C 库没有 mallopt，或者编号不同。"""
     try:

@@ -1,6 +1,6 @@
 # Generated from attention.md by tangle.py — edit attention.md and run make tangle, or edit here and run make stitch.
-# sha256 of the lines below: e24179073564bdc51660bb6ae717f1e75f95df43424ae95eade6d079b8cf2aac
-# attention.md:3181 (generated/experiments.py)
+# sha256 of the lines below: 6afe05108cb982fb089f8f48d5d3890981c56f42ec962a58187580a30affc496
+# attention.md:3201 (generated/experiments.py)
 """「30 秒实验」的答案。运行：python generated/experiments.py（要几分钟）。
 
 由 attention.md 用 tangle.py 生成。请改 attention.md 再 make tangle；直接改了这个文件，make stitch 把改动搬回 attention.md。
@@ -17,7 +17,7 @@ from attention import (        # 正文的程序：同一个文件夹里的 gene
     init_params, jump, keep_freed_memory, learning, log, make_test_set, mm, peak_counts, peak_offsets, print_matrix,
     print_table, progress, sample_heatmap, softmax, train)
 
-# attention.md:1957 (实验一：除以根号 d，还是除以 d)
+# attention.md:1976 (实验一：除以根号 d，还是除以 d)
 SEED_EXPERIMENT = 4           # 实验一用的随机流
 
 
@@ -91,7 +91,7 @@ def print_chain_rule(d, plain, root):
           % (d, ratio_scores, d, np.sqrt(d), ratio_scores * np.sqrt(d)))
     print("∂α/∂q 的平均之比 %.2f（链式法则：∂α/∂q = ∂α/∂分数 · k / 缩放）。" % ratio_q)
 
-# attention.md:2067 (实验二：只保留最大的那个)
+# attention.md:2086 (实验二：只保留最大的那个)
 def hard_max(scores):
     """「只保留最大的那个」：最大的分数拿权重 1，其余拿 0。"""
     return (scores == scores.max()).astype(float)
@@ -121,7 +121,7 @@ def hard_attention_experiment():
     print("硬选择的梯度全是 0：%s；softmax 的梯度里非零的有 %d 个（共 %d 个）。"
           % ("是" if not hard_grad.any() else "否", np.count_nonzero(soft_grad), soft_grad.size))
 
-# attention.md:2134 (实验三：多个种子)
+# attention.md:2153 (实验三：多个种子)
 EXPERIMENT_SEEDS = [(s, 100 + s) for s in range(10)]   # 种子 s：RandomState(s) 初始化，RandomState(100 + s) 抽批次
 SHORT_ROUNDS, SWEEP_ROUNDS = 2000, 3000                 # 5 位和 10 位的扫描各训练多少轮，和正文一样
 SHORT_SETTINGS = (BOOK_SETTING, PICKING_SETTING)        # 5 位跑两格：第四节的设置，和 10 位上长得出对齐的那一格
@@ -249,16 +249,16 @@ def print_cell_summary(lr, cell):
             + mean_and_spread([run.own.per_token for run in runs])))
         print("    形成了 %d/%d；逐位正确：形成的 %s，没形成的 %s" % (
             len(formed), len(runs), "%.4f" % np.mean(formed) if formed else "—", "%.4f" % np.mean(other) if other else "—"))
-        print("    拿掉挑选平均变化 %+.4f；反对角线平均是均匀的 %.2f 倍；峰值落在反对角线上的行，%d 行里有 %d 行" % (
+        print("    拿掉挑选平均变化 %+.4f；反对角线平均是均匀的 %.2f 倍；峰值在反对角线上的行 %d/%d" % (
             np.mean([pick.change for pick in picks]), np.mean([pick.diagonal for pick in picks]),
-            sum(len(run.matrix) for run in runs), sum(pick.peaks for pick in picks)))
+            sum(pick.peaks for pick in picks), sum(len(run.matrix) for run in runs)))
         learned = [run.own.per_token for run in runs]
         print("    逐个种子比逐位正确：平均对照高的 %d 个，学出权重的高的 %d 个，一样的 %d 个"
               % seed_by_seed([r.per_token for r in cell["uniform"]], learned))
         print("    和不用注意力比：不用注意力高的 %d 个，学出权重的高的 %d 个，一样的 %d 个"
               % seed_by_seed([r.per_token for r in cell["none"]], learned))
 
-# attention.md:2336 (实验四：注意力什么时候真的在挑)
+# attention.md:2355 (实验四：注意力什么时候真的在挑)
 SWEEP_RATES = (0.003, 0.01, 0.02)          # 学习率：从第四节的 0.003 到大它六倍多的 0.02
 SWEEP_QUERIES = ("after", "before")        # 更新后的查询，更新前的查询
 
@@ -301,7 +301,7 @@ def print_picture(title, run):
     print_matrix(run.sample_alpha, "第一条测试序列自己的权重")
     sample_heatmap(run.sample, run.sample_alpha)
 
-# attention.md:2619 (实验五：训练得更久)
+# attention.md:2638 (实验五：训练得更久)
 LONG_ROUNDS = 30000
 LONG_CHECKPOINTS = (3000, 10000)
 
@@ -318,6 +318,7 @@ def print_sharpening(sweep):
     rows += [(["%.2f" % at(run, n) for n in ends], "种子 %d，跳完在第 %d 轮，%g，%s" % (
         run.model.seeds[0], jump(run.course)[1], run.setting.lr, QUERY_SHORT[run.setting.query])) for run in formed]
     print_table(rows, width=8)
+    print()
     print("跳完在第 %d 轮以前的（只在变尖，不在跳），每格的平均；- 是这一格没有这样的种子：" % ends[0])
     cells = [(lr, query) for lr in sweep for query in SWEEP_QUERIES]
     done = {cell: [run for run in formed if (run.setting.lr, run.setting.query) == cell
@@ -340,7 +341,7 @@ def print_growth_over_seeds(sweep):
     """实验四的每个模型训练途中：形成了的，第一次满足规则和跳在哪几轮；没形成的，走到过哪一步。"""
     runs = [run for cell in sweep.values() for query in SWEEP_QUERIES for run in cell[query]]
     formed = [run for run in runs if selection(run).formed]
-    print("训练途中（第 0 轮是还没训练，之后每 10 轮量一次，第 600 轮以后每 100 轮）。形成了对齐的 %d 个模型，每行一个；"
+    print("训练途中（第 0 轮还没训练，以后每 10 轮、第 600 轮起每 100 轮量一次）。形成了对齐的 %d 个，每行一个；"
           % len(formed))
     print("七列依次是：种子、第一次满足规则、跳从第几轮、跳到第几轮、跳了几轮，")
     print("逐位正确按同样的量法（超出第 0 轮的部分从两成涨到八成）从第几轮、到第几轮；最后是学习率和查询。")
@@ -382,7 +383,7 @@ def print_long_training(run):
           + "，第 %d 轮 %.2f；左边一列 %.2f 倍。" % (LONG_ROUNDS, diagonal_multiple(run.matrix),
                                                     diagonal_multiple(run.matrix, -1)))
 
-# attention.md:2818 (实验六：峰值落在哪一列)
+# attention.md:2838 (实验六：峰值落在哪一列)
 def print_peak_offsets(sweep):
     n, T = len(EXPERIMENT_SEEDS), len(sweep[SWEEP_RATES[0]][SWEEP_QUERIES[0]][0].matrix)
     print("严格倒序：输出第 r 位对输入第 %d − r 位。解码器输出第 r 位之前读进的是上一位的输出，答对时就是" % (T + 1))
@@ -419,7 +420,7 @@ def print_first_row_at_start(length=10):
         print("  查询 = %s：峰值落在第 %d 列的种子 %d 个；第 %d 列平均是均匀的 %.2f 倍"
               % (QUERY_SHORT[query], length, peaks.count(length), length, np.mean(last)))
 
-# attention.md:2904 (实验七：把权重换掉)
+# attention.md:2924 (实验七：把权重换掉)
 REFIT_SETTINGS = (BOOK_SETTING, PICKING_SETTING)   # 只重新训练输出层的两格：第五节的两个设置
 SWAPS = ("reversal", "shifted", "other", "uniform")
 SWAP_SHORT = {"reversal": "倒序", "shifted": "左移", "other": "别条", "uniform": "均匀"}

@@ -65,18 +65,26 @@ RAMP = ((0.0, (255, 255, 255)), (0.4, (232, 232, 232)), (0.5, (253, 212, 158)), 
 LEGEND_MULTIPLES = ((0.25, "¼"), (0.5, "½"), (1.0, "1"), (2.0, "2"), (4.0, "4"), (8.0, "8"))
 
 
-def colour(multiple: float) -> str:
-    """The colour of a weight that is `multiple` times uniform, on the one fixed scale."""
+def scale_position(multiple: float) -> float:
+    """Where a multiple of uniform stands on the scale: 0 at LOWEST (and below), 1 at HIGHEST (and above), by log."""
     if not multiple > 0:
-        position = 0.0
-    else:
-        position = (log2(multiple) - log2(LOWEST)) / (log2(HIGHEST) - log2(LOWEST))
-        position = max(0.0, min(1.0, position))
+        return 0.0
+    position = (log2(multiple) - log2(LOWEST)) / (log2(HIGHEST) - log2(LOWEST))
+    return max(0.0, min(1.0, position))
+
+
+def ramp_colour(position: float) -> str:
+    """The colour at a position on the scale (0 to 1), between the RAMP's colours."""
     for (start, low), (stop, high) in zip(RAMP, RAMP[1:]):
         if position <= stop:
             share = (position - start) / (stop - start)
             return "#" + "".join("%02x" % round(a + (b - a) * share) for a, b in zip(low, high))
     return "#%02x%02x%02x" % RAMP[-1][1]
+
+
+def colour(multiple: float) -> str:
+    """The colour of a weight that is `multiple` times uniform, on the one fixed scale."""
+    return ramp_colour(scale_position(multiple))
 
 
 # ---------------------------------------------------------------- drawing
@@ -125,7 +133,7 @@ def heatmaps_svg(panels: list[Panel], description: str, declared: Heatmap, toolt
     grid_bottom = math.ceil(len(panels) / per_row) * block_height
     parts.append(text(0, grid_bottom + 6, f"行：{declared.rows}第几位　列：{declared.columns}第几位　"
                                           f"颜色：权重是均匀（1/T）的几倍", 10, fill=MUTED))
-    parts.append(legend(0, grid_bottom + 14))
+    parts.append(legend(12, grid_bottom + 14))
     return svg("heatmaps", WIDTH, grid_bottom + 44, description, *parts)
 
 
@@ -167,13 +175,18 @@ def expected_cells(rows: int, columns: int, mark: str | None) -> list[tuple[int,
 
 
 def legend(x0: float, y0: float) -> Markup:
-    """The scale as swatches, each labelled with its multiple of uniform."""
-    swatch, parts = 34.0, []
-    for k, (multiple, name) in enumerate(LEGEND_MULTIPLES):
-        parts.append(tag("rect", {"class": "swatch", "x": fmt(x0 + swatch * k), "y": fmt(y0), "width": fmt(swatch), "height": "10",
-                                  "fill": colour(multiple), "stroke": "#bbbbbb", "stroke-width": "0.5",
-                                  "data-multiple": "%.4g" % multiple}))
-        parts.append(text(x0 + swatch * k + swatch / 2, y0 + 23, f"{name}×", 10, "middle"))
+    """The scale as a continuous bar (the colour at each place is the colour of that multiple) with a tick and a
+    label at each multiple of LEGEND_MULTIPLES."""
+    width, slices = 204.0, 48
+    parts = [tag("rect", {"x": fmt(x0 + width * k / slices), "y": fmt(y0), "width": fmt(width / slices + 0.3),
+                          "height": "10", "fill": ramp_colour((k + 0.5) / slices)}) for k in range(slices)]
+    parts.append(tag("rect", {"x": fmt(x0), "y": fmt(y0), "width": fmt(width), "height": "10", "fill": "none",
+                              "stroke": "#bbbbbb", "stroke-width": "0.5"}))
+    for multiple, name in LEGEND_MULTIPLES:
+        x = x0 + width * scale_position(multiple)
+        parts.append(tag("line", {"x1": fmt(x), "y1": fmt(y0 + 10), "x2": fmt(x), "y2": fmt(y0 + 14), "stroke": MUTED,
+                                  "stroke-width": "0.8"}))
+        parts.append(text(x, y0 + 24, f"{name}×", 10, "middle"))
     return tag("g", {"class": "legend"}, *parts)
 
 
@@ -227,7 +240,7 @@ def curves_svg(table: Table, description: str) -> Markup:
                                           "stroke-dasharray": dashes}))
         y0 = top + plot_height + gap
     parts += x_axis(xs, position, y0 - gap, table.counts)
-    return svg("curves", WIDTH, y0 + 28, description, *parts)
+    return svg("curves", WIDTH, y0 + (42 if "（" in table.counts else 28), description, *parts)
 
 
 def x_axis(xs: list[float], position: dict, bottom: float, counts: str) -> list[Markup]:
@@ -258,5 +271,8 @@ def x_axis(xs: list[float], position: dict, bottom: float, counts: str) -> list[
                                       "stroke": INK, "stroke-width": "1"}))
             parts.append(tag("line", {"x1": fmt(x + 1), "y1": fmt(bottom + 2), "x2": fmt(x + 4), "y2": fmt(bottom - 3),
                                       "stroke": INK, "stroke-width": "1"}))
-    parts.append(text(WIDTH - 10, bottom + 25, counts + " →", 10, "end", fill=MUTED))
+    name, _, note = counts.partition("（")  # what the axis counts; a note in brackets on a line of its own
+    parts.append(text(WIDTH - 10, bottom + 25, name.strip() + " →", 10, "end", fill=MUTED))
+    if note:
+        parts.append(text(40, bottom + 39, "（" + note, 9.5, fill=MUTED))
     return parts

@@ -4,8 +4,9 @@ tables of checkpoints. How they are printed, the lesson declares (declarations.p
   heatmap: ROWS COLUMNS LEGEND [percent] [anti-diagonal|diagonal]
     A matrix is a line of column numbers (1 2 ... T, alone or after the word COLUMNS; repeated, 1 ... T 1 ... T, for
     matrices side by side), then one line a row: ROWS, the row's number, T numbers for each matrix (weights; with
-    percent, each weight in percent: 10 for 0.10). The line just above the column numbers titles the matrices, cut
-    at runs of two or more blanks (one matrix: the whole line, a closing colon dropped). anti-diagonal (diagonal):
+    percent, each weight in percent: 10 for 0.10). The line just above the column numbers titles the matrices (one
+    matrix: the whole line, a closing colon dropped; several: cut at runs of two or more blanks, or what follows its
+    last colon cut at 、 or a comma, 从左到右：甲、乙). anti-diagonal (diagonal):
     the cells a reversal (a copy) needs are outlined. LEGEND starts the line that ends a drawing in characters.
 
   curves: X Y SERIES
@@ -59,11 +60,17 @@ def column_runs(numbers: list[str]) -> list[list[str]] | None:
 
 
 def titles(line: str, count: int) -> list[str]:
-    """The titles above count matrices: the line cut at runs of two or more blanks; else none."""
-    words = [word.strip() for word in re.split(r" {2,}|\t|\u3000", line.strip()) if word.strip()]
-    if count == 1 and line.strip():
-        return [line.strip().rstrip("：:")]
-    return [word.rstrip("：:") for word in words] if len(words) == count else [""] * count
+    """The titles above count matrices: one matrix, the whole line (a closing colon dropped); several, the line cut
+    at runs of two or more blanks, or what follows its last colon cut at 、 or a comma (从左到右：甲、乙); else none."""
+    text = line.strip()
+    if count == 1 and text:
+        return [text.rstrip("：:")]
+    words = [word.strip() for word in re.split(r" {2,}|\t|\u3000", text) if word.strip()]
+    listed = [word.strip() for word in re.split(r"[、,，]", re.split(r"[：:]", text)[-1]) if word.strip()]
+    for found in (words, listed):
+        if len(found) == count:
+            return [word.rstrip("：:") for word in found]
+    return [""] * count
 
 
 def parse_matrices(lines: list[str], declared: Heatmap | None) -> list[Matrices]:

@@ -715,6 +715,7 @@ def test_main_prints_the_transcript_even_when_loaded_by_path(capsys, monkeypatch
     monkeypatch.setattr(A, "attention_runs", lambda setting, **options: calls.append((setting, options))
                         or fake_runs(setting, **options))
     monkeypatch.setattr(A, "reversal_comparison", fake_comparison)
+    monkeypatch.setattr(A, "train_and_evaluate", fake_plain)
     A.main()
     out = capsys.readouterr().out
     assert calls == [(A.BOOK_SETTING, {"checkpoints": A.GROWTH_CHECKPOINTS}),
@@ -728,13 +729,16 @@ def test_main_prints_what_print_transcript_prints_when_it_trains_in_order(capsys
     trains them in order, where the lesson's parts are. Same bytes."""
     monkeypatch.setattr(A, "attention_runs", fake_runs)
     monkeypatch.setattr(A, "reversal_comparison", fake_comparison)
+    monkeypatch.setattr(A, "train_and_evaluate", fake_plain)
     monkeypatch.setitem(sys.modules, "attention", A)      # importable by name: the runs come back by pickle
     A.main()
     parallel = capsys.readouterr().out
     A.print_transcript()
     in_order = capsys.readouterr().out
     assert parallel == in_order and "：第一个模型形成了，第二个模型形成了。" in in_order
-    assert in_order.count("热图的数字（") == 2            # both runs' numbers, each once
+    assert [line for line in in_order.splitlines() if line.startswith(("第一个模型（", "第二个模型（"))] == [
+        "第一个模型（更新后的查询，学习率 0.003）：", "第二个模型（更新前的查询，学习率 0.02）："]   # both runs' numbers, each once
+    assert "0.6030   0.7500   0.6200   0.7500   逐位正确" in in_order           # the models without attention beside them
     assert "更新后的查询，学习率 0.003" in in_order and "更新前的查询，学习率 0.02" in in_order   # each run's own setting
 
 
@@ -742,11 +746,12 @@ def test_print_transcript_takes_the_runs_main_started_once_and_trains_the_rest(c
     """A run main handed to another process (a Future in STARTED) is taken, once, instead of training it again;
     a setting with nothing started is trained where the part stands."""
     monkeypatch.setattr(A, "reversal_comparison", fake_comparison)
+    monkeypatch.setattr(A, "train_and_evaluate", fake_plain)
     trained = []
     monkeypatch.setattr(A, "attention_runs", lambda setting, checkpoints: trained.append(setting)
                         or fake_runs(setting, checkpoints))
     started = Future()
-    started.set_result(fake_runs(A.BOOK_SETTING, A.GROWTH_CHECKPOINTS))
+    started.set_result(fake_runs(A.BOOK_SETTING, A.GROWTH_CHECKPOINTS)[0])   # as train_ten_letters returns it
     monkeypatch.setattr(A, "STARTED", {A.BOOK_SETTING: started})
     A.print_transcript()
     out = capsys.readouterr().out
@@ -758,6 +763,12 @@ def test_print_transcript_takes_the_runs_main_started_once_and_trains_the_rest(c
 def untrained(attention, setting=None):
     """The lesson's initial parameters, as a model of this setting (by default the plain one of its kind)."""
     return A.Model(A.init_params(np.random.RandomState(A.SEED_INIT), attention), setting or A.Setting(attention=attention))
+
+
+def fake_plain(setting, length, rounds):
+    """Stands in for train_and_evaluate: a model without attention, evaluated."""
+    assert (setting.attention, length, rounds) == (False, 10, 3000)
+    return A.Evaluation(0.1, 0.6 + setting.lr, np.full(10, 0.6), None, None)
 
 
 def fake_comparison():
@@ -781,8 +792,9 @@ def evaluated(per_token, alpha=None, whole=0.0):
 def fake_runs(setting, checkpoints=()):
     matrix = np.eye(10)[::-1] * 0.91 + 0.01                # a perfect reversal
     model = untrained(True, setting)
-    model.course = {n: A.Checkpoint(0.75, 0.4 if n >= 200 else 0.75, matrix if n >= 200 else np.full((10, 10), 0.1))
-                    for n in checkpoints}                   # formed at round 200
+    model.course = {n: A.Checkpoint(0.75 if n >= 200 else 0.2 + n / 1000, 0.4 if n >= 200 else 0.2 + n / 1000,
+                                    matrix if n >= 200 else np.full((10, 10), 0.1))
+                    for n in checkpoints}                   # learning from round 0, formed at round 200
     own = A.Evaluation(0.5, 0.75, np.linspace(1, 0.1, 10), np.broadcast_to(matrix, (100, 10, 10)), None)
     greedy = {"reversal": evaluated(0.9), "shifted": evaluated(0.2), "other": evaluated(0.7),
               "uniform": evaluated(0.4, np.full((100, 10, 10), 0.1), whole=0.1)}

@@ -510,7 +510,10 @@ def test_the_experiments_main_prints_every_section_from_planted_runs(capsys, mon
                          % (made["models"], E.LONG_ROUNDS, made["refits"]))
     assert len(pools) == 1 and set(pools[0].submitted) == {fake_attention_runs, fake_control_runs}   # all trained in the pool
     assert "扫描里没有这样的模型" not in out                                # a formed and a not formed picture
-    assert "形成了对齐的种子：没有" in out and "-/" in out and "/-" in out    # cells with none formed and all formed
+    assert "形成了对齐的种子：没有" in out                                   # a cell with none formed
+    sharpening = lines[lines.index("每个学习率两列，先更新后的查询，再更新前的：", lines.index("五、训练充分之后会不会锐化？")) + 1:]
+    assert sharpening[0].endswith("学习率") and sharpening[4].endswith("种子数") and "-" in sharpening[1].split()
+    assert any(line.startswith("没形成的") and line.count("倍") == 3 for line in lines)
     long_line = next(line for line in lines if line.startswith("反对角线是均匀的几倍：第 %d 轮" % E.LONG_CHECKPOINTS[0]))
     assert "第 %d 轮" % E.LONG_CHECKPOINTS[-1] in long_line and "第 %d 轮" % E.LONG_ROUNDS in long_line
     assert "Traceback" not in out

@@ -1343,7 +1343,11 @@ def declared(declarations: str) -> str:
 @pytest.mark.parametrize("declarations, message", [
     ("colour: red", "cannot read the declaration 'colour: red': write key: value, the key one of parts, update"),
     ("parts: main", "cannot read parts: 'main' (once, as FUNCTION MARK)"),
-    ("heatmap: 输出 输入", "cannot read heatmap: '输出 输入' (once, as ROWS COLUMNS LEGEND)"),
+    ("heatmap: 输出 输入", "cannot read heatmap: '输出 输入' (once, as ROWS COLUMNS LEGEND [percent] [anti-diagonal|diagonal])"),
+    ("heatmap: 输出 输入 图例 sideways", "cannot read heatmap: '输出 输入 图例 sideways'"),
+    ("heatmap: 输出 输入 图例 diagonal anti-diagonal", "cannot read heatmap"),
+    ("curves: 横轴 纵轴", "cannot read curves: '横轴 纵轴' (once, as X Y SERIES)"),
+    ("figures: ../elsewhere", "cannot read figures: '../elsewhere' (once, as FOLDER)"),
     ("notebook-try: 改〈没有这块〉", "〈没有这块〉 in the notebook's notebook-try names no chunk"),
 ])
 def test_a_declaration_the_tools_cannot_read_is_an_input_error(tmp_path, capsys, declarations, message):
