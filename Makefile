@@ -62,7 +62,7 @@ test: | .venv/stamp .venv/html-stamp .venv/notebook-stamp .venv/lab-stamp ## run
 	$(VENV_PY) -m pytest -q tests/
 
 # The programs write their progress to stderr when ATTENTION_PROGRESS=1; --progress shows it as it comes.
-update: generated/attention.py | .venv/stamp ## tangle, rerun the program and rewrite the transcript in attention.md
+update: generated/attention.py | .venv/stamp ## tangle, rerun the program, rewrite the transcript in attention.md and redraw the figures in figures/
 	ATTENTION_PROGRESS=1 $(VENV_PY) tangle.py update --only generated/attention.py --progress
 
 experiments: | .venv/stamp ## run the 30-second experiments (minutes) and verify their transcript

@@ -1,5 +1,5 @@
 # Generated from attention.md by tangle.py — edit attention.md and run make tangle, or edit here and run make stitch.
-# sha256 of the lines below: 9846332d3ce25261c5fa061bbf2b9a876c1612cce9b9ea9c52ddb5ebbcccc56a
+# sha256 of the lines below: d4125646c245b14f3d49dcea7f049ebf95d1db713d6e1ec7d04a89515a2276a8
 # attention.md:320 (generated/attention.py)
 """注意力：每次解码时自己回头挑重点。
 
@@ -1276,7 +1276,7 @@ def print_transcript():
     print()
     print_reading_order(runs[0])
 
-# attention.md:3367 (附录：同时训练)
+# attention.md:3368 (附录：同时训练)
 def in_background(pool, function, *args, **options):
     """让另一个进程去算 function(*args, **options)，返回一个之后取结果的 Future。进程之间按「模块名.函数名」
     传函数，所以这个模块要能按名字导入；不能的时候（比如被别的程序按文件路径执行），就当场算。"""
@@ -1295,7 +1295,7 @@ def main():
             STARTED[setting] = in_background(pool, train_ten_letters, setting)
         print_transcript()
 
-# attention.md:3312 (转置着存的循环)
+# attention.md:3313 (转置着存的循环)
 def right_multiplier(W, batch):
     """循环里要拿同一个 W 乘很多次：返回函数 f，f(x_cols) = (x @ W).T，x_cols 是转置着存的 (K, batch)。
     W 是 (K, N)，或者 S 个模型摞成的 (S, K, N)：batch 列按模型均分，每个模型乘自己的 W。
@@ -1340,7 +1340,7 @@ def input_grads_fast(dz, tokens, Wx):
     cells = (row[:, None] * H + np.arange(H)).ravel()              # dz 的每个数加到哪一格 (B·T·H,)
     return np.bincount(cells, weights=as_rows(dz).ravel(), minlength=S * V * H).reshape(Wx.shape)
 
-# attention.md:3423 (精确的矩阵乘法、exp 与 tanh)
+# attention.md:3424 (精确的矩阵乘法、exp 与 tanh)
 def mm(a, b):
     """a @ b，形状规则同 np.matmul；但每个结果都按 k = 0, 1, 2, … 的顺序一项项加出来。"""
     if a.ndim == 1:                                   # 左边是一个向量：当成一行来乘
@@ -1497,7 +1497,7 @@ def log(x):
     result += s                                     # e·ln2 + 2s·series
     return result
 
-# attention.md:3390 (附录：让释放的内存留在进程里)
+# attention.md:3391 (附录：让释放的内存留在进程里)
 def keep_freed_memory():
     """让 glibc 把释放的内存留着重用，不还给系统。只在 glibc 上做：别的 C 库没有 mallopt，或者编号不同。"""
     try:

@@ -193,7 +193,7 @@ def command_check(args) -> int:
         return DIFFERENT
     doc, targets = opened
     errors, numbers = stale_numbers(doc)  # before the runs: a mistake in the prose's markup is exit 2 at once
-    lesson_figures(doc)  # and so is a figure that cannot be drawn
+    drawn = lesson_figures(doc)  # and so is a figure that cannot be drawn
     outcomes = []
     for target in targets:
         transcript = doc.transcripts[target]
@@ -213,9 +213,8 @@ def command_check(args) -> int:
         outcomes.append(f"{len(figures)} figure{'s' if len(figures) != 1 else ''} not what the transcript draws")
     book = sum(number.book for number in numbers)
     verdict = "; ".join(outcomes) or ("transcript matches" if len(targets) == 1 else "transcripts match")
-    drawn = len(lesson_figures(doc))
     print(f"checked {len(numbers)} prose numbers ({book} marked as the book's)"
-          + (f" and {drawn} figure{'s' if drawn != 1 else ''}" if drawn else "") + f"; {verdict}")
+          + (f" and {len(drawn)} figure{'s' if len(drawn) != 1 else ''}" if drawn else "") + f"; {verdict}")
     return DIFFERENT if outcomes else OK
 
 
