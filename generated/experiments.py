@@ -1,5 +1,5 @@
 # Generated from attention.md by tangle.py — edit attention.md and run make tangle, or edit here and run make stitch.
-# sha256 of the lines below: 665bd478837dfdbda1cdc324e2185a107eab9e5f6cde4daf8b074b1cb133b186
+# sha256 of the lines below: 1241ec913b71954704618a6cfb1f076e3a132ec5bfb22467f99de80af02cd85a
 # attention.md:3202 (generated/experiments.py)
 """「30 秒实验」的答案。运行：python generated/experiments.py（要几分钟）。
 
@@ -341,7 +341,7 @@ def print_growth_over_seeds(sweep):
     """实验四的每个模型训练途中：形成了的，第一次满足规则和跳在哪几轮；没形成的，走到过哪一步。"""
     runs = [run for cell in sweep.values() for query in SWEEP_QUERIES for run in cell[query]]
     formed = [run for run in runs if selection(run).formed]
-    print("训练途中（第 0 轮还没训练，以后每 10 轮、第 600 轮起每 100 轮量一次）。形成了对齐的 %d 个，每行一个；"
+    print("训练途中（第 0 轮未训练，以后每 10 轮、第 600 轮起每 100 轮量一次）。形成了对齐的 %d 个，每行一个；"
           % len(formed))
     print("七列依次是：种子、第一次满足规则、跳从第几轮、跳到第几轮、跳了几轮，")
     print("逐位正确按同样的量法（超出第 0 轮的部分从两成涨到八成）从第几轮、到第几轮；最后是学习率和查询。")
@@ -513,9 +513,9 @@ def print_reversal_by_cell(sweep):
 
 
 def print_refits(sweep):
-    print("只重新训练输出层（权重全是 1/10，编码器和解码器冻结；第 %s 轮的逐位正确）。它是喂对的字母训练的，"
+    print("只重新训练输出层（权重全是 1/10，编码器和解码器冻结；第 %s 轮的逐位正确）。"
           % "、".join("%d" % n for n in REFIT_CHECKPOINTS))
-    print("所以最后两行再喂对的字母量一遍（「喂对」：每一步读进正确答案的上一位，一步错了不传到下一步）：")
+    print("它是喂对的字母训练的，最后两行再喂对的字母量一遍（每一步读进正确答案的上一位）：")
     for setting in REFIT_SETTINGS:
         lr, query = setting.lr, setting.query
         runs = sweep[lr][query]
@@ -524,7 +524,7 @@ def print_refits(sweep):
                           + [run.swaps.forced_accuracy("uniform"), run.refit_forced] for run in runs])
         stats = np.stack([table.mean(axis=0), np.median(table, axis=0)], axis=1)        # (几行, 平均和中位)
         labels = (["自己", "均匀"] + ["重新训练 %d 轮" % n for n in REFIT_CHECKPOINTS]
-                  + ["喂对：均匀", "喂对：重新训练 %d 轮" % REFIT_ROUNDS])
+                  + ["喂对，均匀", "喂对，重新训练后"])
         rows = [(["%d" % seed_init for seed_init, _ in EXPERIMENT_SEEDS] + ["", ""], "种子")]
         rows += [(["%.4f" % v for v in list(column) + list(stat)], label) for column, stat, label in zip(table.T, stats, labels)]
         print_table(rows, width=7)

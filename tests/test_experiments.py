@@ -327,7 +327,7 @@ def test_the_refit_table_reads_each_checkpoint_and_the_same_cells_uniform_contro
     assert rows["自己"] == ["1.0000"] * (n + 2) and rows["均匀"] == ["0.4000"] * (n + 2)
     assert rows["重新训练 1 轮"] == ["%.4f" % (0.3 + 0.01 * i) for i in range(n)] + ["0.3450", "0.3450"]
     assert rows["重新训练 2 轮"] == ["0.5000"] * (n + 2)                             # the mean, then the median
-    assert rows["喂对：均匀"] == ["0.4200"] * (n + 2) and rows["喂对：重新训练 3000 轮"] == ["0.4500"] * (n + 2)
+    assert rows["喂对，均匀"] == ["0.4200"] * (n + 2) and rows["喂对，重新训练后"] == ["0.4500"] * (n + 2)
     assert "逐位正确 0.9000 ± 0.0000" in out
 
 

@@ -124,13 +124,18 @@ def build(doc: model.Document) -> nbformat.NotebookNode:
 
     cell_fences = {block.line for _, block, _ in blocks.walk(doc.blocks) if isinstance(block, blocks.Fence)
                    and is_cell(block)}
+    # the lesson's top-level blocks that follow a figure: they start a cell, so that the figure's stands alone
+    after_figure = {following.line for block, following in zip(doc.blocks, doc.blocks[1:])
+                    if isinstance(block, blocks.Paragraph) and holds_figure(block)}
 
     def starts_cell(block, depth: int, cursor: int) -> bool:
         """A heading; a caption (links lead to its cell, at its top: see escaping.fragment), unless it stands in a
         <details> opened in the prose since the last cell (from cursor) that folds prose, which a cell of its own
-        would tear open; a fence that is a cell."""
+        would tear open; a figure, and what follows it; a fence that is a cell."""
         if isinstance(block, blocks.Heading):
             return depth == 0
+        if depth == 0 and block.line in after_figure and not isinstance(block, blocks.Fence):
+            return True
         if isinstance(block, blocks.Paragraph) and holds_figure(block):  # its drawing in a cell of its own
             return depth == 0 and not opens_details(lines[cursor : block.line - 1])
         if isinstance(block, blocks.Paragraph):
@@ -152,10 +157,8 @@ def build(doc: model.Document) -> nbformat.NotebookNode:
         if isinstance(block, blocks.Paragraph) and block.caption_of is not None:  # a caption: the prose from here on
             notebook.caption_id = jupyter_id(doc.captions[block.caption_of].anchor)  # is the cell links lead to
             continue
-        if isinstance(block, blocks.Paragraph):  # a figure: the prose from here on in a cell of its own
-            continue
-        if heading:
-            continue
+        if heading or not isinstance(block, blocks.Fence):  # a figure, or what follows one: the prose from here on
+            continue                                         # in a cell of its own
         cursor, piece = end, block.piece
         if block.kind == "chunk":
             if any(model.reference(code) for code in piece.lines):  # includes other chunks: not Python
