@@ -1,8 +1,9 @@
-"""HTML, escaped by construction. Every byte of the page comes from the functions of this module. A Markup is
-HTML already; any other value is text and is escaped where it joins the page, so a forgotten escape shows as
-text and never runs. Tags and attributes come from a fixed vocabulary (no script, no style attribute, no src:
-nothing runs, nothing is fetched); a link goes only to #fragments, http(s) and mailto; the author's raw HTML
-and latex2mathml's output are parsed and rebuilt through an allow-list (Sanitizer)."""
+"""HTML and SVG, escaped by construction: every byte of the page, and of the figures the tools draw (drawing.py),
+comes from the functions of this module. A Markup is HTML already; any other value is text and is escaped where it
+joins the page, so a forgotten escape shows as text and never runs. Tags and attributes come from a fixed
+vocabulary (no script, no style attribute, no src: nothing runs, nothing is fetched); a link goes only to
+#fragments, http(s) and mailto; the author's raw HTML and latex2mathml's output are parsed and rebuilt through an
+allow-list (Sanitizer)."""
 
 from __future__ import annotations
 
@@ -62,11 +63,11 @@ def start_tag(name: str, attributes: dict | None = None) -> Markup:
     """<name attributes>: the name and attributes from the vocabulary (else ValueError: a mistake of weave.py's
     own), each value escaped; True is an attribute without value, None and False leave it out."""
     if name not in TAGS:
-        raise ValueError(f"weave.py writes no <{name}>")
+        raise ValueError(f"the tools write no <{name}>")
     written = []
     for key, value in (attributes or {}).items():
         if key not in ATTRIBUTES:
-            raise ValueError(f"weave.py writes no {key}= attribute")
+            raise ValueError(f"the tools write no {key}= attribute")
         if key == "href" and value is not None:
             value = safe_url(str(value))
         if value is True:
@@ -78,7 +79,7 @@ def start_tag(name: str, attributes: dict | None = None) -> Markup:
 
 def end_tag(name: str) -> Markup:
     if name not in TAGS:
-        raise ValueError(f"weave.py writes no <{name}>")
+        raise ValueError(f"the tools write no <{name}>")
     return Markup(f"</{name}>")
 
 
