@@ -1,5 +1,5 @@
 # Generated from attention.md by tangle.py — edit attention.md and run make tangle, or edit here and run make stitch.
-# sha256 of the lines below: d4125646c245b14f3d49dcea7f049ebf95d1db713d6e1ec7d04a89515a2276a8
+# sha256 of the lines below: 099cb3a057a62de918bafe6b5ec103764fb55cbe9005ab97768b609ac894075d
 # attention.md:320 (generated/attention.py)
 """注意力：每次解码时自己回头挑重点。
 
@@ -1091,7 +1091,7 @@ def print_section_five(runs, plains):
              ("拿掉挑选（解码时权重全换成 1/%d）之后的逐位正确" % T, None, picking(lambda run: run.uniform.per_token), "%.4f"),
              ("反对角线上的平均权重是均匀的几倍", diagonal_multiple(BOOK_MATRIX),
               picking(lambda run: diagonal_multiple(run.matrix)), "%.2f"),
-             ("反对角线左边一列上的平均权重是均匀的几倍", diagonal_multiple(BOOK_MATRIX, -1),
+             ("反对角线左边一列上（末行不计）的平均权重是均匀的几倍", diagonal_multiple(BOOK_MATRIX, -1),
               picking(lambda run: diagonal_multiple(run.matrix, -1)), "%.2f"))
     print_table([(["-" if value is None else form % value for value in [book] + ours], label)
                  for label, book, ours, form in table])
