@@ -52,7 +52,8 @@ def parser() -> argparse.ArgumentParser:
         elif name != "stitch":
             command.add_argument("--timeout", type=seconds, default=600, help="seconds a run may take (600)")
             command.add_argument("--only", metavar="PATH", help="run only the program written to PATH, e.g. "
-                                 "generated/attention.py (the prose check still reads every transcript)")
+                                 "generated/attention.py (the prose check still reads every transcript; check's "
+                                 "summary names the programs it did not run)")
             command.add_argument("--progress", action="store_true", help="show what the program writes to "
                                  "stderr (its progress) while it runs, each line prefixed with its path")
         command.set_defaults(function=function)

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
+import re
 import shlex
 import sys
 
-from .expansion import comment_forms, generated_state, orphaned, read_generated, render, writable_problem
+from .expansion import (comment_forms, edited_by_hand, generated_state, orphaned, read_generated, render,
+                        writable_problem)
 from .figures import draw_figures, lesson_figures, stale_figures
-from .files import describe, signals_deferred, write_atomically
+from .files import describe, read_regular, signals_deferred, write_atomically
 from .markdown import load
-from .model import Conflict, DIFFERENT, Document, OK, UserError
+from .model import Conflict, DIFFERENT, Document, MAX_GENERATED_BYTES, OK, UserError
 from .prose import stale_numbers
 from .reach import unrun_problems
 from .runner import report_failed_run, run_program
@@ -35,10 +38,32 @@ def unrun_messages(doc: Document, kind: str) -> list[str]:
 
 
 def orphan_messages(doc: Document, kind: str) -> list[str]:
-    """A file tangle wrote from this lesson that no root writes any more (expansion.orphaned), and how to remove it."""
-    return [f"{doc.target_shown(target)}: {kind}: tangle.py wrote it from {doc.path.name}, but no root of "
-            f"{doc.path.name} writes it any more (a fence deleted, or its file= renamed?), and a program may still "
-            f"import it; delete it: rm {shlex.quote(doc.target_shown(target))}" for target in orphaned(doc)]
+    """A file tangle wrote from this lesson that no root writes any more (expansion.orphaned), and what to do with
+    it: the rm that removes it only if it is exactly what tangle wrote (its hash line agrees); one edited by hand
+    since holds work that is nowhere else."""
+    messages = []
+    for target in orphaned(doc):
+        shown, name = doc.target_shown(target), doc.path.name
+        said = (f"{shown}: {kind}: tangle.py wrote it from {name}, but no root of {name} writes it any more (a fence "
+                "deleted, or its file= renamed?), and a program may still import ")
+        if untouched(doc, target):
+            messages.append(said + f"it; delete it: rm {shlex.quote(shown)}")
+        else:
+            messages.append(said + f"it; it holds edits made by hand since (its sha256 line does not match), code "
+                            f"that is nowhere in {name}: keep it by putting it back in {name} (a {{file={target}}} "
+                            f"fence, or copied into the chunk it belongs to: make stitch cannot move it, no root "
+                            "writes it), then move the file away yourself")
+    return messages
+
+
+def untouched(doc: Document, target: str) -> bool:
+    """Whether a generated file is byte for byte what tangle wrote (CRLF line ends counted as LF, as a clone with
+    core.autocrlf gives them): its hash line agrees with the lines below it. Unreadable: not known to be."""
+    try:
+        current = read_regular(doc.folder / target, doc.target_shown(target), MAX_GENERATED_BYTES)
+    except UserError:
+        return False
+    return current is not None and not edited_by_hand(current.decode("utf-8", "replace").replace("\r\n", "\n"))
 
 
 def write_roots(doc: Document, force: bool, stitched: dict[str, bytes] | None = None) -> None:
@@ -213,9 +238,100 @@ def command_check(args) -> int:
         outcomes.append(f"{len(figures)} figure{'s' if len(figures) != 1 else ''} not what the transcript draws")
     book = sum(number.book for number in numbers)
     verdict = "; ".join(outcomes) or ("transcript matches" if len(targets) == 1 else "transcripts match")
+    left = not_run(doc, targets)
     print(f"checked {len(numbers)} prose numbers ({book} marked as the book's)"
-          + (f" and {len(drawn)} figure{'s' if len(drawn) != 1 else ''}" if drawn else "") + f"; {verdict}")
+          + (f" and {len(drawn)} figure{'s' if len(drawn) != 1 else ''}" if drawn else "") + f"; {verdict}"
+          + (f"; not run: {', '.join(left)}" if left else ""))
     return DIFFERENT if outcomes else OK
+
+
+def not_run(doc: Document, targets: list[str]) -> list[str]:
+    """The Python roots this check did not run, each with what runs it: the programs --only left out (their
+    transcripts were read, not compared), and the modules that only they import. Nothing without --only."""
+    left_out = [target for target in doc.transcripts if target not in targets]
+    if not left_out:
+        return []
+    ran = dataclasses.replace(doc, transcripts={target: doc.transcripts[target] for target in targets})
+    unreached = {line for line, _ in unrun_problems(ran)}
+    modules = [target for target, pieces in doc.roots.items()
+               if pieces[0].fence_line in unreached and target not in doc.transcripts]
+    checking = make_targets(doc)
+    return ([f"{doc.target_shown(target)} ({what_runs(checking, target)})" for target in left_out]
+            + [f"{doc.target_shown(target)} (only programs not run import it)" for target in modules])
+
+
+def what_runs(checking: dict[str, list[str]] | None, target: str) -> str:
+    """What runs a program left out: the make targets that check it (make_targets), else what does."""
+    if checking is None:
+        return "check without --only runs it"
+    makes = checking[target]
+    if not makes:
+        return "no make target runs it"
+    more = f" and {len(makes) - MAX_NAMED_MAKES:,} more" if len(makes) > MAX_NAMED_MAKES else ""
+    named = ", ".join(f"make {make}" for make in makes[:MAX_NAMED_MAKES])
+    return f"{named}{more} run{'s' if len(makes) == 1 else ''} it"
+
+
+MAKEFILES = ("GNUmakefile", "makefile", "Makefile")  # the order GNU make looks for them in
+MAX_MAKEFILE_BYTES = 1 << 20
+RULE = re.compile(r"([^\t:=#][^:=#]*)::?(?!=)")  # "check: | .venv/stamp": its targets; not "X := ..."
+SHELL_BREAKS = {";", "&&", "||", "|", "&"}
+MAX_NAMED_MAKES = 3  # the summary stays one short line
+
+
+def make_targets(doc: Document) -> dict[str, list[str]] | None:
+    """For each program with a transcript, the targets of the Makefile beside the lesson whose recipe runs
+    tangle.py check on this lesson with --only naming it, or without --only; None where there is no Makefile
+    that can be read (the summary then says how else to run it). Read as lines, not run: a target that reaches
+    tangle.py through a variable is not seen."""
+    for name in MAKEFILES:
+        try:
+            raw = read_regular(doc.folder / name, name, MAX_MAKEFILE_BYTES)
+        except UserError:  # a folder, a FIFO, too large: not a Makefile this summary can read
+            return None
+        if raw is not None:
+            break
+    else:
+        return None
+    found: dict[str, dict[str, None]] = {target: {} for target in doc.transcripts}  # a dict as an ordered set
+    rule: list[str] = []
+    for line in raw.decode("utf-8", "replace").replace("\\\n", " ").splitlines():
+        if line.startswith("\t"):
+            for target in checked_programs(doc, line):
+                found[target].update(dict.fromkeys(rule))
+        elif line.strip() and not line.lstrip().startswith("#"):
+            match = RULE.match(line)  # any other line (X = ...) ends the recipe too
+            rule = [make for make in (match[1].split() if match else [])
+                    if not make.startswith(".") and "%" not in make and "$" not in make]  # not .PHONY, %.o, $(X)
+    return {target: list(makes) for target, makes in found.items()}
+
+
+def checked_programs(doc: Document, recipe: str) -> list[str]:
+    """The programs of doc that a recipe line's `tangle.py check [MD] [--only PATH]` runs (paths as the lesson
+    writes them: make runs in the Makefile's folder, the lesson's)."""
+    try:
+        words = shlex.split(recipe)
+    except ValueError:  # an unclosed quote
+        return []
+    starts = [index for index, word in enumerate(words[:-1])
+              if os.path.basename(word) == "tangle.py" and words[index + 1] == "check"]
+    programs: list[str] = []
+    for start in starts:
+        lesson, only, rest = "attention.md", None, iter(words[start + 2 :])
+        for word in rest:
+            if word in SHELL_BREAKS:
+                break
+            if word in ("--only", "--timeout"):
+                value = next(rest, "")
+                only = value if word == "--only" else only
+            elif word.startswith("--only="):
+                only = word.partition("=")[2]
+            elif not word.startswith("-"):
+                lesson = word
+        if os.path.abspath(doc.folder / lesson) == os.path.abspath(doc.path):
+            programs += [target for target in doc.transcripts
+                         if only is None or os.path.normpath(only) == target]
+    return programs
 
 
 def command_update(args) -> int:

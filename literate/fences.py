@@ -1,5 +1,6 @@
-"""What a fence's attributes say: its role (a chunk, a root, a transcript or its part, a playground), where a root
-may be written, and each transcript fence attached to its program."""
+"""What a fence's attributes say: its role (a chunk, a root, a transcript or its part, a playground, an illustration),
+where a root may be written, each transcript fence attached to its program, and the fences a reader would take for a
+program's output that are no transcript."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import os
 import posixpath
 import re
 
+from . import blocks
 from .model import (Document, HASH_COMMENT_SUFFIXES, LINE_BREAKING, MAX_NAME, MAX_PATH_DEPTH, PYTHON_LANGUAGE,
                     chunk_name, output_lines, quoted, reference, Transcript, walk)
 from .places import confinement_problem
@@ -17,7 +19,8 @@ from .validation import lookalike, shown_line
 def fence_attributes(info: str) -> tuple[str, str | None, str | None, str | None, int | None, str | None]:
     """`python {#name}` / `python {file=PATH}` / `text {transcript[=PATH]} [part=N]` / `python {playground=PATH}`
     -> (language, name, file, transcript, N, playground); transcript is "" for a bare {transcript}, N None
-    without part=."""
+    without part=. `pycon {illustration}` is an illustration, as a fence without braces is, said on purpose
+    (output_fence_problems)."""
     info = info.strip()
     if "{" not in info:
         return (info.split() or [""])[0], None, None, None, None, None
@@ -38,10 +41,12 @@ def fence_attributes(info: str) -> tuple[str, str | None, str | None, str | None
         if re.search(r"(?:^|\s)(?:file|transcript)=", name):
             raise ValueError("a fence is either a named chunk {#name} or a root {file=...}, not both")
         return lang, name, None, None, None, None
-    target = transcript = part = playground = None
+    target = transcript = part = playground = illustration = None
     for word in filter(None, re.split(r"[ \t]+", inner)):  # ASCII blanks: a U+2028 in a path is reported as such
         key, equals, value = word.partition("=")
-        if key == "file" and equals and target is None:
+        if word == "illustration" and illustration is None:
+            illustration = True
+        elif key == "file" and equals and target is None:
             target = value.strip('"')
         elif key == "transcript" and transcript is None:
             transcript = value.strip('"')
@@ -53,7 +58,8 @@ def fence_attributes(info: str) -> tuple[str, str | None, str | None, str | None
             part = int(value)
         else:
             raise ValueError(f"cannot read attribute {quoted(word)}: expected {{#name}}, {{file=PATH}}, "
-                             "{transcript} (with part=N) or {playground=PATH}, once each (#name must come first)")
+                             "{transcript} (with part=N), {playground=PATH} or {illustration}, once each (#name "
+                             "must come first)")
     long = next((path for path in (target, transcript, playground) if path and len(path) > MAX_NAME), None)
     if long:
         raise ValueError(f"the path {quoted(long)} is {len(long):,} characters long (the limit is {MAX_NAME})")
@@ -61,6 +67,8 @@ def fence_attributes(info: str) -> tuple[str, str | None, str | None, str | None
         raise ValueError("a fence is one of a root {file=...}, a {transcript} and a {playground=...}, not two")
     if part is not None and transcript is None:
         raise ValueError("part=N numbers the fences of one {transcript}; this fence is no transcript")
+    if illustration and any(value is not None for value in (target, transcript, playground)):
+        raise ValueError("{illustration} marks a fence that tangle does not read: it takes no other attribute")
     return lang, None, target, transcript, part, playground
 
 
@@ -174,3 +182,86 @@ def misplaced_python(doc: Document) -> list[tuple[int, str]]:
                       "fence with the file's own language") for piece in [*pieces, *included]
                      if PYTHON_LANGUAGE.fullmatch(piece.language)]
     return problems
+
+
+# What a reader takes for a program's output, shown in a fence that is no transcript. Languages, in any case: a
+# session's (pycon, console, ...) or an output's (output, stdout, log). A session: a prompt line (>>> , In [1]:,
+# $ ) with a line it printed below it (not a continuation: "... ", "   ...: ", or after a line ending in \).
+# A caption: the paragraph or heading just above says the fence is what a program printed.
+OUTPUT_LANGUAGES = frozenset({
+    "pycon", "pytb", "py3tb", "ipython", "ipython3", "ipythonconsole", "console", "shell-session", "sh-session",
+    "shellsession", "bash-session", "doscon", "ps1con", "pwsh-session", "powershell-session", "terminal", "output",
+    "stdout", "stderr", "log"})
+PROMPT = re.compile(r"(>>>|In \[[0-9]*\]:)(?: |$)|(\$) \S")
+CONTINUATION = re.compile(r"\.\.\.(?: |$)|[ \t]+\.\.\.:(?: |$)")
+OUTPUT_CAPTION = re.compile(r"实跑输出|运行输出|实际输出|输出如下|运行结果|打印出|打印结果|〉的输出|程序的输出|"
+                            r"(?i:\b(?:output of|program output|console output|prints|printed)\b)")
+DRAWN_LANGUAGES = frozenset({"math", "mermaid"})  # GitHub draws these as a formula or a diagram, never as text
+
+
+def output_fence_problems(doc: Document) -> list[tuple[int, str]]:
+    """(line, why) for each fence (or indented code block) that a reader takes for what a program printed, but
+    that is no transcript, so nothing compares it with a run: in a session's or an output's language, holding a
+    session with its results, or under a paragraph or heading that calls it a program's output. Chunks, roots,
+    transcripts and playgrounds are read by tangle; a fence marked {illustration} is one on purpose."""
+    problems = []
+    above: dict[int, object] = {}  # depth -> the block just closed there (None: the first in its container)
+    for event, block, depth in blocks.walk(doc.blocks):
+        if event == "close":
+            above[depth] = block
+            continue
+        before, above[depth + 1] = above.get(depth), None
+        if isinstance(block, blocks.Fence) and block.kind == "illustration" and not marked_illustration(block.info):
+            why = output_reason(block.language, block.content, before)
+            if why:
+                shown = block.language or "text"
+                problems.append((block.line, f"this ```{block.language} fence reads as a program's output ({why}), "
+                                 f"but it is no transcript, so nothing checks what it shows; {OUTPUT_FIX}; or, if it "
+                                 f"only shows what such output looks like, mark it ```{shown} {{illustration}}"))
+        elif isinstance(block, blocks.CodeBlock):
+            why = output_reason("", block.content, before)
+            if why:
+                problems.append((block.line, f"this indented code block reads as a program's output ({why}), but "
+                                 f"it is no transcript, so nothing checks what it shows; {OUTPUT_FIX}; or, if it "
+                                 "only shows what such output looks like, make it a ```text {illustration} fence"))
+    return problems
+
+
+OUTPUT_FIX = ("put the code in a ```python {file=...} root (or a chunk of one) and what it prints in a ```text "
+              "{transcript=PATH} fence (it may start empty: make update fills it)")
+
+
+def marked_illustration(info: str) -> bool:
+    return "{" in info and info[info.index("{") + 1 :].rstrip().removesuffix("}").split() == ["illustration"]
+
+
+def output_reason(language: str, content: str, before) -> str | None:
+    """Why a fence's language, content or the block just above it says it is a program's output, or None."""
+    if language.lower() in OUTPUT_LANGUAGES:
+        return f"its language, {language}, is a session's or an output's"
+    prompt = session_prompt(content)
+    if prompt:
+        return f"a session: the prompt {prompt} with what it printed below it"
+    if isinstance(before, (blocks.Paragraph, blocks.Heading)) and language.lower() not in DRAWN_LANGUAGES:
+        said = OUTPUT_CAPTION.search(before.inline.plain)
+        if said:
+            return f"the {'heading' if isinstance(before, blocks.Heading) else 'paragraph'} above it says {said[0]}"
+    return None
+
+
+def session_prompt(content: str) -> str | None:
+    """The first prompt of an interactive session that shows what it printed (a line below a prompt that is
+    neither a prompt, nor a continuation of one, nor blank); None for code, output alone or prompts alone."""
+    prompt, continued = None, False
+    for line in content.split("\n"):
+        match = PROMPT.match(line)
+        if match:
+            prompt = prompt or match[1] or match[2]
+            continued = line.endswith("\\")
+        elif prompt is None or not line.strip():
+            continue
+        elif continued or CONTINUATION.match(line):
+            continued = line.endswith("\\")
+        else:
+            return prompt
+    return None

@@ -18,7 +18,9 @@ from .model import CAPTION_ANCHOR, OWN_LINK, chunk_name
 WHOLE = r"(?:[0-9]{1,3}(?:,[0-9]{3}(?![0-9]))+|[0-9]+(?!,[0-9]{3}(?![0-9])))"
 NUMBER = re.compile(rf"(?<![A-Za-z0-9_.])(?<![0-9][eE][+-])(?:{WHOLE}\.[0-9]+(?![0-9_]|\.[0-9]|[eE][+-]?[0-9])"
                     rf"|{WHOLE}(?![A-Za-z0-9_]|\.[0-9]))")
-BOOK_WORD, BOOK_SPAN_END = "原书", re.compile(r"[。；！？]|本仓库")
+# The book's span: from 原书 to the end of its clause (a comma or colon begins another claim, often ours: 原书报告
+# 0.93，我们跑出来 0.87), or to 本仓库 / 我们, whichever comes first.
+BOOK_WORD, BOOK_SPAN_END = "原书", re.compile(r"[。；！？，：]|[,;:!?](?=\s|$)|本仓库|我们")
 SENTENCE_END = re.compile(r"[。；！？]")
 BARE_URL = re.compile(r"\b(?:https?|ftp)://[!-~]+|\bwww\.[!-~]+")
 

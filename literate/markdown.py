@@ -16,7 +16,8 @@ from .files import describe, file_kind, read_regular
 from .model import (Document, LINE_BREAKING, LINE_WITH_END, MAX_MARKDOWN_BYTES, PYTHON_LANGUAGE, chunk_name, Piece,
                     Playground, Transcript, UserError)
 from .declarations import is_declaration, read_declarations
-from .fences import assign_transcripts, fence_attributes, misplaced_python, nested_root_problems, target_problem
+from .fences import (assign_transcripts, fence_attributes, misplaced_python, nested_root_problems,
+                     output_fence_problems, target_problem)
 from .reading import Reader, read_blocks
 from .startup import missing
 from .validation import (CONTROL, anchor_problems, invisible_problems, lookalike, parts_problems,
@@ -201,6 +202,7 @@ def parse_document(path: Path, shown: str, text: str) -> Document:
     problems += caption_problems(doc, captions, tokens)
     doc.blocks, reading_problems = read_blocks(tokens, doc.fences(), doc.playgrounds, doc.captions)
     problems += reading_problems
+    problems += output_fence_problems(doc)  # output nothing compares: refused by every tool, the page's too
     doc.warnings += math_warnings(doc)
     if problems:
         raise UserError(*(f"{doc.where(line)}: error: {what}" for line, what in sorted(problems)))

@@ -183,6 +183,9 @@ class ProseNumber:
     offset: int = field(default=-1, compare=False)
     drawn: bool = field(default=True, compare=False)  # the page draws it in its text (not in HTML, nor an image's alt)
     printed: str = field(default="", compare=False)  # what it quotes, if a rounding: the number printed (0.4102)
+    sign: str = ""  # the sign written before it: "-" (also − and －), "+", or "" (none: a magnitude, either sign)
+    setting: bool = False  # a whole number before a measure word (3000 轮): passes where the program declares it
+    declared: bool = field(default=False, compare=False)  # passed as a setting the program declares, not printed
 
 
 def quoted(text: str, width: int = 60) -> str:

@@ -13,6 +13,17 @@ from .inline import NUMBER
 
 MAX_SUGGESTED = 3  # numbers named after "nearest:"
 MAX_ROUNDED_PLACES = 12  # a quote rounded to more decimals than this is not looked for
+MINUS, PLUS = "-−－", "+＋"  # hyphen-minus, minus sign, full-width hyphen-minus; plus, full-width plus
+
+
+def sign_before(text: str, start: int) -> str:
+    """The sign written just before the number at start: "-", "+" or "" (none). A hyphen between two numbers or
+    after a letter (1-3, x-1) is a range or a name, not a sign; ± gives a spread, which has no sign."""
+    if start == 0 or text[start - 1] not in MINUS + PLUS:
+        return ""
+    if start >= 2 and (text[start - 2].isalnum() or text[start - 2] in ")]}_"):
+        return ""
+    return "-" if text[start - 1] in MINUS else "+"
 
 
 def value(text: str) -> decimal.Decimal:
@@ -34,12 +45,15 @@ def rounded(text: str, to: int) -> set[str]:
 
 
 class Printed:
-    """The numbers one transcript (or some of its parts) prints, each as written (NUMBER: no sign), sorted by value
+    """The numbers one transcript (or some of its parts) prints, each as written (NUMBER: no sign; the signs they
+    are printed with kept beside), sorted by value
     once; and by value within each count of decimals, for the nearest ones. (A class to keep the sorted lists
     with the set they come from.)"""
 
-    def __init__(self, numbers: set[str]):
+    def __init__(self, numbers: set[str], negative: set[str] = frozenset(), nonnegative: set[str] | None = None):
         self.numbers = numbers
+        self.negative = negative  # those printed with a minus at least once
+        self.nonnegative = numbers if nonnegative is None else nonnegative  # those printed without one at least once
         self.sorted = sorted((value(number), number) for number in numbers)
         self.values = [found for found, _ in self.sorted]
         self.by_places: dict[int, list[tuple[decimal.Decimal, str]]] = {}
@@ -48,9 +62,15 @@ class Printed:
 
     @classmethod
     def of(cls, texts) -> Printed:
-        return cls({match[0] for text in texts for match in NUMBER.finditer(text)})
+        signed = [(match[0], sign_before(text, match.start())) for text in texts for match in NUMBER.finditer(text)]
+        return cls({number for number, _ in signed}, {number for number, sign in signed if sign == "-"},
+                   {number for number, sign in signed if sign != "-"})
 
-    def rounds_to(self, number: str, count: int = 1) -> list[str]:
+    def with_sign(self, number: str, sign: str) -> bool:
+        """Whether number (printed) is printed with this sign: any, for a number written without one."""
+        return not sign or number in (self.negative if sign == "-" else self.nonnegative)
+
+    def rounds_to(self, number: str, count: int = 1, sign: str = "") -> list[str]:
         """Up to count printed numbers with more decimals that round to number (0.4102 for 0.41). Those lie within
         half a unit of number's last digit: a bisection finds where, then each is rounded to be sure."""
         to = places(number)
@@ -62,7 +82,8 @@ class Printed:
             low, high = value(number) - half, value(number) + half
         start, end = bisect.bisect_left(self.values, low), bisect.bisect_right(self.values, high)
         found = (self.sorted[index][1] for index in range(start, end)
-                 if places(self.sorted[index][1]) > to and number in rounded(self.sorted[index][1], to))
+                 if places(self.sorted[index][1]) > to and number in rounded(self.sorted[index][1], to)
+                 and self.with_sign(self.sorted[index][1], sign))
         return list(itertools.islice(found, count))
 
     def nearest(self, number: str) -> list[str]:

@@ -10,11 +10,12 @@ import re
 from dataclasses import replace
 
 from . import blocks
+from .expansion import trace
 from .files import read_regular
 from .inline import BOOK_SPAN_END, BOOK_WORD, NUMBER, SENTENCE_END, Spans
 from .markdown import normalize_newlines
 from .model import Document, ProseNumber, UserError, output_lines, quoted
-from .printed import Printed
+from .printed import Printed, sign_before
 from .validation import lookalike
 from .writing import broken_numbers, reordered
 
@@ -26,7 +27,12 @@ MEASURE_WORDS = "年章节位维轮步列行层种套头秒"
 NOT_MEASURES = ("位居", "位于", "位列", "行不行", "行为", "行业", "列表", "层面", "层次", "种子", "套用", "头部", "步骤",
                 "秒杀", "维持", "维护", "节点", "节约", "节省", "章程", "年龄")
 MEASURE_AFTER = re.compile(rf" ?(?!{'|'.join(NOT_MEASURES)})[{MEASURE_WORDS}]")
-SECTION_AFTER = re.compile(rf" ?(?!{'|'.join(NOT_MEASURES)})[章节]")
+# A year, a chapter or a section (2017 年, 第 12 章, 6.5 节) refers to the world, not to a result: not checked.
+REFERENCE_AFTER = re.compile(rf" ?(?!{'|'.join(NOT_MEASURES)})[年章节]")
+# A setting the program declares: an UPPER_CASE name given a value at the start of a line (ROUNDS = 3000,
+# GROWTH_CHECKPOINTS = tuple(range(0, 600, 10)) ...); its whole numbers may stand in prose before a measure word.
+DECLARATION = re.compile(r"[A-Z][A-Z0-9_]*(?:\s*:[^=\n]*)?\s*=(?!=)(.*)")
+DECLARED_NUMBER = re.compile(r"(?<![\w.])[0-9]+(?![\w.])")
 BOOK_FIGURES = "book_figures.txt"  # beside MD: the figures the book prints, one a line
 CITATION_WORD = "数字出自"  # <!-- 数字出自 PATH -->: the numbers of the next block (or sentence) come from PATH
 CITING_BLOCKS = (blocks.Paragraph, blocks.ListBlock, blocks.Quote, blocks.Table)
@@ -156,30 +162,42 @@ def numbers_in_inline(doc: Document, inline: blocks.Inline, first_line: int, who
             cited.append((offset, program, line_of(offset)))
     sentences = Spans(text, [offset for offset, _, _ in cited], SENTENCE_END)
 
-    def number(offset: int, written: str, line: int, shown: bool) -> ProseNumber:
+    def number(offset: int, match: re.Match, line: int, shown: bool) -> ProseNumber:
+        """The number match found in match.string (the text, or a piece of markup standing at offset)."""
         inside = sentences.covering(offset)
         program, cited_on = cited[inside][1:] if inside is not None else cites
+        written, seen = match[0], match.string
         return ProseNumber(line, written, whole_book or book.covering(offset) is not None, program, cited_on,
-                           inline.key, offset, shown)
+                           inline.key, offset, shown, sign=sign_before(seen, match.start()),
+                           setting="." not in written and is_setting(seen, match.end()))
 
-    numbers = [number(match.start(), match[0], line_of(match.start()), drawn and not in_image(inline, match.start()))
+    numbers = [number(match.start(), match, line_of(match.start()), drawn and not in_image(inline, match.start()))
                for match in claims(text)]
-    numbers += [number(offset, match[0], line_of(offset) + seen.count("\n", 0, match.start()), False)
+    numbers += [number(offset, match, line_of(offset) + seen.count("\n", 0, match.start()), False)
                 for offset, seen in inline.markup for match in claims(seen)]
     return numbers
 
 
 def claims(text: str):
-    """The numbers of a text that claim something, so that the check looks for them: all but the exempt ones. Exempt:
-    a single-digit integer, an integer followed (after at most one space) by a measure word (MEASURE_AFTER), and a
-    decimal followed so by 节 or 章 (a section number: 6.5 节)."""
+    """The numbers of a text that claim something, so that the check looks for them: all but references to the
+    world, a number followed (after at most one space) by 年, 章 or 节 (2017 年, 第 12 章, 6.5 节). Single digits and
+    counts are claims like any other: 「高的 7 个」 and 「跳了 160 轮」 quote what the program printed."""
     for match in NUMBER.finditer(text):
-        if "." not in match[0]:
-            if len(match[0]) == 1 or MEASURE_AFTER.match(text, match.end()):
-                continue
-        elif SECTION_AFTER.match(text, match.end()):
-            continue
-        yield match
+        if not REFERENCE_AFTER.match(text, match.end()):
+            yield match
+
+
+def is_setting(text: str, end: int) -> bool:
+    """Whether the whole number ending at end stands before a measure word (3000 轮, 10 位, 16 维): it may be a
+    setting, which passes where the program declares it (declared_numbers), printed or not."""
+    return MEASURE_AFTER.match(text, end) is not None
+
+
+def declared_numbers(doc: Document, target: str) -> set[str]:
+    """The whole numbers in the values the program gives its UPPER_CASE names (ROUNDS = 3000): its settings."""
+    body, _ = trace(doc, target)
+    return {number for line in body for match in [DECLARATION.match(line)] if match
+            for number in DECLARED_NUMBER.findall(match[1])}
 
 
 def in_image(inline: blocks.Inline, offset: int) -> bool:
@@ -238,6 +256,7 @@ class Quotes:
                 self.parts.setdefault((self.heading(piece.fence_line), target), []).append(piece)
         self.indexes: dict[tuple[int, str] | str, Printed] = {}
         self.printing: dict[tuple[int, str] | str, dict[str, list[int]]] = {}
+        self.declared: dict[str, set[str]] = {}  # program -> the whole numbers of its settings
 
     def heading(self, line: int) -> int:
         return bisect.bisect_right(self.headings, line) - 1
@@ -245,7 +264,7 @@ class Quotes:
     def scope(self, number: ProseNumber) -> tuple[int, str] | str:
         """The key of what number quotes: (heading, program) for the parts under its heading, else the program."""
         key = (self.heading(number.line), number.program)
-        local = number.cited_on is None and "." in number.text and key in self.parts
+        local = number.cited_on is None and key in self.parts
         return key if local else number.program
 
     def printed(self, scope: tuple[int, str] | str) -> Printed:
@@ -260,9 +279,22 @@ class Quotes:
             return None
         scope = self.scope(number)
         printed = self.printed(scope)
-        if number.text in printed.numbers:
+        if number.text in printed.numbers and printed.with_sign(number.text, number.sign):
             return number.text
-        return next(iter(printed.rounds_to(number.text)), None) if isinstance(scope, tuple) else None
+        if isinstance(scope, tuple) and printed.rounds_to(number.text, sign=number.sign):
+            return printed.rounds_to(number.text, sign=number.sign)[0]
+        if number.setting and not number.sign and number.text in self.settings(number.program):
+            return number.text
+        return None
+
+    def only_declared(self, number: ProseNumber) -> bool:
+        """Whether number passes as a declared setting only: where it looks, nothing prints it."""
+        return number.setting and number.text not in self.printed(self.scope(number)).numbers
+
+    def settings(self, program: str) -> set[str]:
+        if program not in self.declared:
+            self.declared[program] = declared_numbers(self.doc, program)
+        return self.declared[program]
 
     def lines(self, scope: tuple[int, str] | str) -> dict[str, list[int]]:
         """Each number printed in scope, and the MD lines that print it, first to last (each part read once)."""
@@ -291,7 +323,9 @@ def stale_numbers(doc: Document) -> tuple[list[str], list[ProseNumber]]:
     for number in numbers:
         figure = number.book and number.text in figures
         quote = None if figure else quotes.quote_of(number)
-        checked.append(replace(number, book=figure, printed=quote if quote not in (None, number.text) else ""))
+        declared = quote is not None and not figure and quotes.only_declared(number)
+        checked.append(replace(number, book=figure, printed=quote if quote not in (None, number.text) else "",
+                               declared=declared))
         if not figure and quote is None:
             errors.append(f"{doc.where(number.line)}: error: {unprinted(number, quotes)}")
     return errors, checked
@@ -337,8 +371,8 @@ def unprinted(number: ProseNumber, quotes: Quotes) -> str:
     near = quotes.printed(scope).nearest(number.text) if known else []
     whole = isinstance(scope, tuple) and len(quotes.parts[scope]) == len(quotes.doc.transcripts[scope[1]].pieces())
     if isinstance(scope, tuple) and not whole:
-        transcript = (f"the output under its heading ({quotes.where(scope)}), printed as written or rounded from a "
-                      "number printed there")
+        transcript = (f"the output under its heading ({quotes.where(scope)}), printed as written"
+                      + (" or rounded from a number printed there" if "." in number.text else ""))
     else:
         transcript = (f"the transcript named on line {number.cited_on}" if number.cited_on
                       else "its section's transcript")
@@ -346,8 +380,15 @@ def unprinted(number: ProseNumber, quotes: Quotes) -> str:
     if number.book:
         what = (f"{number.text} is marked as the book's (原书) but the book does not print it (not in "
                 f"{BOOK_FIGURES}), nor does {number.program} ({transcript})")
+    elif known and (number.text in quotes.printed(scope).numbers or quotes.printed(scope).rounds_to(number.text)):
+        other = "with a minus" if number.sign == "+" else "without a minus"
+        return (f"{number.sign}{number.text}: {number.program} prints this number only {other} "
+                f"({transcript.partition('; nearest')[0]}); the sign is part of the number")
     else:
         what = f"{number.text} is not printed by {number.program} ({transcript})"
+        if number.setting:
+            what += (f"; if it is a setting, {number.program} must declare it (an UPPER_CASE name given it, "
+                     "ROUNDS = 3000)")
     if isinstance(scope, tuple) and number.text in quotes.printed(number.program).numbers:
         what += (f"; {number.program} prints it elsewhere: if it quotes that, cite it with "
                  f"<!-- {CITATION_WORD} {number.program} --> on the line before the paragraph or before the sentence")

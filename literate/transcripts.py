@@ -8,11 +8,12 @@ import itertools
 import os
 import re
 import sys
+from typing import Iterator
 
 from .characters import code_point, unseen
 from .files import rewrite_lesson
 from .markdown import decode_markdown, fence_runs, normalize_newlines, parse_document
-from .model import Document, LINE_WITH_END, MAX_MARKDOWN_BYTES, Transcript, UserError, output_lines
+from .model import Document, LINE_WITH_END, MAX_MARKDOWN_BYTES, Transcript, UserError, blank, output_lines
 from .runner import TERMINAL_CONTROL, inert, report_failed_run, run_program
 from .validation import shown_line
 
@@ -23,7 +24,14 @@ DRIFT_UNITS = 10  # drift moves the last printed digits of a number by a few uni
 # zero is where drift shows first.)
 DRIFT_DIGITS = 4
 MAX_DIFF_LINES = 200  # of one diff shown: enough to see what changed, short enough to read
+DIFF_CONTEXT = 3  # unchanged lines shown around a change, as difflib.unified_diff shows them
+EXACT_DIFF_LINES = 500  # transcripts up to this long a side are diffed exactly (changed_stretches), as in stitch.py
+Stretch = tuple[int, int, int, int]  # (i1, i2, j1, j2): old lines i1:i2 became new lines j1:j2
 SIGNED_NUMBER = re.compile(r" *[+-]?[0-9]+(?:\.[0-9]+)?")
+# A line of the lesson's own Markdown, which a program hardly ever prints: in a transcript, it tells of a fence whose
+# closing line is missing, run on over the lesson. Blank lines and sentences tell nothing: a program prints those too.
+LESSON_MARKDOWN = re.compile(r"^ {0,3}(?:#{1,6}(?:[ \t]|$)|`{3}|~{3}|\$\$)"  # a heading, a fence line, a formula
+                             r"|\*\*〈|\]\(|<(?:a name=|/?details|/?summary|!--)", re.I)  # a caption, a link, HTML
 
 
 def printed_digits(number: str) -> int:
@@ -84,7 +92,7 @@ def transcript_diff(doc: Document, transcript: Transcript, new: str, new_label: 
         shift = (transcript.md_line(start - 1) - start) if start else transcript.fence_line
         return f"@@ -{start + shift}{match[2] or ''} +{int(match[3]) + shift}{match[4] or ''} @@"
 
-    diff = difflib.unified_diff(old_lines, new_lines, f"{doc.shown} (transcript, {span})", new_label, lineterm="")
+    diff = unified_diff(old_lines, new_lines, f"{doc.shown} (transcript, {span})", new_label)
     lines = [paint(re.sub(r"^@@ -(\d+)(,\d+)? \+(\d+)(,\d+)? @@", numbered, inert(text)), color)
              for text in itertools.islice(diff, MAX_DIFF_LINES)]
     left_out = sum(1 for _ in diff)  # counted, not kept: a program that prints a million lines gets a short message
@@ -94,6 +102,61 @@ def transcript_diff(doc: Document, transcript: Transcript, new: str, new_label: 
     if new and not new.endswith("\n"):
         lines.append("\\ the output does not end with a newline (a transcript holds whole lines)")
     return lines
+
+
+def unified_diff(old: list[str], new: list[str], old_label: str, new_label: str) -> Iterator[str]:
+    """The lines of a unified diff of old against new as difflib.unified_diff writes them (3 lines of context),
+    lazily, from changed_stretches: making and counting them is linear in the lines."""
+    groups: list[list[Stretch]] = []  # hunks, as difflib's: changes at most twice the context apart share one
+    for change in changed_stretches(old, new):
+        if groups and change[0] - groups[-1][-1][1] <= 2 * DIFF_CONTEXT:
+            groups[-1].append(change)
+        else:
+            groups.append([change])
+    if groups:
+        yield from (f"--- {old_label}", f"+++ {new_label}")
+    for group in groups:
+        (i1, _, j1, _), (_, i2, _, j2) = group[0], group[-1]  # the hunk's changed lines, old and new
+        before, after = min(DIFF_CONTEXT, i1), min(DIFF_CONTEXT, len(old) - i2)  # unchanged: alike on both sides
+        yield f"@@ -{unified_range(i1 - before, i2 + after)} +{unified_range(j1 - before, j2 + after)} @@"
+        shown = i1 - before  # old's lines up to here are in the hunk
+        for a1, a2, b1, b2 in group:
+            yield from [" " + line for line in old[shown:a1]] + ["-" + line for line in old[a1:a2]]
+            yield from ("+" + line for line in new[b1:b2])
+            shown = a2
+        yield from (" " + line for line in old[shown : i2 + after])
+
+
+def changed_stretches(old: list[str], new: list[str]) -> list[Stretch]:
+    """What turns old into new, in order: difflib's exact diff up to EXACT_DIFF_LINES lines a side (its time grows
+    with the product); beyond, as in stitch.hunks, the common head and tail set aside (one pass each) and a middle
+    still too long compared line by line: a true diff in linear time, its hunks perhaps larger than the shortest."""
+    head = tail = 0
+    if len(old) * len(new) > EXACT_DIFF_LINES ** 2:  # else the whole, as difflib.unified_diff diffs it
+        head = common_head(old, new)
+        tail = common_head(old[head:][::-1], new[head:][::-1])
+    a, b = old[head : len(old) - tail], new[head : len(new) - tail]
+    if len(a) * len(b) > EXACT_DIFF_LINES ** 2:
+        return paired_stretches(a, b, head)
+    opcodes = difflib.SequenceMatcher(None, a, b).get_opcodes()  # autojunk as difflib.unified_diff has it
+    return [(head + i1, head + i2, head + j1, head + j2) for tag, i1, i2, j1, j2 in opcodes if tag != "equal"]
+
+
+def common_head(a: list[str], b: list[str]) -> int:
+    return next((index for index, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+
+
+def paired_stretches(a: list[str], b: list[str], start: int) -> list[Stretch]:
+    """Each line that differs where a and b are read side by side (shown as its old then its new line), offset by
+    start, then what the longer one has past the end of the shorter."""
+    common = min(len(a), len(b))
+    pairs = [(start + i, start + i + 1, start + i, start + i + 1) for i in range(common) if a[i] != b[i]]
+    return pairs + ([(start + common, start + len(a), start + common, start + len(b))] if len(a) != len(b) else [])
+
+
+def unified_range(start: int, stop: int) -> str:
+    """A hunk's range as difflib writes it: its first line (1-based; of none, the line before), its length unless 1."""
+    return str(start + 1) if stop - start == 1 else f"{start + 1 if stop > start else start},{stop - start}"
 
 
 def paint(line: str, color: bool) -> str:
@@ -113,6 +176,10 @@ def report_difference(doc: Document, target: str, actual: str) -> None:
     transcript = doc.transcripts[target]
     shown, color = doc.target_shown(target), use_color()
     fix = f"if the new output is right, record it: {update_command(doc, target)}"
+    swallowed = swallowed_problems(doc, target, actual)
+    if swallowed:  # not "record it": recording would delete the lesson's text
+        print(*swallowed, sep="\n", file=sys.stderr)
+        return
     pieces = transcript.pieces()
     if len(pieces) == 1:
         print(f"{doc.where(transcript.first_line)}: error: the output of {shown} differs from its transcript; {fix}",
@@ -260,9 +327,46 @@ def rewrite_transcripts(doc: Document, text: str, new: dict[str, str]) -> str:
     return "".join(rewritten + lines[done:])
 
 
+def swallowed_problems(doc: Document, target: str, output: str) -> list[str]:
+    """An error for each fence of the transcript that holds a line of the lesson's own Markdown (LESSON_MARKDOWN)
+    that the output does not print, up to its numbers: its closing fence is missing, and update would delete it."""
+    printed = {masked(line) for line in output_lines(output)}
+    problems = []
+    for piece in doc.transcripts[target].pieces():
+        lines = output_lines(piece.content)
+        found = next((index for index, line in enumerate(lines)
+                      if LESSON_MARKDOWN.search(line) and masked(line) not in printed), None)
+        if found is not None:
+            problems.append(
+                f"{doc.where(piece.fence_line)}: error: this transcript of {doc.target_shown(target)} runs on to the "
+                f"fence at line {piece.closing_line} over the lesson's own text (line {piece.md_line(found)}: "
+                f"{shown_line(inert(lines[found]))}): its closing fence is probably missing before line "
+                f"{piece.md_line(probable_close(lines, found, printed))}; close it there (update refuses to record "
+                "output over the lesson's text; if those lines are the program's old output, empty the transcript)")
+    return problems
+
+
+def masked(line: str) -> str:
+    """An output line with its numbers masked: a line the program prints with other numbers is still its own."""
+    return SIGNED_NUMBER.sub(" #", line)
+
+
+def probable_close(lines: list[str], swallowed: int, printed: set[str]) -> int:
+    """The line before which the closing fence was probably meant: after the last line before the swallowed one that
+    the program prints, and after the blank lines that follow it but the last (which parted fence and lesson)."""
+    close = next((index for index in range(swallowed - 1, -1, -1)
+                  if not blank(lines[index]) and masked(lines[index]) in printed), -1) + 1
+    while close + 1 < swallowed and blank(lines[close]) and blank(lines[close + 1]):
+        close += 1
+    return close
+
+
 def write_transcripts(doc: Document, changed: dict[str, str]) -> Document:
     """Show what changes, rewrite the Markdown in place, and return the document as rewritten. Writes
     only if the file still holds the bytes that load() read: an edit saved meanwhile is never lost."""
+    swallowed = [problem for target, output in changed.items() for problem in swallowed_problems(doc, target, output)]
+    if swallowed:
+        raise UserError(*swallowed)
     text, bom = decode_markdown(doc.raw, doc.shown)
     rewritten = rewrite_transcripts(doc, text, changed)
     try:

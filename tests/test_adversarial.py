@@ -139,8 +139,8 @@ def test_injection_the_allowed_html_is_kept(tmp_path):
 
 
 def test_injection_what_is_not_allowed_is_shown_as_text(tmp_path):
-    page = woven(tmp_path, lesson("看 <img src=x onerror=alert(1)> 和 <script>alert(2)</script>\n"))
-    assert "&lt;img src=x onerror=alert(1)&gt;" in page and "&lt;script&gt;alert(2)&lt;/script&gt;" in page
+    page = woven(tmp_path, lesson("看 <img src=x onerror=alert(x)> 和 <script>alert(y)</script>\n"))
+    assert "&lt;img src=x onerror=alert(x)&gt;" in page and "&lt;script&gt;alert(y)&lt;/script&gt;" in page
 
 
 HOSTILE_NAMES = ['x"><svg/onload=alert(1)>', "x'><img src=x onerror=alert(1)>", "</pre><script>alert(1)</script>",

@@ -94,7 +94,8 @@ def test_the_checks_cite_numbers_by_the_text_that_holds_them_and_leave_the_block
     texts = {inline.key: inline for inline in b.texts(doc.blocks)}
     found = [(number.text, number.book, number.cited_on, texts[number.inline].flat[number.offset:][:len(number.text)])
              for number in numbers]
-    assert found == [("0.9300", False, 3, "0.9300"), ("0.25", True, None, "0.25"), ("0.9300", False, None, "0.9300")]
+    assert found == [("0.9300", False, 3, "0.9300"), ("0.25", True, None, "0.25"), ("0.9300", False, None, "0.9300"),
+                     ("2", False, None, "2")]  # $$x^2$$ written in text, not as $`x^2`$: its 2 is read as text
     assert repr(doc.blocks) == before
 
 

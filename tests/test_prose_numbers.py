@@ -168,7 +168,7 @@ print("准确率 0.41 0.13")
 权重 WEIGHT 0.2303
 ```
 
-第 3 个键拿到 0.41 的权重；第 1 个拿到 0.2303，约 0.23。
+第三个键拿到 0.41 的权重；第一个拿到 0.2303，约 0.23。
 
 ## 训练
 
@@ -208,14 +208,17 @@ def test_a_stale_rounded_quote_fails_though_another_part_prints_the_same_digits(
     assert err.count("error:") == 1  # part 2's own 0.41 and 0.13 still pass
 
 
-def test_a_cited_decimal_and_an_integer_may_come_from_anywhere_in_the_transcript(tmp_path, capsys):
-    """Part 1 prints neither 0.13 nor 100: the comment cites the whole transcript for 0.13, and an integer (a count,
-    a setting) may be printed anywhere in it."""
-    text = QUOTING.replace("WEIGHT", "0.4102").replace("约 0.23。", "约 0.23，共 100 条。<!-- 数字出自 generated/a.py -->准确率 0.13。")
+def test_a_cited_number_may_come_from_anywhere_in_the_transcript_and_an_uncited_one_from_under_its_heading(tmp_path):
+    """Part 1 prints neither 0.13 nor 100: the comment cites the whole transcript for both. Without it, an integer
+    (a count) quotes the parts under its heading, as a decimal does: 100 printed in part 2 does not pass there."""
+    text = QUOTING.replace("WEIGHT", "0.4102").replace("约 0.23。", "约 0.23。<!-- 数字出自 generated/a.py -->准确率 0.13，共 100 条。")
     text = text.replace('"准确率 0.41 0.13"', '"准确率 0.41 0.13 共 100 条"').replace("0.13\n```", "0.13 共 100 条\n```")
     md = write(tmp_path, text, "lesson.md")
     errors, numbers = literate.prose.stale_numbers(literate.markdown.load(md, "lesson.md"))
     assert errors == [] and "100" in [n.text for n in numbers]
+    md.write_text(text.replace("<!-- 数字出自 generated/a.py -->", ""))
+    errors, _ = literate.prose.stale_numbers(literate.markdown.load(md, "lesson.md"))
+    assert [re.search(r"error: (\S+)", error)[1] for error in errors] == ["0.13", "100"]
 
 
 def test_the_lessons_rounded_quote_goes_stale_when_its_table_changes():
@@ -262,7 +265,8 @@ READ_AS = {  # prose: the number the check reads in it (None: none)
     "an integer and a unit": ("显存 12GB。", None),
     "scientific notation": ("误差 1.5e-3。", None),
     "a version": ("用 v2.5 版。", None),
-    "an integer before a measure word": ("10 位的对比。", None),
+    "an integer before a measure word (a setting, or a count)": ("10 位的对比。", "10"),
+    "a year": ("2017 年的论文。", None),
     "a decimal before a measure word": ("第 3.5 轮。", "3.5"),
     "an integer before a word that starts with a measure word": ("损失 41 行不行？", "41"),
     "a section number": ("见 6.5 节。", None),
@@ -315,3 +319,52 @@ def test_a_number_the_reader_sees_otherwise_is_refused_at_its_line(tmp_path, cap
 def test_exponents_indices_and_code_beside_a_number_are_no_split(tmp_path, capsys, prose):
     code, _, err = check(tmp_path, capsys, lesson(prose))
     assert (code, err) == (0, "")
+
+
+# ---------------------------------------------------------------- counts, settings and signs
+
+SETTINGS = """# Lesson
+
+PROSE
+
+```python {file=generated/a.py}
+ROUNDS = 2000  # a setting the lesson chose
+print("value 0.75 after 3 rounds, change -0.25")
+```
+
+```text {transcript}
+value 0.75 after 3 rounds, change -0.25
+```
+"""
+
+SETTING_CASES = {  # prose: the numbers that fail
+    "a declared setting before a measure word": ("训练 2000 轮，准确率 0.75。", []),
+    "a declared value without a measure word is a count, not printed": ("训练了 2000 次。", ["2000"]),
+    "a setting the program does not declare": ("训练 3000 轮。", ["3000"]),
+    "a printed count": ("3 轮以后 0.75。", []),
+    "a count nothing prints": ("4 轮以后 0.75。", ["4"]),
+    "a single digit nothing prints": ("有 5 个。", ["5"]),
+    "a year and a section": ("2017 年的论文，见 6.5 节。", []),
+    "a sign as printed": ("变化 −0.25。", []),
+    "a sign the other way": ("变化 +0.25。", ["+0.25:"]),
+    "a minus on a number printed without one": ("准确率 -0.75。", ["-0.75:"]),
+    "a range is no sign": ("第 1-3 轮。", ["1"]),
+}
+
+
+@pytest.mark.parametrize("prose, failing", SETTING_CASES.values(), ids=SETTING_CASES.keys())
+def test_counts_are_quotes_and_settings_pass_where_the_program_declares_them(tmp_path, capsys, prose, failing):
+    code, _, err = check(tmp_path, capsys, SETTINGS.replace("PROSE", prose))
+    found = [re.search(r": error: (\S+)", line)[1] for line in err.splitlines() if ": error: " in line]
+    assert (code, found) == ((1, failing) if failing else (0, []))
+
+
+def test_a_setting_that_only_its_declaration_proves_is_named_so_on_the_page(tmp_path, capsys):
+    from literate.page import command as weave
+    md = write(tmp_path, SETTINGS.replace("PROSE", "训练 2000 轮，3 轮以后准确率 0.75。"), "lesson.md")
+    out = tmp_path / "page.html"
+    assert weave.main([str(md), "-o", str(out)]) == 0
+    page = out.read_text()
+    assert re.search(r'<span class="num setting" title="generated/a.py 声明的设置[^"]*">2000</span>', page)
+    assert re.search(r'<span class="num count" title="核对过[^"]*">3</span>', page)
+    assert "1 个是程序声明的设置" in page

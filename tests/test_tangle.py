@@ -590,8 +590,12 @@ PROSE = {
     "same digits, or rounded from a number printed under its heading": ("准确率 0.93，0.930，0.9。", []),
     "rounded the wrong way": ("准确率 0.94。", ["0.94"]),
     "more digits than printed": ("准确率 0.93001。", ["0.93001"]),
-    "single digits exempt": ("有 3 个 key 和 0 个 value。", []),
-    "units exempt": ("2017 年、第 12 章、16 维、2000 轮、10 位、32 步、12 层、64 头。", []),
+    "single digits are claims": ("有 3 个 key 和 0 个 value。", ["3", "0"]),
+    "references exempt": ("2017 年的论文、第 12 章、6.5 节。", []),
+    "counts and settings are claims": ("16 维、2000 轮、10 位、32 步。", ["16", "2000", "10", "32"]),
+    "a sign written is compared": ("变化 +0.5，-0.9300。", ["+0.5:", "-0.9300:"]),
+    "a sign written as the program prints it": ("变化 −0.5，+0.9300。", []),
+    "book span ends at a comma": ("原书报告 0.99，这次跑出来 0.95。", ["0.95"]),
     "unit must follow": ("共 2000 个字母。", ["2000"]),
     "book span to the full stop": ("原书说是 0.9900 和 0.99。本章 0.9310。", ["0.9310"]),
     "book span ends at 本仓库": ("原书 0.9900，本仓库 0.9310。", ["0.9310"]),
@@ -774,7 +778,7 @@ def test_a_number_the_other_transcript_prints_fails_check_and_the_comment_makes_
 def test_update_lists_every_line_its_new_output_made_stale(tmp_path, capsys):
     """The same digits stay in another transcript, the lines still go stale."""
     md = write(tmp_path, LESSON.format(
-        intro="手算：权重 0.2303、0.129。\n\n| key | 权重 |\n|---|---|\n| 1 | 0.2303 |\n| 2 | 0.129 |",
+        intro="手算：权重 0.2303、0.129。\n\n| key | 权重 |\n|---|---|\n| 甲 | 0.2303 |\n| 乙 | 0.129 |",
         experiments="实验里也是 0.2303。", subsection="", after="误区：0.2303。"))
     run(capsys, "tangle", md)
     assert run(capsys, "check", md)[0] == 0
@@ -829,7 +833,7 @@ def test_a_bad_citation_comment_is_an_input_error_before_anything_runs(tmp_path,
 def test_a_number_marked_as_the_books_must_be_on_the_book_list(tmp_path, capsys):
     md = write(tmp_path, LESSON.format(
         intro="原书是 0.6820，本仓库 0.2303。", subsection="",
-        experiments="原书的权重是 0.1293，也是 0.6820。",  # ours, though marked: exp prints 0.1293
+        experiments="原书的权重是 0.1293、也是 0.6820。",  # ours, though marked: exp prints 0.1293
         after="原书写 0.1293 和 0.7777。"))                   # neither the book's nor main's
     (tmp_path / "book_figures.txt").write_text("\ufeff# 原书印出的数字\r\n\r\n0.6820  # 第五节\r\n")
     run(capsys, "tangle", md)

@@ -22,6 +22,7 @@ from literate import drawing, tables  # noqa: E402
 
 HEATMAP = Heatmap("输出", "输入", "图例")  # as attention.md declares it
 from literate.page import command as weave  # noqa: E402  (weave.py's main)
+from literate.page.numbers import is_count  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 VOID = {"meta", "br", "hr", "img", "input", "link", "col", "wbr", "mspace", "none", "mprescripts"}
@@ -118,7 +119,7 @@ heatmap: 输出 输入 图例
 
 ## 一、数字
 
-正文说准确率是 0.9300，另一个数 1.2345；原书是 0.25。一位数 7 和 10 位不用核对。
+正文说准确率是 0.9300，另一个数 1.2345；原书是 0.25。年份 2017 年和 6.5 节不用核对。
 
 | 做法 | 原书 | 本仓库实测 |
 |---|---|---|
@@ -166,7 +167,7 @@ print(MATRIX)
 print("more 0.6180")
 ```
 
-矩阵在[第 2 段](#output-generated/p.py-2)里，它的最后一行印的是 0.6180。
+矩阵在[第二段](#output-generated/p.py-2)里，它的最后一行印的是 0.6180。
 
 <a name="output-generated/p.py-2"></a>**〈generated/p.py〉的实跑输出（第 2 段）**
 ```text {{transcript=generated/p.py part=2}}
@@ -336,7 +337,7 @@ def test_each_part_of_a_transcript_stands_under_its_code_each_line_anchored_by_i
 def test_links_to_captions_keep_their_anchor_as_written(small):
     _, tree, _, _, _ = small
     ids = tree.by_id()
-    link = next(e for e in tree.all("a") if e.text() == "第 2 段")
+    link = next(e for e in tree.all("a") if e.text() == "第二段")
     assert link.attrs["href"] == "#output-generated/p.py-2" and ids["output-generated/p.py-2"].tag == "figure"
 
 
@@ -509,9 +510,12 @@ def test_the_lessons_page(tmp_path, capsys):
         assert int(line) in printing[program][number] and ("四舍五入" in link.attrs["title"]) == rounded, link.attrs
         assert any(a.attrs.get("id", "").startswith(f"output-{program}") for a in target.ancestors()), link.attrs
     verified = sum(1 for number, lines in sources if lines)
-    assert len(links) == verified
+    counts = tree.all("span", "count")  # checked against the parts they quote, linked to no one line
+    assert len(counts) == sum(1 for number, lines in sources if lines and is_count(number)) > 0
+    assert all(len(span.text()) == 1 or "." not in span.text() for span in counts)
+    assert len(links) == verified - len(counts)
     assert f"{verified} 个核对过" in ids["verified"].text()
-    assert f"{verified} numbers linked" in stdout
+    assert f"{len(links)} numbers linked" in stdout
     assert tree.all("math") and len(tree.all("math")) == page.count("<math ")
 
 

@@ -1,7 +1,7 @@
 """Make a literate Markdown lesson a Jupyter notebook that runs top to bottom and prints, where the
 lesson shows each part of its program's transcript, exactly that part.
 
-usage: python notebook.py [MD] [-o OUT]     (MD: ./attention.md; OUT: build/<MD's name>.ipynb beside MD)
+usage: python notebook.py [MD] [-o OUT] [--force]   (MD: ./attention.md; OUT: build/<MD's name>.ipynb beside MD)
 
 examples:
   python notebook.py                       # build/attention.ipynb from ./attention.md
@@ -21,7 +21,9 @@ weave.py, it takes the document as tangle.py parses it (chunks, roots, transcrip
     close them early and no < a viewer without formulas would read as a tag. A <details> that folds a
     transcript becomes its summary in bold, and the output of the cell that prints it is folded;
   - each fence of a named chunk as a code cell holding exactly its lines; a root chunk (its
-    <<references>> are not Python) as Markdown, to read;
+    <<references>> are not Python) as Markdown, to read. A chunk or playground that IPython would not run as the
+    Python it is (code that does not parse, such as text for a string of the program, with a line that IPython reads
+    as its own: %%bash, %%html, !cmd, %magic, name?) is refused, MD:LINE naming the line: in a cell it would run;
   - after the lesson's opening, a note and one collapsed cell: the program whose transcript comes first
     (generated/attention.py), as tangle.py renders it, minus its banner (which speaks to whoever edits that
     file) and its `if __name__ == "__main__":` block.
@@ -45,6 +47,9 @@ weave.py, it takes the document as tangle.py parses it (chunks, roots, transcrip
 
 Writes OUT only when its content changes, atomically, and only over a notebook it wrote itself: the lesson, a
 file the lesson tangles, any other file, a symbolic link, a directory or a pipe is refused, saying why (weave.py's rule, the
-same code: literate/outputs.py); -o - writes it to stdout. Errors in the input are reported as
+same code: literate/outputs.py); -o - writes it to stdout. A notebook it wrote is replaced only while it is still as
+written (the fingerprint in its metadata, sha256_as_written, says so; opening and saving it in JupyterLab keeps it):
+one a reader changed (a cell edited, added, deleted or run, then saved) is left as it is, the line saying how to
+keep the changes and how to let them go; --force replaces it all the same. Errors in the input are reported as
 `MD:LINE: error: ...` on stderr. Exit status: 0 ok, 2 bad input or usage.
 """

@@ -11,7 +11,7 @@ from .. import blocks, expansion, markdown, model
 from ..figures import drawing, figure_path, inline_spans, lesson_figures
 from ..startup import missing
 from .escaping import jupyter_id
-from .lesson import first_program, main_block, part_blocks, without_main_block
+from .lesson import first_program, ipython_line, main_block, part_blocks, without_main_block
 from .text import inline_markdown, lesson_lines
 from .words import MAIN_HEADER, PART_HEADER, PRELUDE_HEADER, ROOT_NOTE, UNPRINTED_NOTE, WHOLE_HEADER, note
 
@@ -164,11 +164,13 @@ def build(doc: model.Document) -> nbformat.NotebookNode:
             if any(model.reference(code) for code in piece.lines):  # includes other chunks: not Python
                 notebook.markdown([ROOT_NOTE["whole" if how == "whole" else "program"], *lines[start:end]])
             else:
+                runs_as_python(doc, piece.lines, line, f"〈{block.label}〉")
                 notebook.code("\n".join(piece.lines), "chunk", chunk=block.label, line=line)
         elif block.kind == "root":
             note_ = ROOT_NOTE[("whole" if how == "whole" else "program") if block.label == program else "other"]
             notebook.markdown([note_, "", *lines[start:end]])
         elif block.kind == "playground":  # the reader's, to change and run: not compared with anything
+            runs_as_python(doc, piece.lines, line, f"the playground of {piece.program}")
             cell = notebook.code("\n".join(piece.lines), "playground", program=piece.program, line=line)
             cell.metadata["tags"] = ["playground"]
         elif how == "parts":
@@ -188,6 +190,17 @@ def build(doc: model.Document) -> nbformat.NotebookNode:
     notebook.markdown(lines[cursor:])
     return v4.new_notebook(cells=notebook.cells, metadata={"kernelspec": KERNEL, "language_info": language_info(),
                                                            "generator": GENERATOR})
+
+
+def runs_as_python(doc: model.Document, lines: list[str], fence_line: int, what: str) -> None:
+    """UserError if IPython would not run these lines of a fence as the Python they are (a cell magic, a shell
+    command: see lesson.py): in the program they may be harmless text, in a notebook cell they would run."""
+    index = ipython_line(lines)
+    if index is not None:
+        raise model.UserError(f"{doc.where(fence_line + 1 + index)}: error: {what} is not Python that parses, and "
+                              f"in a notebook cell IPython would run its line {model.quoted(lines[index].strip())} as "
+                              "a magic, a shell command or a help request; write it as Python, or put that text "
+                              "inside the chunk that uses it")
 
 
 def figure_images(doc: model.Document) -> dict[str, str]:

@@ -1,13 +1,24 @@
 """What the notebook takes from the lesson's program: which program it runs first (the one whose transcript comes
 first), that program without its `if __name__ == "__main__":` block, and the lines of main() that print each
-part of the transcript."""
+part of the transcript; and which of the lesson's code IPython would not run as the Python it is."""
 
 from __future__ import annotations
 
 import ast
+import re
 import textwrap
 
 from .. import model
+
+# A notebook cell goes through IPython's input transformers before Python sees it: a first line `%%bash` runs the
+# rest in the shell, `%%html` shows it as raw HTML, `!cmd` and `x = !cmd` run a shell command, `%name` a magic,
+# `name?` asks for help, `/f x`, `,f x` and `;f x` call f. None of these is Python syntax, so IPython runs code that
+# Python parses unchanged; only code that does not parse (a chunk that is text in a string of the program) can hold
+# them. There a plain, conservative rule finds them, not IPython's own (it needs IPython and changes between its
+# versions): tests/test_notebook_magics.py holds the rule to IPython's verdict.
+IPYTHON_ESCAPES = ("%", "!", "?", "/", ",", ";")  # at a line's start: ESC_MAGIC, ESC_SHELL, ESC_HELP, ESC_PAREN, ...
+IPYTHON_ASSIGNS = re.compile(r"=\s*[%!]")  # x = %magic, x = !command: IPython's MagicAssign and SystemAssign
+
 
 def first_program(doc: model.Document) -> str:
     """The program the notebook runs: the root whose transcript (or its first part) comes first."""
@@ -114,3 +125,24 @@ def part_blocks(doc: model.Document, parts: int) -> tuple[str, dict[int, list[st
 def is_docstring(statement) -> bool:
     return isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant) \
         and isinstance(statement.value.value, str)
+
+
+def parses(source: str) -> bool:
+    """Whether Python reads source as a module (dedented first, as IPython dedents a cell)."""
+    try:
+        ast.parse(textwrap.dedent(source))
+    except (SyntaxError, ValueError, MemoryError, RecursionError):  # ValueError: a NUL; the last two: nested deep
+        return False
+    return True
+
+
+def ipython_line(lines: list[str]) -> int | None:
+    """The index of the first line that IPython would read as its own syntax rather than as Python (see
+    IPYTHON_ESCAPES), or None when it would run the lines as they are."""
+    if parses("\n".join(lines)):
+        return None
+    for index, line in enumerate(lines):
+        stripped = line.strip()
+        if stripped.startswith(IPYTHON_ESCAPES) or stripped.endswith("?") or IPYTHON_ASSIGNS.search(stripped):
+            return index
+    return None

@@ -12,7 +12,7 @@ from .code import chunk_html, highlighted_lines, playground_html, pygments_css
 from .columns import column_rules
 from ..markup import PROSE_HTML, Markup, join, sanitized, start_tag, tag
 from .maths import mathml
-from .numbers import link_targets, numbers_by_inline
+from .numbers import is_count, link_targets, numbers_by_inline
 from .state import GENERATOR, OWN_ID, Page, fence_captions, uses
 from .text import block_close, block_open, render_inline, table_html
 from .transcripts import transcript_html
@@ -120,11 +120,12 @@ def summary_html(page: Page, sources) -> Markup:
     doc = page.doc
     counted = [number for number, _ in sources]
     book = sum(number.book for number in counted)
-    failed = sum(1 for number, lines in sources if not number.book and not lines)
+    declared = sum(number.declared for number in counted)
+    failed = sum(1 for number, lines in sources if not number.book and not number.declared and not lines)
     by_program = {}
     for number, _ in page.linked:
         by_program[number.program] = by_program.get(number.program, 0) + 1
-    verified = len(counted) - book - failed
+    verified = len(counted) - book - declared - failed
     first = {target: model.output_anchor(target, transcript.pieces()[0].part)  # its first part
              for target, transcript in doc.transcripts.items()}
     parts = join([join([f"{count} 个对上了 ", tag("a", {"href": f"#{first[program]}"}, tag("code", None, program),
@@ -132,13 +133,20 @@ def summary_html(page: Page, sources) -> Markup:
     text = [f"正文里要核对的数字有 {len(counted)} 个：", tag("strong", None, f"{verified} 个核对过"),
             "（", parts, f"），{book} 个", tag("span", {"class": "num book"}, "标成原书的"),
             "（列在 ", tag("code", None, prose.BOOK_FIGURES), " 里）"]
+    counts = sum(1 for number, lines in sources if lines and not number.book and not number.declared
+                 and is_count(number))
+    if counts:
+        text.append(f"；核对过的数字里有 {counts} 个是一位数或跟着量词的计数，不链到某一行")
+    if declared:
+        text.append(f"；{declared} 个是程序声明的设置（没有印出来，所以没有链接）")
     if page.in_formulas:
         text.append(f"；其中 {page.in_formulas} 个写在公式里，没有链接")
     if failed:
         text += ["；", tag("span", {"class": "num unverified"}, f"{failed} 个没有对上"), "（", tag("code", None, "make check"),
                  " 会报错）"]
-    text += ["。点正文里带下划线的数字，跳到印出它的那一行实跑输出。一位数和后面跟着「位」「维」「轮」这类量词的数字不用核对，"
-             "规则见 README。本页由 ", tag("code", None, "weave.py"), " 从 ", tag("code", None, doc.path.name), " 生成。"]
+    text += ["。点正文里带下划线的数字，跳到印出它的那一行实跑输出。只有年份和章节号（「2017 年」「6.5 节」）不用核对；"
+             "跟着量词的整数（「3000 轮」）若没有印出来，可以是程序声明的设置（", tag("code", None, "ROUNDS = 3000"),
+             " 这样的大写名字）。规则见 docs/numbers.md。本页由 ", tag("code", None, "weave.py"), " 从 ", tag("code", None, doc.path.name), " 生成。"]
     return tag("p", {"id": "verified"}, *text)
 
 
