@@ -1,5 +1,5 @@
 # Generated from attention.md by tangle.py — edit attention.md and run make tangle, or edit here and run make stitch.
-# sha256 of the lines below: 099cb3a057a62de918bafe6b5ec103764fb55cbe9005ab97768b609ac894075d
+# sha256 of the lines below: 4ea3b505410ea2f5ab21710d872e748a091029aa6d0bd309c303afadf32993b0
 # attention.md:320 (generated/attention.py)
 """注意力：每次解码时自己回头挑重点。
 
@@ -808,7 +808,7 @@ def refit_readout(model, test):
     return refitted, measured
 
 # attention.md:1323 (对齐是怎么长出来的)
-GROWTH_CHECKPOINTS = (0,) + tuple(range(10, 601, 10)) + tuple(range(700, 3001, 100))   # 每 10 轮；第 600 轮以后每 100 轮
+GROWTH_CHECKPOINTS = (0,) + tuple(range(10, 600, 10)) + tuple(range(600, 3001, 100))   # 每 10 轮；第 600 轮以后每 100 轮
 JUMP_FROM, JUMP_TO = 0.2, 0.8      # 「跳」：超出均匀的部分从训练完时的 20% 涨到 80%（看结果之前定下）
 
 

@@ -191,11 +191,15 @@ def misplaced_python(doc: Document) -> list[tuple[int, str]]:
 OUTPUT_LANGUAGES = frozenset({
     "pycon", "pytb", "py3tb", "ipython", "ipython3", "ipythonconsole", "console", "shell-session", "sh-session",
     "shellsession", "bash-session", "doscon", "ps1con", "pwsh-session", "powershell-session", "terminal", "output",
-    "stdout", "stderr", "log"})
-PROMPT = re.compile(r"(>>>|In \[[0-9]*\]:)(?: |$)|(\$) \S")
+    "stdout", "stderr", "log", "out", "jupyter", "result", "results"})
+# >>> (with or without a space), In [1]:, and a shell's $, % or PS C:\> before a command
+PROMPT = re.compile(r"(>>>|In \[[0-9]*\]:)(?: |$|(?=\S))|([$%]) \S|(PS [A-Za-z]:\\[^>]*>) ")
+OUT_MARK = re.compile(r"Out\[[0-9]*\]: ")  # IPython's mark on what a line printed: output, prompt or not
 CONTINUATION = re.compile(r"\.\.\.(?: |$)|[ \t]+\.\.\.:(?: |$)")
 OUTPUT_CAPTION = re.compile(r"实跑输出|运行输出|实际输出|输出如下|运行结果|打印出|打印结果|〉的输出|程序的输出|"
-                            r"(?i:\b(?:output of|program output|console output|prints|printed)\b)")
+                            r"(?:输出|结果|得到|屏幕上[^。]*)[：:]\s*$|会看到|"
+                            r"(?i:\b(?:output of|program output|console output|prints|printed|you should see|"
+                            r"(?:it|this) gives|the output)\b)")
 DRAWN_LANGUAGES = frozenset({"math", "mermaid"})  # GitHub draws these as a formula or a diagram, never as text
 
 
@@ -208,7 +212,8 @@ def output_fence_problems(doc: Document) -> list[tuple[int, str]]:
     above: dict[int, object] = {}  # depth -> the block just closed there (None: the first in its container)
     for event, block, depth in blocks.walk(doc.blocks):
         if event == "close":
-            above[depth] = block
+            if not unseen_block(block):  # a comment between a paragraph and its fence: the reader sees none
+                above[depth] = block
             continue
         before, above[depth + 1] = above.get(depth), None
         if isinstance(block, blocks.Fence) and block.kind == "illustration" and not marked_illustration(block.info):
@@ -225,6 +230,11 @@ def output_fence_problems(doc: Document) -> list[tuple[int, str]]:
                                  f"it is no transcript, so nothing checks what it shows; {OUTPUT_FIX}; or, if it "
                                  "only shows what such output looks like, make it a ```text {illustration} fence"))
     return problems
+
+
+def unseen_block(block) -> bool:
+    """An HTML block the reader sees nothing of (comments only)."""
+    return isinstance(block, blocks.HtmlBlock) and (block.text is None or not block.text.plain.strip())
 
 
 OUTPUT_FIX = ("put the code in a ```python {file=...} root (or a chunk of one) and what it prints in a ```text "
@@ -254,9 +264,11 @@ def session_prompt(content: str) -> str | None:
     neither a prompt, nor a continuation of one, nor blank); None for code, output alone or prompts alone."""
     prompt, continued = None, False
     for line in content.split("\n"):
+        if OUT_MARK.match(line):
+            return OUT_MARK.match(line)[0].strip()
         match = PROMPT.match(line)
         if match:
-            prompt = prompt or match[1] or match[2]
+            prompt = prompt or match[1] or match[2] or match[3]
             continued = line.endswith("\\")
         elif prompt is None or not line.strip():
             continue

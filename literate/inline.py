@@ -19,8 +19,10 @@ WHOLE = r"(?:[0-9]{1,3}(?:,[0-9]{3}(?![0-9]))+|[0-9]+(?!,[0-9]{3}(?![0-9])))"
 NUMBER = re.compile(rf"(?<![A-Za-z0-9_.])(?<![0-9][eE][+-])(?:{WHOLE}\.[0-9]+(?![0-9_]|\.[0-9]|[eE][+-]?[0-9])"
                     rf"|{WHOLE}(?![A-Za-z0-9_]|\.[0-9]))")
 # The book's span: from 原书 to the end of its clause (a comma or colon begins another claim, often ours: 原书报告
-# 0.93，我们跑出来 0.87), or to 本仓库 / 我们, whichever comes first.
-BOOK_WORD, BOOK_SPAN_END = "原书", re.compile(r"[。；！？，：]|[,;:!?](?=\s|$)|本仓库|我们")
+# 0.93，我们跑出来 0.87), of its line or of a quotation, or to a word that names our own runs, whichever comes first.
+BOOK_WORD = "原书"
+BOOK_SPAN_END = re.compile(r"[。；！？，：．｡﹐､…」』）\n]|——|[.,;:!?](?![0-9])|本仓库|我们|本文|讲义|这次|这里|实测")
+OUR_COLUMN = re.compile(r"本仓库|我们|本文|讲义|这次|这里|实测")  # a header naming the book and our runs: ours
 SENTENCE_END = re.compile(r"[。；！？]")
 BARE_URL = re.compile(r"\b(?:https?|ftp)://[!-~]+|\bwww\.[!-~]+")
 

@@ -13,17 +13,26 @@ from .inline import NUMBER
 
 MAX_SUGGESTED = 3  # numbers named after "nearest:"
 MAX_ROUNDED_PLACES = 12  # a quote rounded to more decimals than this is not looked for
-MINUS, PLUS = "-−－", "+＋"  # hyphen-minus, minus sign, full-width hyphen-minus; plus, full-width plus
+# Characters a reader takes for a minus: hyphen-minus, minus sign, full-width and small hyphen-minus, the hyphens
+# and dashes (U+2010-2013: a typeset minus is often one of them) and the superscript minus; and for a plus.
+MINUS, PLUS = "-−－﹣‐‑‒–⁻", "+＋⁺"
+JOINING = ")]}_"  # after these (and an ASCII letter or digit) a hyphen joins a range or a name: 1-3, x-1, f(x)-1
 
 
 def sign_before(text: str, start: int) -> str:
-    """The sign written just before the number at start: "-", "+" or "" (none). A hyphen between two numbers or
-    after a letter (1-3, x-1) is a range or a name, not a sign; ± gives a spread, which has no sign."""
-    if start == 0 or text[start - 1] not in MINUS + PLUS:
+    """The sign written just before the number at start, or one space before it: "-", "+" or "" (none). A sign
+    right after an ASCII letter, a digit or a closing bracket joins a range or a name (1-3, x-1), and one spaced
+    like an operator after them is a difference (1 − 0.5): no sign. After a Chinese character it is one
+    (变化−0.75), and so is one after a space that touches its number (0.08 -0.05, as programs print). ±: a spread."""
+    at = start - 1
+    spaced = at >= 1 and text[at] == " " and text[at - 1] in MINUS + PLUS  # − 0.75: one space between
+    at -= spaced
+    if at < 0 or text[at] not in MINUS + PLUS:
         return ""
-    if start >= 2 and (text[start - 2].isalnum() or text[start - 2] in ")]}_"):
+    before = (text[:at].rstrip(" ") if spaced else text[:at])[-1:]  # the operand a spaced operator would follow
+    if (before.isascii() and before.isalnum()) or (before and before in JOINING):
         return ""
-    return "-" if text[start - 1] in MINUS else "+"
+    return "-" if text[at] in MINUS else "+"
 
 
 def value(text: str) -> decimal.Decimal:

@@ -2,25 +2,23 @@
 
 from __future__ import annotations
 
+import ast
 import bisect
 import itertools
-import os
 import posixpath
 import re
 from dataclasses import replace
 
 from . import blocks
+from .book import BOOK_FIGURES, book_prints, read_book_figures
 from .expansion import trace
-from .files import read_regular
-from .inline import BOOK_SPAN_END, BOOK_WORD, NUMBER, SENTENCE_END, Spans
-from .markdown import normalize_newlines
+from .inline import BOOK_SPAN_END, BOOK_WORD, NUMBER, OUR_COLUMN, SENTENCE_END, Spans
 from .model import Document, ProseNumber, UserError, output_lines, quoted
 from .printed import Printed, sign_before
 from .validation import lookalike
 from .writing import broken_numbers, reordered
 
 
-MAX_BOOK_FIGURES_BYTES = 1 << 20  # a list of a few hundred numbers
 MEASURE_WORDS = "年章节位维轮步列行层种套头秒"
 # Words that begin with a measure word's character but are no measure: the number before them is a claim (损失 41
 # 行不行, 准确率 93 位居第一). Chinese has no spaces between words, so the whole words are listed.
@@ -29,11 +27,10 @@ NOT_MEASURES = ("位居", "位于", "位列", "行不行", "行为", "行业", "
 MEASURE_AFTER = re.compile(rf" ?(?!{'|'.join(NOT_MEASURES)})[{MEASURE_WORDS}]")
 # A year, a chapter or a section (2017 年, 第 12 章, 6.5 节) refers to the world, not to a result: not checked.
 REFERENCE_AFTER = re.compile(rf" ?(?!{'|'.join(NOT_MEASURES)})[年章节]")
-# A setting the program declares: an UPPER_CASE name given a value at the start of a line (ROUNDS = 3000,
-# GROWTH_CHECKPOINTS = tuple(range(0, 600, 10)) ...); its whole numbers may stand in prose before a measure word.
-DECLARATION = re.compile(r"[A-Z][A-Z0-9_]*(?:\s*:[^=\n]*)?\s*=(?!=)(.*)")
-DECLARED_NUMBER = re.compile(r"(?<![\w.])[0-9]+(?![\w.])")
-BOOK_FIGURES = "book_figures.txt"  # beside MD: the figures the book prints, one a line
+# A setting the program declares: an UPPER_CASE name given a value in the program's top level (ROUNDS = 3000,
+# GROWTH_CHECKPOINTS = tuple(range(0, 600, 10)) ...); the whole numbers of that value (not of its comments or
+# strings) may stand in prose before a measure word.
+SETTING_NAME = re.compile(r"[A-Z][A-Z0-9_]*")
 CITATION_WORD = "数字出自"  # <!-- 数字出自 PATH -->: the numbers of the next block (or sentence) come from PATH
 CITING_BLOCKS = (blocks.Paragraph, blocks.ListBlock, blocks.Quote, blocks.Table)
 CITATION = re.compile(rf"<!--\s*{CITATION_WORD}")
@@ -79,7 +76,7 @@ def prose_numbers(doc: Document) -> list[ProseNumber]:
             book_columns: set[int] = set()
             for row in [*block.head, *(block.body or [])]:
                 for column, cell in enumerate(row.cells):
-                    if cell.header and BOOK_WORD in cell.inline.source:
+                    if cell.header and BOOK_WORD in cell.inline.source and not OUR_COLUMN.search(cell.inline.source):
                         book_columns.add(column)
                     read(cell.inline, cell.inline.line or row.line, not cell.header and column in book_columns)
     if pending:
@@ -194,47 +191,24 @@ def is_setting(text: str, end: int) -> bool:
 
 
 def declared_numbers(doc: Document, target: str) -> set[str]:
-    """The whole numbers in the values the program gives its UPPER_CASE names (ROUNDS = 3000): its settings."""
+    """The whole numbers in the values the program's top level gives its UPPER_CASE names (ROUNDS = 3000): its
+    settings, read as Python reads them. A program that is not Python that parses declares none."""
     body, _ = trace(doc, target)
-    return {number for line in body for match in [DECLARATION.match(line)] if match
-            for number in DECLARED_NUMBER.findall(match[1])}
+    try:
+        tree = ast.parse("\n".join(body))
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return set()
+    values = [node.value for node in tree.body if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value
+              and all(isinstance(name, ast.Name) and SETTING_NAME.fullmatch(name.id)
+                      for name in (node.targets if isinstance(node, ast.Assign) else [node.target]))]
+    return {str(node.value) for value in values for node in ast.walk(value)
+            if isinstance(node, ast.Constant) and type(node.value) is int and node.value >= 0}
 
 
 def in_image(inline: blocks.Inline, offset: int) -> bool:
     """Whether the offset is in an image's description (which the page shows, but does not draw as text)."""
     described = bisect.bisect_right(inline.described, (offset, len(inline.flat))) - 1
     return described >= 0 and offset < inline.described[described][1]
-
-
-def read_book_figures(doc: Document) -> set[str]:
-    """The figures the book prints, from book_figures.txt beside MD: one number a line, # comments."""
-    path = doc.folder / BOOK_FIGURES
-    shown = os.path.join(os.path.dirname(doc.shown), BOOK_FIGURES)
-    raw = read_regular(path, shown, MAX_BOOK_FIGURES_BYTES)  # like MD: a FIFO or /dev/zero is refused, not read
-    if raw is None:
-        raise UserError(f"{shown}: error: no such file; {doc.shown} marks numbers as the book's (原书), so "
-                        f"{BOOK_FIGURES} beside it must list the figures the book prints, one a line")
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise UserError(f"{shown}: error: not UTF-8; save the file as UTF-8") from None
-    figures: dict[str, int] = {}
-    problems = []
-    for number, line in enumerate(normalize_newlines(text).split("\n"), start=1):
-        entry = line.partition("#")[0].strip()
-        if not entry:
-            continue
-        if not re.fullmatch(r"[+-]?[0-9]+(?:\.[0-9]+)?", entry):
-            problems.append(f"{shown}:{number}: error: {quoted(entry)} is not one number written as the book prints "
-                            "it (one a line, like 0.6820 or 838; # starts a comment)")
-        elif entry.lstrip("+-") in figures:
-            problems.append(f"{shown}:{number}: error: {entry} is listed twice "
-                            f"(first on line {figures[entry.lstrip('+-')]})")
-        else:
-            figures[entry.lstrip("+-")] = number
-    if problems:
-        raise UserError(*problems)
-    return set(figures)
 
 
 class Quotes:
@@ -318,10 +292,10 @@ def stale_numbers(doc: Document) -> tuple[list[str], list[ProseNumber]]:
     book true only for the book's figures (marked as the book's and on its list), and printed set for a rounding."""
     numbers = prose_numbers(doc)
     quotes = Quotes(doc)
-    figures = read_book_figures(doc) if any(number.book for number in numbers) else set()
+    figures = read_book_figures(doc) if any(number.book for number in numbers) else {}
     errors, checked = [], []
     for number in numbers:
-        figure = number.book and number.text in figures
+        figure = number.book and book_prints(figures, number)
         quote = None if figure else quotes.quote_of(number)
         declared = quote is not None and not figure and quotes.only_declared(number)
         checked.append(replace(number, book=figure, printed=quote if quote not in (None, number.text) else "",
@@ -380,7 +354,8 @@ def unprinted(number: ProseNumber, quotes: Quotes) -> str:
     if number.book:
         what = (f"{number.text} is marked as the book's (原书) but the book does not print it (not in "
                 f"{BOOK_FIGURES}), nor does {number.program} ({transcript})")
-    elif known and (number.text in quotes.printed(scope).numbers or quotes.printed(scope).rounds_to(number.text)):
+    elif known and number.sign and (number.text in quotes.printed(scope).numbers
+                                    or quotes.printed(scope).rounds_to(number.text)):
         other = "with a minus" if number.sign == "+" else "without a minus"
         return (f"{number.sign}{number.text}: {number.program} prints this number only {other} "
                 f"({transcript.partition('; nearest')[0]}); the sign is part of the number")

@@ -31,7 +31,8 @@ SIGNED_NUMBER = re.compile(r" *[+-]?[0-9]+(?:\.[0-9]+)?")
 # A line of the lesson's own Markdown, which a program hardly ever prints: in a transcript, it tells of a fence whose
 # closing line is missing, run on over the lesson. Blank lines and sentences tell nothing: a program prints those too.
 LESSON_MARKDOWN = re.compile(r"^ {0,3}(?:#{1,6}(?:[ \t]|$)|`{3}|~{3}|\$\$)"  # a heading, a fence line, a formula
-                             r"|\*\*〈|\]\(|<(?:a name=|/?details|/?summary|!--)", re.I)  # a caption, a link, HTML
+                             r"|^ {0,3}(?:[-*+] +[^\s\d.+-]|\d{1,9}[.)] +[^\s\d]|> |\|.*\|\s*$|\*\*[^*]+\*\*)"  # a list
+                             r"|\*\*〈|\]\(|<(?:a name=|/?details|/?summary|!--)", re.I)  # item, quote, table, bold...
 
 
 def printed_digits(number: str) -> int:

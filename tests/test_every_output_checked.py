@@ -65,6 +65,13 @@ OUTPUT_LOOKING = {  # the prose, and the line of the fence in the lesson (the pr
     "a text fence under 运行结果": ("运行结果如下：\n\n```text\nvalue 0.93\n```", 5),
     "a text fence under an English caption": ("The output of generated/a.py:\n\n```text\nvalue 0.93\n```", 5),
     "a text fence under a heading": ("## 实跑输出\n\n```text\nvalue 0.93\n```", 5),
+    "a text fence under 屏幕上是：": ("运行后屏幕上是：\n\n```text\nvalue 0.93\n```", 5),
+    "a text fence under You should see:": ("You should see:\n\n```text\nvalue 0.93\n```", 5),
+    "a comment between the caption and its fence": ("实跑输出\n\n<!-- x -->\n\n```text\nvalue 0.93\n```", 7),
+    "a >>> prompt without a space": ("```text\n>>>print(1)\n1\n```", 3),
+    "IPython's Out mark alone": ("```text\nOut[3]: 0.93\n```", 3),
+    "a PowerShell session": ("```text\nPS C:\\> python a.py\n0.93\n```", 3),
+    "a jupyter fence": ("```jupyter\nvalue 0.93\n```", 3),
 }
 
 

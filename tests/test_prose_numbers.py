@@ -368,3 +368,72 @@ def test_a_setting_that_only_its_declaration_proves_is_named_so_on_the_page(tmp_
     assert re.search(r'<span class="num setting" title="generated/a.py 声明的设置[^"]*">2000</span>', page)
     assert re.search(r'<span class="num count" title="核对过[^"]*">3</span>', page)
     assert "1 个是程序声明的设置" in page
+
+
+MORE_SIGNS = {  # prose against a program printing "value 0.75 after 3 rounds, change -0.25": the numbers failing
+    "a minus right after a Chinese character": ("变化−0.75。", ["-0.75:"]),
+    "a hyphen right after a Chinese character": ("变化-0.75。", ["-0.75:"]),
+    "a minus and a space": ("变化 − 0.75。", ["-0.75:"]),
+    "an en dash as a minus": ("变化 –0.75。", ["-0.75:"]),
+    "a small hyphen-minus": ("变化 ﹣0.75。", ["-0.75:"]),
+    "a difference is no sign": ("1 − 0.75 是多少。", ["1"]),
+    "a minus as printed, after a Chinese character": ("变化−0.25。", []),
+}
+
+
+@pytest.mark.parametrize("prose, failing", MORE_SIGNS.values(), ids=MORE_SIGNS.keys())
+def test_a_sign_is_read_wherever_a_reader_reads_one(tmp_path, capsys, prose, failing):
+    code, _, err = check(tmp_path, capsys, SETTINGS.replace("PROSE", prose))
+    found = [re.search(r": error: (\S+)", line)[1] for line in err.splitlines() if ": error: " in line]
+    assert (code, found) == ((1, failing) if failing else (0, []))
+
+
+BOOK_ENDS = {  # each sentence's 0.87 is ours (not printed: fails) though 0.87 is on the book's list
+    "an ASCII full stop": "The book (原书) reports 0.93. Ours is 0.87 here.",
+    "a full-width full stop": "原书报告 0.93．这次 0.87。",
+    "a line break": "原书报告 0.93\n下一行是 0.87。",
+    "a closing quotation mark": "原书说「0.93」讲义里是 0.87。",
+    "a word for our runs": "原书报告 0.93 而本文跑出来 0.87。",
+    "a parenthesis of ours": "原书（本讲义的实验是 0.87）。",
+    "an ellipsis": "原书报告 0.93……0.87。",
+}
+
+
+@pytest.mark.parametrize("prose", BOOK_ENDS.values(), ids=BOOK_ENDS.keys())
+def test_the_books_mark_ends_where_the_sentence_turns_to_our_runs(tmp_path, capsys, prose):
+    md = write(tmp_path, SETTINGS.replace("PROSE", prose), "lesson.md")
+    (tmp_path / "book_figures.txt").write_text("0.93\n0.87\n")
+    errors, numbers = literate.prose.stale_numbers(literate.markdown.load(md, "lesson.md"))
+    assert [re.search(r"error: (\S+)", error)[1] for error in errors] == ["0.87"]
+    assert [n.text for n in numbers if n.book] == ["0.93"] * ("0.93" in prose)
+
+
+def test_a_column_headed_by_the_book_and_our_runs_is_ours(tmp_path):
+    md = write(tmp_path, SETTINGS.replace("PROSE", "| 指标 | 原书设置下的实测 |\n|---|---|\n| 甲 | 0.87 |"),
+               "lesson.md")
+    (tmp_path / "book_figures.txt").write_text("0.87\n")
+    errors, _ = literate.prose.stale_numbers(literate.markdown.load(md, "lesson.md"))
+    assert [re.search(r"error: (\S+)", error)[1] for error in errors] == ["0.87"]
+
+
+@pytest.mark.parametrize("listed, prose, passes", [("0.93", "原书报告 −0.93。", False), ("-0.93", "原书报告 −0.93。", True),
+                                                   ("−0.93", "原书报告 -0.93。", True), ("-0.93", "原书报告 0.93。", True),
+                                                   ("0.93", "原书报告 +0.93。", True)])
+def test_the_books_figures_keep_their_sign(tmp_path, listed, prose, passes):
+    md = write(tmp_path, SETTINGS.replace("PROSE", prose), "lesson.md")
+    (tmp_path / "book_figures.txt").write_text(listed + "\n")
+    errors, _ = literate.prose.stale_numbers(literate.markdown.load(md, "lesson.md"))
+    assert (errors == []) == passes
+
+
+@pytest.mark.parametrize("declaration", ['LR = 0.003  # 训练 350 轮', 'HELP = """\nROUNDS = 350\n"""',
+                                         'X = "350"', 'def f():\n    ROUNDS = 350'])
+def test_only_a_top_level_value_declares_a_setting_not_a_comment_or_a_string(tmp_path, capsys, declaration):
+    text = SETTINGS.replace("PROSE", "训练了 350 轮。").replace("ROUNDS = 2000  # a setting the lesson chose", declaration)
+    code, _, err = check(tmp_path, capsys, text)
+    assert code == 1 and "350 is not printed" in err
+
+
+def test_a_number_written_without_a_sign_is_not_told_about_signs(tmp_path, capsys):
+    code, _, err = check(tmp_path, capsys, SETTINGS.replace("PROSE", "变化<!-- 数字出自 generated/a.py -->是 0.2。"))
+    assert code == 1 and "0.2 is not printed" in err and "sign" not in err

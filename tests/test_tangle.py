@@ -599,7 +599,7 @@ PROSE = {
     "unit must follow": ("共 2000 个字母。", ["2000"]),
     "book span to the full stop": ("原书说是 0.9900 和 0.99。本章 0.9310。", ["0.9310"]),
     "book span ends at 本仓库": ("原书 0.9900，本仓库 0.9310。", ["0.9310"]),
-    "book span ends with the paragraph": ("原书的数字是 0.9900\n下一行 0.95", []),
+    "book span goes on after an enumeration comma": ("原书的数字是 0.9900、0.95。", []),
     "ours inside a book span": ("原书是 0.9900，我们是 0.9300。", []),
     "marked as the book's, printed by nobody": ("原书是 0.9900 和 0.9310。", ["0.9310"]),
     "a book figure outside a book span is ours": ("书里的 0.9900。", ["0.9900"]),

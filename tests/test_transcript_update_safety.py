@@ -66,6 +66,11 @@ def test_check_says_the_transcript_swallowed_text_instead_of_recommending_update
     ("$$\n\\alpha = 1\n$$\n", 14),  # a formula
     ("结论写在下面：\n\n~~~python\nx = 1\n", 16),  # a fence line (the transcript's own ``` closes it)
     ("结论写在下面：\n\n```python {#extra}\nx = 1\n", 16),
+    ("- 一条笔记\n- 又一条\n", 14),  # a list
+    ("1. 第一步\n", 14),
+    ("> 引一句话\n", 14),  # a quote
+    ("| 甲 | 乙 |\n|---|---|\n", 14),  # a table
+    ("**要紧**：别忘了。\n", 14),  # bold
 ])
 def test_update_refuses_each_kind_of_swallowed_markdown(tmp_path, capsys, swallowed, at):
     md = write(tmp_path, lesson(f"value 0.75\ndone\n\n{swallowed}"), "lesson.md")
