@@ -352,13 +352,6 @@ SETTING_CASES = {  # prose: the numbers that fail
 }
 
 
-@pytest.mark.parametrize("prose, failing", SETTING_CASES.values(), ids=SETTING_CASES.keys())
-def test_counts_are_quotes_and_settings_pass_where_the_program_declares_them(tmp_path, capsys, prose, failing):
-    code, _, err = check(tmp_path, capsys, SETTINGS.replace("PROSE", prose))
-    found = [re.search(r": error: (\S+)", line)[1] for line in err.splitlines() if ": error: " in line]
-    assert (code, found) == ((1, failing) if failing else (0, []))
-
-
 def test_a_setting_that_only_its_declaration_proves_is_named_so_on_the_page(tmp_path, capsys):
     from literate.page import command as weave
     md = write(tmp_path, SETTINGS.replace("PROSE", "训练 2000 轮，3 轮以后准确率 0.75。"), "lesson.md")
@@ -380,9 +373,11 @@ MORE_SIGNS = {  # prose against a program printing "value 0.75 after 3 rounds, c
     "a minus as printed, after a Chinese character": ("变化−0.25。", []),
 }
 
+SETTING_CASES.update(MORE_SIGNS)
 
-@pytest.mark.parametrize("prose, failing", MORE_SIGNS.values(), ids=MORE_SIGNS.keys())
-def test_a_sign_is_read_wherever_a_reader_reads_one(tmp_path, capsys, prose, failing):
+
+@pytest.mark.parametrize("prose, failing", SETTING_CASES.values(), ids=SETTING_CASES.keys())
+def test_counts_are_quotes_and_settings_pass_where_the_program_declares_them(tmp_path, capsys, prose, failing):
     code, _, err = check(tmp_path, capsys, SETTINGS.replace("PROSE", prose))
     found = [re.search(r": error: (\S+)", line)[1] for line in err.splitlines() if ": error: " in line]
     assert (code, found) == ((1, failing) if failing else (0, []))
