@@ -27,9 +27,16 @@ help: ## list the targets
 .venv/notebook-stamp: requirements-notebook.txt | .venv/stamp
 	.venv/bin/pip install -r requirements-notebook.txt && touch $@
 
-# JupyterLab, in .venv beside the lesson's numpy: make lab runs it, so that its kernel is .venv's Python.
-.venv/lab-stamp: requirements-lab.txt | .venv/notebook-stamp
-	.venv/bin/pip install -r requirements-lab.txt && touch $@
+# JupyterLab, in .venv beside the lesson's numpy: make lab runs it, so that its kernel is .venv's Python. With it the
+# lesson's settings for it, lab/overrides.json, as the defaults of that JupyterLab alone (its overrides.json): every
+# cell drawn, so that a link to a cell not yet read lands (JupyterLab's default windowing guesses the height of those);
+# no pop-up asking about Jupyter news over the first note; no autosave, so that Run All leaves the notebook as make
+# notebook wrote it until you save. Your own JupyterLab settings still apply over these, and none of them is changed.
+LAB_SETTINGS := .venv/share/jupyter/lab/settings/overrides.json
+
+.venv/lab-stamp: requirements-lab.txt lab/overrides.json | .venv/notebook-stamp
+	.venv/bin/pip install -r requirements-lab.txt && mkdir -p $(dir $(LAB_SETTINGS)) && \
+	    cp lab/overrides.json $(LAB_SETTINGS) && touch $@
 
 tangle: | .venv/stamp ## write generated/ from attention.md (refuses to overwrite hand edits)
 	$(VENV_PY) tangle.py tangle
@@ -54,9 +61,15 @@ build/attention.ipynb: attention.md $(TOOL) $(NOTEBOOK) | .venv/notebook-stamp
 	$(VENV_PY) notebook.py attention.md -o $@
 
 # The kernel: .venv's own python3 kernel spec (ipykernel's, run by .venv's Python), before any of the same name
-# in your Jupyter folders (JUPYTER_PREFER_ENV_PATH=1); --allow-root only where make runs as root.
-lab: build/attention.ipynb | .venv/lab-stamp ## open the notebook in JupyterLab, with the lesson's .venv as its kernel (installs JupyterLab into .venv)
-	JUPYTER_PREFER_ENV_PATH=1 .venv/bin/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root) build/attention.ipynb
+# in your Jupyter folders (JUPYTER_PREFER_ENV_PATH=1). The settings: .venv's JupyterLab's own, even where
+# JUPYTERLAB_DIR names another. The server's root is the lesson's folder, not build/: the file browser shows the
+# lesson beside the notebook, and Save As can keep your copy out of build/, which make clean deletes.
+# --allow-root only where make runs as root. LAB_ARGS: JupyterLab's own options, e.g. "--no-browser --port 8899".
+LAB_ARGS ?=
+
+lab: build/attention.ipynb | .venv/lab-stamp ## open the notebook in JupyterLab set up for the lesson, .venv as its kernel (installs JupyterLab into .venv); options: LAB_ARGS="--no-browser --port 8899"
+	JUPYTER_PREFER_ENV_PATH=1 JUPYTERLAB_DIR= .venv/bin/jupyter lab --ServerApp.root_dir=. \
+	    $(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS) build/attention.ipynb
 
 test: | .venv/stamp .venv/html-stamp .venv/notebook-stamp .venv/lab-stamp ## run all tests (tangle.py, weave.py and the page in chromium, the notebook in a kernel and in JupyterLab, the program, the portability harness)
 	$(VENV_PY) -m pytest -q tests/

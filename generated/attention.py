@@ -1,5 +1,5 @@
 # Generated from attention.md by tangle.py — edit attention.md and run make tangle, or edit here and run make stitch.
-# sha256 of the lines below: 4ea3b505410ea2f5ab21710d872e748a091029aa6d0bd309c303afadf32993b0
+# sha256 of the lines below: a0e3c22d263ea93f61652d5576cf0b692f333524ea2ebf9cb42fe7d362f17ea5
 # attention.md:320 (generated/attention.py)
 """注意力：每次解码时自己回头挑重点。
 
@@ -136,6 +136,12 @@ class Setting:
     uniform: bool = False        # 平均对照：从训练到评估，注意力权重一直是 1/T
     lr: float = LR               # 训练时的学习率
 
+    def __post_init__(self):     # 写错的设置当场拒绝：否则 query="aftr" 会悄悄训练成「更新前」的模型
+        if self.query not in QUERY_NAMES:
+            raise ValueError("query 只能是 %s，不是 %r" % (" 或 ".join(map(repr, QUERY_NAMES)), self.query))
+        if self.uniform and not self.attention:
+            raise ValueError("平均对照（uniform=True）是一种注意力权重，要 attention=True")
+
     def describe(self):
         if not self.attention:
             return "不用注意力"
@@ -179,7 +185,7 @@ def unchanged(model):
     init = init_params(np.random.RandomState(SEED_INIT), model.setting.attention)
     return {name: model[name] == init[name] for name in model}
 
-# attention.md:574 (几个模型摞在一起)
+# attention.md:580 (几个模型摞在一起)
 def as_stack(p, single_ndim):
     """p 是一个模型的参数（有 single_ndim 维），就当成只有一个模型的一摞：前面加一维，(1, …)。
     本来就是一摞 (S, …) 的，原样返回。"""
@@ -234,7 +240,7 @@ def bias_grad(d, b):
     S = n_models(b, 1)
     return d.reshape(S, -1, d.shape[-1]).sum(axis=1).reshape(b.shape)
 
-# attention.md:635 (编码器与解码器)
+# attention.md:641 (编码器与解码器)
 FAST = True        # True：用附录〈转置着存的循环〉里快的写法；False：用下面照公式写的循环。两者算出的每一个比特都一样
 
 
@@ -290,7 +296,7 @@ def decode_step(model, h, token, hs_enc, *, fixed_weights=None):
     logits, _, alpha = decoder_output(model, h_new[:, None], hs_enc, q[:, None], fixed_weights=fixed_weights)
     return h_new, logits[:, 0], alpha
 
-# attention.md:687 (解码器的输出层)
+# attention.md:693 (解码器的输出层)
 def decoder_output(model, hs, hs_enc, queries, *, fixed_weights=None):
     """状态 hs (B, Tq, H) 拼上注意力的上下文，交给输出层。返回 (分数, 输出层的输入 (B, Tq, 2H), 权重 (B, Tq, T))。"""
     if not model.setting.attention:                      # 6.5 节的模型：输出层只看状态
@@ -299,7 +305,7 @@ def decoder_output(model, hs, hs_enc, queries, *, fixed_weights=None):
     features = np.concatenate([hs, ctx], axis=-1)         # 状态拼上上下文：16 + 16 维
     return affine(features, model["Wo"], model["bo"]), features, alpha   # features @ Wo + bo
 
-# attention.md:702 (反向传播)
+# attention.md:708 (反向传播)
 def one_hot(tokens, n=VOCAB):
     return (tokens[..., None] == np.arange(n)).astype(float)
 
@@ -399,7 +405,7 @@ def loss_and_grads(model, src, tgt):
     losses, f = forward(model, src, tgt)
     return losses, backward(model, f)
 
-# attention.md:808 (梯度检查)
+# attention.md:814 (梯度检查)
 SEED_CHECK = 7                                     # 梯度检查用的随机流
 
 
@@ -433,7 +439,7 @@ def print_gradient_checks():
                            ("更新前的查询", Setting(query="before")), ("平均对照", Setting(uniform=True))):
         print("  %.1e  %s" % (gradient_check(setting), label))
 
-# attention.md:860 (训练：Adam 与梯度裁剪)
+# attention.md:866 (训练：Adam 与梯度裁剪)
 CLIP = 1.0                                       # 梯度裁剪：每个模型的梯度范数最多是 1
 BETA1, BETA2, EPS = 0.9, 0.999, 1e-8
 
@@ -540,7 +546,7 @@ def train(setting, test, rounds, *, seed_list=((SEED_INIT, SEED_BATCH),), checkp
     progress("训练完：%s（%.0f 秒）" % (what, time.monotonic() - started))
     return models
 
-# attention.md:973 (贪心解码与评估)
+# attention.md:979 (贪心解码与评估)
 def predict(model, src, fixed_weights=None):
     """贪心解码：每一步读进自己上一步的输出。返回记号 (B, T)，和注意力权重 alpha (B, T, T)（不用注意力时是 None）。
     fixed_weights (T, T) 或 (B, T, T)：不让模型自己挑，第 t 步的权重换成它的第 t 行（平均对照的模型缺省就是 1/T）。"""
@@ -575,7 +581,7 @@ def evaluate(model, test, fixed_weights=None):
     correct = tokens == test[:, ::-1]
     return Evaluation(correct.all(axis=1).mean(), correct.mean(), correct.mean(axis=0), alpha, tokens)
 
-# attention.md:1014 (五位对比)
+# attention.md:1020 (五位对比)
 class Comparison(NamedTuple):              # 第四节的对比：两个训练好的模型和它们的评估
     rounds: int
     no_attn: Model                         # 6.5 节的模型（不用注意力）
@@ -590,7 +596,7 @@ def reversal_comparison(length=5, rounds=2000):
     no_attn, attn = (train(Setting(attention=attention), test, rounds)[0] for attention in (False, True))
     return Comparison(rounds, no_attn, evaluate(no_attn, test), attn, evaluate(attn, test))
 
-# attention.md:1044 (拿掉挑选和形成对齐的规则)
+# attention.md:1050 (拿掉挑选和形成对齐的规则)
 def with_uniform_weights(model, test):
     """拿掉挑选：同一个训练好的模型，参数一个不动，解码时把注意力权重全换成 1/T。"""
     return evaluate(model, test, uniform_weights(test.shape[1]))
@@ -611,19 +617,17 @@ def diagonal_multiple(matrix, offset=0):
 FORMED_DROP, FORMED_DIAGONAL = 0.10, 2.0   # 跑 10 个种子的扫描之前定下的规则
 
 
-def alignment_formed(per_token, per_token_uniform, matrix):
-    """对齐形成了吗：拿掉挑选，逐位正确至少降 0.10（它在挑）；而且反对角线上的平均权重
-    至少是均匀的 2 倍（挑的正是倒序要的那一位）。"""
-    drop = per_token - per_token_uniform
-    multiple = diagonal_multiple(matrix)                   # 是均匀（1/T）的几倍
+def alignment_formed(drop, multiple):
+    """对齐形成了吗：拿掉挑选，逐位正确至少降 0.10（drop：它在挑）；而且反对角线上的平均权重
+    至少是均匀（1/T）的 2 倍（multiple：挑的正是倒序要的那一位）。"""
     return bool(drop >= FORMED_DROP and multiple >= FORMED_DIAGONAL)
 
-# attention.md:1078 (第五节的两组设置)
+# attention.md:1082 (第五节的两组设置)
 BOOK_SETTING = Setting(query="after", lr=LR)       # 第四节的设置：更新后的查询（我们对原书示意代码的读法），学习率 0.003（我们定的）
 PICKING_SETTING = Setting(query="before", lr=0.02)  # 换两个旋钮：更新前的查询，学习率大一些
-PLAIN_SETTINGS = tuple(Setting(attention=False, lr=setting.lr) for setting in (BOOK_SETTING, PICKING_SETTING))   # 不用注意力，学习率和它们各一样
+SECTION_FIVE = {"第一个": BOOK_SETTING, "第二个": PICKING_SETTING}   # 第五节并排的模型：名字 → 设置
 
-# attention.md:1087 (把权重换掉)
+# attention.md:1091 (把权重换掉)
 def reversal_weights(T, shift=0):
     """倒序要的权重：第 r 行只在第 T+1−r 列上是 1，其余是 0。shift=−1 整体挪到左边一列，
     最后一行左边没有列了，绕回第 T 列。"""
@@ -678,7 +682,7 @@ def interventions(model, test, own_alpha):
     return Interventions(greedy, (greedy["shifted"].tokens == pointed).mean(), forced,
                          np.abs(own_alpha - replaced["other"]).sum(axis=-1).mean() / 2)
 
-# attention.md:1188 (第五节的一次运行：训练、评估、干预)
+# attention.md:1192 (第五节的一次运行：训练、评估、干预)
 REFIT_ROUNDS, SEED_REFIT = 3000, 8         # 只重新训练输出层：轮数，和它自己的批次随机流
 REFIT_CHECKPOINTS = (1000, 2000, REFIT_ROUNDS)
 
@@ -704,7 +708,7 @@ class Run:
         return self.model.course
 
     @property
-    def uniform(self):
+    def unpicked(self):
         """拿掉挑选（解码时权重全换成 1/T）之后的评估。"""
         return self.swaps.greedy["uniform"]
 
@@ -716,7 +720,7 @@ class Run:
     @property
     def final(self):
         """训练完时量的，和训练途中的检查点同一个样子（Checkpoint）：降了多少、反对角线、形成了没有。"""
-        return Checkpoint(self.own.per_token, self.uniform.per_token, self.matrix)
+        return Checkpoint(self.own.per_token, self.unpicked.per_token, self.matrix)
 
     @property
     def sample_alpha(self):
@@ -727,12 +731,12 @@ class Run:
 class Checkpoint(NamedTuple):
     """训练到某一轮时量的：逐位正确，拿掉挑选之后的逐位正确，测试集的平均权重矩阵。"""
     per_token: float
-    per_token_uniform: float
+    per_token_unpicked: float
     matrix: np.ndarray
 
     @property
     def drop(self):
-        return self.per_token - self.per_token_uniform
+        return self.per_token - self.per_token_unpicked
 
     @property
     def diagonal(self):
@@ -741,7 +745,12 @@ class Checkpoint(NamedTuple):
 
     @property
     def formed(self):
-        return alignment_formed(self.per_token, self.per_token_uniform, self.matrix)
+        return alignment_formed(self.drop, self.diagonal)
+
+
+def change(drop):
+    """印出来的「变化」：拿掉挑选后逐位正确变了多少，降了是负数。0.0 − 0.0 是 +0.0：不会印出 -0.000。"""
+    return 0.0 - drop
 
 
 def checkpoint(model, test):
@@ -807,7 +816,7 @@ def refit_readout(model, test):
                            at=REFIT_CHECKPOINTS, label="只重新训练输出层")
     return refitted, measured
 
-# attention.md:1323 (对齐是怎么长出来的)
+# attention.md:1332 (对齐是怎么长出来的)
 GROWTH_CHECKPOINTS = (0,) + tuple(range(10, 600, 10)) + tuple(range(600, 3001, 100))   # 每 10 轮；第 600 轮以后每 100 轮
 JUMP_FROM, JUMP_TO = 0.2, 0.8      # 「跳」：超出均匀的部分从训练完时的 20% 涨到 80%（看结果之前定下）
 
@@ -860,7 +869,7 @@ def growth_panels(course):
     half = first_round(course, lambda n: share_of_end(course, n) >= 0.5)
     return before, half, stop, rounds[-1]
 
-# attention.md:1510 (原书的矩阵)
+# attention.md:1519 (原书的矩阵)
 BOOK_FIVE = ((0.9900, 0.9980), (0.9300, 0.9860))   # 原书第四节的表：(整串全对, 逐位正确)，不用注意力、用注意力
 BOOK_ROUNDS, BOOK_PER_TOKEN = 3000, 0.6820         # 原书第五节：10 位的模型训练 3000 轮，逐位正确 0.6820
 BOOK_MATRIX = np.array([                   # 原书印出的矩阵：行 = 输出第几位，列 = 输入第几位
@@ -898,7 +907,7 @@ def encoder_reads_in_order(params, test):
             return False
     return True
 
-# attention.md:1555 (读矩阵和画热图)
+# attention.md:1564 (读矩阵和画热图)
 def peak_columns(matrix):
     """每一行最大权重所在的列（从 1 数起）和那个权重。"""
     return matrix.argmax(axis=1) + 1, matrix.max(axis=1)
@@ -1000,7 +1009,7 @@ def train_and_evaluate(setting, length, rounds, seeds=(SEED_INIT, SEED_BATCH)):
     test = make_test_set(length)
     return evaluate(train(setting, test, rounds, seed_list=[seeds])[0], test)
 
-# attention.md:1690 (打印实跑输出)
+# attention.md:1699 (打印实跑输出)
 def vector(v):
     return "(" + ", ".join("%g" % x for x in v) + ")"
 
@@ -1067,7 +1076,19 @@ def print_untouched(five):
     print("正好都是 enc_Wx 里起始符那一行（编码器从来读不到起始符，拿不到梯度）：%s。" % ("是" if start_row else "否"))
 
 
-RUN_NAMES = ("第一个", "第二个", "第三个")          # 并排的几个模型
+def without_attention(setting):
+    """第五节每个模型旁边的那一列：不用注意力，学习率和它一样。"""
+    return Setting(attention=False, lr=setting.lr)
+
+
+def growth_order(runs):
+    """{名字: Run} 的名字，形成了对齐的在前（各自保持原来的顺序）：生长的表和图先画长出对齐的那一个。"""
+    return sorted(runs, key=lambda name: not runs[name].final.formed)
+
+
+def how_many(n):
+    """「两个模型」「五列」：几个，用汉字写（到十为止）。"""
+    return "两" if n == 2 else "零一二三四五六七八九十"[n]
 
 
 class Plain(NamedTuple):
@@ -1077,73 +1098,75 @@ class Plain(NamedTuple):
 
 
 def print_section_five(runs, plains):
-    """第五节：原书，同一个种子的两次 10 位训练，和两个不用注意力的模型（学习率和它们各一样），一张数字表。"""
+    """第五节：原书，同一个种子的几次 10 位训练（runs：{名字: Run}），每次旁边一个不用注意力的模型（plains：
+    {名字: Plain}，学习率和它一样），一张数字表。"""
     T = len(BOOK_MATRIX)
-    print("%d 位，同一个种子，各训练 %d 轮%s；%s模型用%s，%s用%s。"
-          % (T, runs[0].rounds, "（原书也是）" if runs[0].rounds == BOOK_ROUNDS else "", RUN_NAMES[0],
-             QUERY_NAMES[runs[0].setting.query], RUN_NAMES[1], QUERY_NAMES[runs[1].setting.query]))
-    columns = [(plains[0], None), (runs[0], 0), (plains[1], None), (runs[1], 1)]
-    print("五列依次是：原书（照抄原书或用它的矩阵算）、" + "、".join(
-        "不用注意力" if k is None else RUN_NAMES[k] + "模型" for _, k in columns) + "。")
-    picking = lambda value: [None if k is None else value(run) for run, k in columns]   # 只有注意力模型才有
+    rounds = next(iter(runs.values())).rounds
+    print("%d 位，同一个种子，各训练 %d 轮%s；%s。" % (T, rounds, "（原书也是）" if rounds == BOOK_ROUNDS else "", "，".join(
+        "%s%s用%s" % (name, "" if k else "模型", QUERY_NAMES[run.setting.query]) for k, (name, run) in enumerate(runs.items()))))
+    columns = [column for name in runs for column in ((plains[name], None), (runs[name], name))]
+    print("%s列依次是：原书（照抄原书或用它的矩阵算）、" % how_many(1 + len(columns)) + "、".join(
+        "不用注意力" if name is None else name + "模型" for _, name in columns) + "。")
+    picking = lambda value: [None if name is None else value(run) for run, name in columns]   # 只有注意力模型才有
     table = (("学习率；- 是没有这一项", None, ["%g" % model.setting.lr for model, _ in columns], "%s"),
              ("逐位正确", BOOK_PER_TOKEN, [model.own.per_token for model, _ in columns], "%.4f"),
-             ("拿掉挑选（解码时权重全换成 1/%d）之后的逐位正确" % T, None, picking(lambda run: run.uniform.per_token), "%.4f"),
+             ("拿掉挑选（解码时权重全换成 1/%d）之后的逐位正确" % T, None, picking(lambda run: run.unpicked.per_token), "%.4f"),
              ("反对角线上的平均权重是均匀的几倍", diagonal_multiple(BOOK_MATRIX),
               picking(lambda run: diagonal_multiple(run.matrix)), "%.2f"),
              ("反对角线左边一列上（末行不计）的平均权重是均匀的几倍", diagonal_multiple(BOOK_MATRIX, -1),
               picking(lambda run: diagonal_multiple(run.matrix, -1)), "%.2f"))
     print_table([(["-" if value is None else form % value for value in [book] + ours], label)
                  for label, book, ours, form in table])
-    formed = ["形成了" if run.final.formed else "没有形成" for run in runs]
-    print("对齐（拿掉挑选后降 %.2f 以上，且反对角线 %.0f 倍以上）：%s模型%s，%s模型%s。"
-          % (FORMED_DROP, FORMED_DIAGONAL, RUN_NAMES[0], formed[0], RUN_NAMES[1], formed[1]))
+    print("对齐（拿掉挑选后降 %.2f 以上，且反对角线 %.0f 倍以上）：%s。" % (FORMED_DROP, FORMED_DIAGONAL, "，".join(
+        "%s模型%s" % (name, "形成了" if run.final.formed else "没有形成") for name, run in runs.items())))
 
 
 def print_section_five_matrices(runs):
     """第五节的三张矩阵（正文里画成图，数字折叠在图下）。"""
-    print("三个权重矩阵，每格是权重的百分之几（均匀是 %d）；原书的照抄原书，我们的是测试集 %d 条的平均。"
-          % (100 // len(BOOK_MATRIX), TEST_SIZE))
-    print_matrices([BOOK_MATRIX] + [run.matrix for run in runs], ["原书"] + [RUN_NAMES[k] + "模型" for k in range(len(runs))])
+    print("%s个权重矩阵，每格是权重的百分之几（均匀是 %d）；原书的照抄原书，我们的是测试集 %d 条的平均。"
+          % (how_many(1 + len(runs)), 100 // len(BOOK_MATRIX), TEST_SIZE))
+    print_matrices([BOOK_MATRIX] + [run.matrix for run in runs.values()], ["原书"] + [name + "模型" for name in runs])
 
 
 def print_growth(runs):
-    """第五节：两个模型训练途中的每一个检查点，一张表（正文把它画成曲线）。"""
-    print("两个模型训练途中的每一个检查点（第 0 轮是还没训练，之后每 10 轮量一次）：")
+    """第五节：每个模型训练途中的每一个检查点，一张表（正文把它画成曲线）。"""
+    print("%s个模型训练途中的每一个检查点（第 0 轮是还没训练，之后每 10 轮量一次）：" % how_many(len(runs)))
     print("横轴：第几轮（第 600 轮以后每 100 轮量一次，图上每个检查点一样宽）")
     print("纵轴：逐位正确、拿掉挑选后降多少（规则：至少 %.2f）、反对角线是均匀的几倍（规则：至少 %.0f 倍）"
           % (FORMED_DROP, FORMED_DIAGONAL))
-    shown = (1, 0)                                                  # 先画形成了对齐的那一个
-    print("曲线：" + "、".join("%s模型（%s，学习率 %g）" % (RUN_NAMES[k], QUERY_NAMES[runs[k].setting.query],
-                                                      runs[k].setting.lr) for k in shown))
-    for n in sorted(runs[1].course):
+    shown = growth_order(runs)
+    print("曲线：" + "、".join("%s模型（%s，学习率 %g）" % (name, QUERY_NAMES[runs[name].setting.query],
+                                                      runs[name].setting.lr) for name in shown))
+    for n in sorted(runs[shown[0]].course):
         print("%-6d" % n + "".join("   %.4f %7.4f %5.2f" % (cp.per_token, cp.drop, cp.diagonal)
-                                   for cp in (runs[k].course[n] for k in shown)))
+                                   for cp in (runs[name].course[n] for name in shown)))
 
 
 def print_growth_summary(runs):
-    """第五节：第二个模型的对齐什么时候长出来，和它学会这个任务比；第一个模型一行。"""
-    course = runs[1].course
-    start, stop = jump(course)
-    learned = learning(course)
-    print("%s模型：第一次满足对齐的规则在第 %d 轮；跳从第 %d 轮到第 %d 轮，共 %d 轮。"
-          % (RUN_NAMES[1], first_round(course, lambda n: course[n].formed), start, stop, stop - start))
-    print("逐位正确同样量（第 0 轮 %.4f，训练完 %.4f，涨的两成到八成）：第 %d 轮到第 %d 轮，共 %d 轮。"
-          % (course[0].per_token, course[max(course)].per_token, learned[0], learned[1], learned[1] - learned[0]))
-    flat = runs[0].course.values()
-    formed = [cp for cp in flat if cp.formed]
-    print("%s模型：反对角线 %.2f 到 %.2f 倍，拿掉挑选最多降 %.4f，满足规则的检查点 %d 个。"
-          % (RUN_NAMES[0], min(cp.diagonal for cp in flat), max(cp.diagonal for cp in flat),
-             max(cp.drop for cp in flat), len(formed)))
+    """第五节：形成了对齐的模型，对齐什么时候长出来，和它学会这个任务比；没形成的，每个一行。"""
+    for name in growth_order(runs):
+        course = runs[name].course
+        if runs[name].final.formed:
+            start, stop = jump(course)
+            learned = learning(course)
+            print("%s模型：第一次满足对齐的规则在第 %d 轮；跳从第 %d 轮到第 %d 轮，共 %d 轮。"
+                  % (name, first_round(course, lambda n: course[n].formed), start, stop, stop - start))
+            print("逐位正确同样量（第 0 轮 %.4f，训练完 %.4f，涨的两成到八成）：第 %d 轮到第 %d 轮，共 %d 轮。" % (
+                course[0].per_token, course[max(course)].per_token, learned[0], learned[1], learned[1] - learned[0]))
+            continue
+        flat = course.values()
+        print("%s模型：反对角线 %.2f 到 %.2f 倍，拿掉挑选最多降 %.4f，满足规则的检查点 %d 个。"
+              % (name, min(cp.diagonal for cp in flat), max(cp.diagonal for cp in flat),
+                 max(cp.drop for cp in flat), sum(cp.formed for cp in flat)))
 
 
 GROWTH_STAGES = ("跳开始之前", "跳到一半", "跳完", "训练完")
 
 
-def print_growth_matrices(run):
+def print_growth_matrices(name, run):
     """第五节：同一个模型在四个检查点的矩阵，两个两个并排（正文画成图）。"""
     panels = growth_panels(run.course)
-    print("%s模型训练途中四个检查点的权重矩阵，每格是权重的百分之几：" % RUN_NAMES[1])
+    print("%s模型训练途中四个检查点的权重矩阵，每格是权重的百分之几：" % name)
     titles = ["第 %d 轮（%s）" % (n, stage) for n, stage in zip(panels, GROWTH_STAGES)]
     for k in range(0, len(panels), 2):
         print_matrices([run.course[n].matrix for n in panels[k:k + 2]], titles[k:k + 2])
@@ -1155,7 +1178,7 @@ def print_long_run_numbers(run, name):
     T = len(matrix)
     print("%s（%s，学习率 %g）：" % (name, QUERY_NAMES[run.setting.query], run.setting.lr))
     print("整串全对 %.4f，逐位正确 %.4f；拿掉挑选之后整串全对 %.4f，逐位正确 %.4f（变化 %+.4f）。"
-          % (run.own.whole, run.own.per_token, run.uniform.whole, run.uniform.per_token, run.uniform.per_token - run.own.per_token))
+          % (run.own.whole, run.own.per_token, run.unpicked.whole, run.unpicked.per_token, change(run.final.drop)))
     print("按输出位置的逐位正确：" + " ".join("%.2f" % a for a in run.own.by_position))
     columns, on_diagonal, left_of_it = peak_counts(matrix)
     print("最大的权重 %.2f，是均匀的 %.1f 倍；每一行的峰值落在输入第几列：%s" % (matrix.max(), matrix.max() * T, columns))
@@ -1163,9 +1186,9 @@ def print_long_run_numbers(run, name):
           % (T + 1, on_diagonal, T, left_of_it))
 
 
-def print_reading_order(run):
+def print_reading_order(name, run):
     same = encoder_reads_in_order(run.model, make_test_set(len(run.matrix)))
-    print("把输入第 k 位换成别的字母（%s模型，测试集 %d 条，每一个 k）：" % (RUN_NAMES[0], TEST_SIZE))
+    print("把输入第 k 位换成别的字母（%s模型，测试集 %d 条，每一个 k）：" % (name, TEST_SIZE))
     print("编码器前 k − 1 步的状态一个比特也不变，第 k 步的变了：%s。" % ("是" if same else "否"))
 
 
@@ -1175,15 +1198,17 @@ REPLACEMENTS = (("reversal", "（甲）倒序要的那一列：第 r 行只有�
                 ("uniform", "（丁）全是 1/10（拿掉挑选）"))
 
 
-def print_interventions(runs):
+def print_interventions(by_name):
     """第五节的干预：同一个模型，解码时把权重换掉，逐位正确怎么变。每个模型一列，贪心解码和喂对的字母各一组。"""
-    names = RUN_NAMES[:len(runs)]
+    names, runs = list(by_name), list(by_name.values())
     print("把权重换掉：参数一个不动（（戊）除外），只在解码时把每一步的注意力权重换成别的（逐位正确）。")
     print("；".join("%s模型：%s，学习率 %g" % (name, QUERY_NAMES[run.setting.query], run.setting.lr)
                    for name, run in zip(names, runs)) + "。")
     print("「贪心」：每一步读进自己上一步的输出（正文的表就是它）；「喂对」：每一步读进正确答案的上一位，")
-    print("一步错了不传到下一步，量到的只是换了权重的那一步。「一」「二」是第一个、第二个模型；- 是没有量。")
-    print("四列依次是：" + "、".join(mode + name[1] for mode in ("贪心", "喂对") for name in names) + "；数字后面是解码时每一步的权重。")
+    print("一步错了不传到下一步，量到的只是换了权重的那一步。%s是%s模型；- 是没有量。"
+          % ("".join("「%s」" % name[1] for name in names), "、".join(names)))
+    print("%s列依次是：" % how_many(2 * len(names)) + "、".join(mode + name[1] for mode in ("贪心", "喂对") for name in names)
+          + "；数字后面是解码时每一步的权重。")
     blank = [None] * len(runs)
     swapped = {name: (label, [run.swaps.greedy[name].per_token for run in runs],
                       [run.swaps.forced_accuracy(name) for run in runs]) for name, label in REPLACEMENTS}
@@ -1201,16 +1226,16 @@ def print_interventions(runs):
                                                           for name, run in zip(names, runs)))
     print("（每一行两个分布之差的绝对值加起来的一半，再平均；0 是一样，1 是毫不重叠。）")
     print()
-    print_forced_by_position(runs)
+    print_forced_by_position(by_name)
 
 
 def print_forced_by_position(runs):
     """喂对的字母时，每种权重下按输出位置的逐位正确。标签放在数字后面，数字的列在任何字体里都对得齐。"""
-    T = len(runs[0].matrix)
+    T = len(next(iter(runs.values())).matrix)
     print("喂对的字母时，按输出位置的逐位正确：")
     print(" ".join("%4d" % (r + 1) for r in range(T)) + "   模型，解码时的权重")
     labels = (("own", "不换"),) + tuple((name, label[:3]) for name, label in REPLACEMENTS)
-    for name, run in zip(RUN_NAMES, runs):
+    for name, run in runs.items():
         for key, label in labels:
             print(" ".join("%.2f" % a for a in run.swaps.forced_by_position(key)) + "   %s模型，%s" % (name, label))
 
@@ -1243,8 +1268,8 @@ def print_transcript():
     print_reversal(five)
     print()
     # 第 3 段：第五节，原书、不用注意力的两个模型和同一个种子的两次 10 位训练
-    runs = tuple(ten_letters(setting) for setting in (BOOK_SETTING, PICKING_SETTING))
-    plains = tuple(ten_letters(setting) for setting in PLAIN_SETTINGS)
+    runs = {name: ten_letters(setting) for name, setting in SECTION_FIVE.items()}
+    plains = {name: ten_letters(without_attention(setting)) for name, setting in SECTION_FIVE.items()}
     print_section_five(runs, plains)
     print()
     # 第 4 段：第五节的三张矩阵（正文画成图，数字折叠着）
@@ -1266,17 +1291,18 @@ def print_transcript():
     print_growth(runs)
     print()
     # 第 10 段：第二个模型训练途中四个检查点的矩阵（正文画成图）
-    print_growth_matrices(runs[1])
+    grown = growth_order(runs)[0]
+    print_growth_matrices(grown, runs[grown])
     print()
     # 第 11 段：第五节的数字：两个模型、原书的矩阵，编码器按顺序读
-    for k, run in enumerate(runs):
-        print_long_run_numbers(run, RUN_NAMES[k] + "模型")
+    for name, run in runs.items():
+        print_long_run_numbers(run, name + "模型")
         print()
     print_book_matrix()
     print()
-    print_reading_order(runs[0])
+    print_reading_order(*next(iter(runs.items())))         # 编码器按不按顺序读，哪个模型都一样：用第一个
 
-# attention.md:3368 (附录：同时训练)
+# attention.md:3392 (附录：同时训练)
 def in_background(pool, function, *args, **options):
     """让另一个进程去算 function(*args, **options)，返回一个之后取结果的 Future。进程之间按「模块名.函数名」
     传函数，所以这个模块要能按名字导入；不能的时候（比如被别的程序按文件路径执行），就当场算。"""
@@ -1291,11 +1317,12 @@ def main():
     """程序从这里开始：先调好内存分配（下面的〈附录：让释放的内存留在进程里〉），再把第五节的两次训练交给另外两个进程，然后按顺序打印。"""
     keep_freed_memory()
     with ProcessPoolExecutor(max_workers=2) as pool:
-        for setting in (BOOK_SETTING, PICKING_SETTING) + PLAIN_SETTINGS:   # 最久的先交出去
+        settings = list(SECTION_FIVE.values())
+        for setting in settings + [without_attention(setting) for setting in settings]:   # 最久的先交出去
             STARTED[setting] = in_background(pool, train_ten_letters, setting)
         print_transcript()
 
-# attention.md:3313 (转置着存的循环)
+# attention.md:3337 (转置着存的循环)
 def right_multiplier(W, batch):
     """循环里要拿同一个 W 乘很多次：返回函数 f，f(x_cols) = (x @ W).T，x_cols 是转置着存的 (K, batch)。
     W 是 (K, N)，或者 S 个模型摞成的 (S, K, N)：batch 列按模型均分，每个模型乘自己的 W。
@@ -1340,7 +1367,7 @@ def input_grads_fast(dz, tokens, Wx):
     cells = (row[:, None] * H + np.arange(H)).ravel()              # dz 的每个数加到哪一格 (B·T·H,)
     return np.bincount(cells, weights=as_rows(dz).ravel(), minlength=S * V * H).reshape(Wx.shape)
 
-# attention.md:3424 (精确的矩阵乘法、exp 与 tanh)
+# attention.md:3449 (精确的矩阵乘法、exp 与 tanh)
 def mm(a, b):
     """a @ b，形状规则同 np.matmul；但每个结果都按 k = 0, 1, 2, … 的顺序一项项加出来。"""
     if a.ndim == 1:                                   # 左边是一个向量：当成一行来乘
@@ -1497,7 +1524,7 @@ def log(x):
     result += s                                     # e·ln2 + 2s·series
     return result
 
-# attention.md:3391 (附录：让释放的内存留在进程里)
+# attention.md:3416 (附录：让释放的内存留在进程里)
 def keep_freed_memory():
     """让 glibc 把释放的内存留着重用，不还给系统。只在 glibc 上做：别的 C 库没有 mallopt，或者编号不同。"""
     try:
@@ -1511,6 +1538,7 @@ def keep_freed_memory():
         libc.mallopt(M_TRIM_THRESHOLD, 64 << 20)       # 堆顶空出 64 MiB 以上才还给系统；只调这一个反而更糟
 
 
+# attention.md:389 (generated/attention.py)
 if __name__ == "__main__":
     sys.stdout.reconfigure(encoding="utf-8")     # 不论终端是什么编码，输出的字节都一样
     main()

@@ -1,6 +1,6 @@
 # Generated from attention.md by tangle.py — edit attention.md and run make tangle, or edit here and run make stitch.
-# sha256 of the lines below: 1241ec913b71954704618a6cfb1f076e3a132ec5bfb22467f99de80af02cd85a
-# attention.md:3202 (generated/experiments.py)
+# sha256 of the lines below: bbc20c8261563933c743285bb73f29d743eca81b5bd1bd78f694b750a0254f27
+# attention.md:3226 (generated/experiments.py)
 """「30 秒实验」的答案。运行：python generated/experiments.py（要几分钟）。
 
 由 attention.md 用 tangle.py 生成。请改 attention.md 再 make tangle；直接改了这个文件，make stitch 把改动搬回 attention.md。
@@ -13,11 +13,11 @@ import numpy as np
 
 from attention import (        # 正文的程序：同一个文件夹里的 generated/attention.py
     BOOK_SETTING, FORMED_DIAGONAL, FORMED_DROP, GROWTH_CHECKPOINTS, LR, PICKING_SETTING, REFIT_CHECKPOINTS, REFIT_ROUNDS,
-    TEST_SIZE, Model, Setting, attention_runs, diagonal_multiple, evaluate, first_round, hand_example, heatmap,
+    TEST_SIZE, Model, Setting, attention_runs, change, diagonal_multiple, evaluate, first_round, hand_example, heatmap,
     init_params, jump, keep_freed_memory, learning, log, make_test_set, mm, peak_counts, peak_offsets, print_matrix,
     print_table, progress, sample_heatmap, softmax, train)
 
-# attention.md:1976 (实验一：除以根号 d，还是除以 d)
+# attention.md:2002 (实验一：除以根号 d，还是除以 d)
 SEED_EXPERIMENT = 4           # 实验一用的随机流
 
 
@@ -91,7 +91,7 @@ def print_chain_rule(d, plain, root):
           % (d, ratio_scores, d, np.sqrt(d), ratio_scores * np.sqrt(d)))
     print("∂α/∂q 的平均之比 %.2f（链式法则：∂α/∂q = ∂α/∂分数 · k / 缩放）。" % ratio_q)
 
-# attention.md:2086 (实验二：只保留最大的那个)
+# attention.md:2112 (实验二：只保留最大的那个)
 def hard_max(scores):
     """「只保留最大的那个」：最大的分数拿权重 1，其余拿 0。"""
     return (scores == scores.max()).astype(float)
@@ -121,7 +121,7 @@ def hard_attention_experiment():
     print("硬选择的梯度全是 0：%s；softmax 的梯度里非零的有 %d 个（共 %d 个）。"
           % ("是" if not hard_grad.any() else "否", np.count_nonzero(soft_grad), soft_grad.size))
 
-# attention.md:2153 (实验三：多个种子)
+# attention.md:2179 (实验三：多个种子)
 EXPERIMENT_SEEDS = [(s, 100 + s) for s in range(10)]   # 种子 s：RandomState(s) 初始化，RandomState(100 + s) 抽批次
 SHORT_ROUNDS, SWEEP_ROUNDS = 2000, 3000                 # 5 位和 10 位的扫描各训练多少轮，和正文一样
 SHORT_SETTINGS = (BOOK_SETTING, PICKING_SETTING)        # 5 位跑两格：第四节的设置，和 10 位上长得出对齐的那一格
@@ -183,7 +183,7 @@ def selection_sweep(pool, length, rounds, settings, *, refit_settings=()):
 
 class Selection(NamedTuple):
     """一个学出来的模型挑了没有。"""
-    change: float      # 拿掉挑选后逐位正确的变化（负数是降）
+    drop: float        # 拿掉挑选后逐位正确降了多少（Checkpoint.drop）
     diagonal: float    # 反对角线是均匀的几倍
     peaks: int         # 峰值落在反对角线上的行数
     formed: bool       # 按规则算，形成了对齐没有
@@ -191,7 +191,7 @@ class Selection(NamedTuple):
 
 def selection(run):
     final = run.final                                     # 训练完时量的 Checkpoint
-    return Selection(change=final.per_token_uniform - final.per_token, diagonal=final.diagonal,
+    return Selection(drop=final.drop, diagonal=final.diagonal,
                      peaks=int((peak_offsets(final.matrix) == 0).sum()), formed=final.formed)
 
 
@@ -215,7 +215,7 @@ def print_sweep_table(lr, cell):
         name = QUERY_SHORT[query]
         rows += [(["%.2f" % run.own.whole for run in runs], "%s：整串" % name),
                  (["%.4f" % run.own.per_token for run in runs], "%s：逐位" % name),
-                 (["%+.3f" % pick.change for pick in picks], "%s：变化" % name),
+                 (["%+.3f" % change(pick.drop) for pick in picks], "%s：变化" % name),
                  (["%.2f" % pick.diagonal for pick in picks], "%s：对角" % name),
                  (["%d" % pick.peaks for pick in picks], "%s：峰" % name)]
     print_table(rows, width=8)
@@ -250,7 +250,7 @@ def print_cell_summary(lr, cell):
         print("    形成了 %d/%d；逐位正确：形成的 %s，没形成的 %s" % (
             len(formed), len(runs), "%.4f" % np.mean(formed) if formed else "—", "%.4f" % np.mean(other) if other else "—"))
         print("    拿掉挑选平均变化 %+.4f；反对角线平均是均匀的 %.2f 倍；峰值在反对角线上的行 %d/%d" % (
-            np.mean([pick.change for pick in picks]), np.mean([pick.diagonal for pick in picks]),
+            np.mean([change(pick.drop) for pick in picks]), np.mean([pick.diagonal for pick in picks]),
             sum(pick.peaks for pick in picks), sum(len(run.matrix) for run in runs)))
         learned = [run.own.per_token for run in runs]
         print("    逐个种子比逐位正确：平均对照高的 %d 个，学出权重的高的 %d 个，一样的 %d 个"
@@ -258,7 +258,7 @@ def print_cell_summary(lr, cell):
         print("    和不用注意力比：不用注意力高的 %d 个，学出权重的高的 %d 个，一样的 %d 个"
               % seed_by_seed([r.per_token for r in cell["none"]], learned))
 
-# attention.md:2355 (实验四：注意力什么时候真的在挑)
+# attention.md:2381 (实验四：注意力什么时候真的在挑)
 SWEEP_RATES = (0.003, 0.01, 0.02)          # 学习率：从第四节的 0.003 到大它六倍多的 0.02
 SWEEP_QUERIES = ("after", "before")        # 更新后的查询，更新前的查询
 
@@ -279,9 +279,8 @@ def print_gap(sweep):
     picks = [selection(run) for cell in sweep.values() for query in SWEEP_QUERIES for run in cell[query]]
     formed = [pick for pick in picks if pick.formed]
     other = [pick for pick in picks if not pick.formed]
-    drop = lambda pick: 0.0 - pick.change          # 0.0 − 0.0 是 +0.0：不会印出 -0.000
-    most_drop, top_diagonal = max(map(drop, other)), max(p.diagonal for p in other)
-    least_drop, low_diagonal = min(map(drop, formed)), min(p.diagonal for p in formed)
+    most_drop, top_diagonal = max(p.drop for p in other), max(p.diagonal for p in other)
+    least_drop, low_diagonal = min(p.drop for p in formed), min(p.diagonal for p in formed)
     print("没形成的 %d 个模型：拿掉挑选最多降 %.3f，反对角线最高 %.2f 倍。" % (len(other), most_drop, top_diagonal))
     print("形成了的 %d 个模型：拿掉挑选最少降 %.3f，反对角线最低 %.2f 倍。" % (len(formed), least_drop, low_diagonal))
     inside = most_drop < FORMED_DROP <= least_drop and top_diagonal < FORMED_DIAGONAL <= low_diagonal
@@ -295,13 +294,13 @@ def print_picture(title, run):
         return
     print("%s：学习率 %g，查询 = %s的状态，种子 %d；" % (title, run.setting.lr, QUERY_SHORT[run.setting.query],
                                                   run.model.seeds[0]))
-    print("逐位正确 %.4f，拿掉挑选后 %.4f。" % (run.own.per_token, run.uniform.per_token))
+    print("逐位正确 %.4f，拿掉挑选后 %.4f。" % (run.own.per_token, run.unpicked.per_token))
     print_matrix(run.matrix, "测试集 %d 条的平均" % TEST_SIZE)
     heatmap(run.matrix)
     print_matrix(run.sample_alpha, "第一条测试序列自己的权重")
     sample_heatmap(run.sample, run.sample_alpha)
 
-# attention.md:2638 (实验五：训练得更久)
+# attention.md:2663 (实验五：训练得更久)
 LONG_ROUNDS = 30000
 LONG_CHECKPOINTS = (3000, 10000)
 
@@ -310,7 +309,7 @@ def print_sharpening(sweep):
     """形成了对齐的模型训练完以前还在不在变尖：逐个种子在第 1000、2000、3000 轮的反对角线。跳完得晚的，
     这段时间里涨的是跳，不是变尖：每格的平均只算第 1000 轮以前就跳完了的。"""
     ends = SHARPENING_ROUNDS + (SWEEP_ROUNDS,)
-    at = lambda run, n: run.course[n].diagonal if n in run.course else selection(run).diagonal   # 最后一轮：训练完
+    at = lambda run, n: run.course[n].diagonal          # 量过的轮数（CHECKPOINTS）包括训练完的第 3000 轮
     formed = [run for lr in sweep for query in SWEEP_QUERIES for run in sweep[lr][query] if selection(run).formed]
     print("形成了对齐的 %d 个模型，反对角线是均匀的几倍（每行一个）；最后是跳完在第几轮、学习率和查询："
           % len(formed))
@@ -371,9 +370,8 @@ def print_growth_over_seeds(sweep):
 
 def print_long_training(run):
     print("同样是第五节那个没有形成对齐的模型，训练 %d 轮：" % LONG_ROUNDS)
-    per_token_u = run.uniform.per_token
     print("整串全对 %.4f，逐位正确 %.4f；拿掉挑选之后逐位正确 %.4f（变化 %+.4f）。"
-          % (run.own.whole, run.own.per_token, per_token_u, per_token_u - run.own.per_token))
+          % (run.own.whole, run.own.per_token, run.unpicked.per_token, change(run.final.drop)))
     print_matrix(run.matrix, "第 %d 轮（测试集 %d 条的平均）" % (LONG_ROUNDS, TEST_SIZE))
     heatmap(run.matrix)
     columns, on_diagonal, left_of_it = peak_counts(run.matrix)
@@ -383,7 +381,7 @@ def print_long_training(run):
           + "，第 %d 轮 %.2f；左边一列 %.2f 倍。" % (LONG_ROUNDS, diagonal_multiple(run.matrix),
                                                     diagonal_multiple(run.matrix, -1)))
 
-# attention.md:2839 (实验六：峰值落在哪一列)
+# attention.md:2863 (实验六：峰值落在哪一列)
 def print_peak_offsets(sweep):
     n, T = len(EXPERIMENT_SEEDS), len(sweep[SWEEP_RATES[0]][SWEEP_QUERIES[0]][0].matrix)
     print("严格倒序：输出第 r 位对输入第 %d − r 位。解码器输出第 r 位之前读进的是上一位的输出，答对时就是" % (T + 1))
@@ -420,7 +418,7 @@ def print_first_row_at_start(length=10):
         print("  查询 = %s：峰值落在第 %d 列的种子 %d 个；第 %d 列平均是均匀的 %.2f 倍"
               % (QUERY_SHORT[query], length, peaks.count(length), length, np.mean(last)))
 
-# attention.md:2925 (实验七：把权重换掉)
+# attention.md:2949 (实验七：把权重换掉)
 REFIT_SETTINGS = (BOOK_SETTING, PICKING_SETTING)   # 只重新训练输出层的两格：第五节的两个设置
 SWAPS = ("reversal", "shifted", "other", "uniform")
 SWAP_SHORT = {"reversal": "倒序", "shifted": "左移", "other": "别条", "uniform": "均匀"}
@@ -520,7 +518,7 @@ def print_refits(sweep):
         lr, query = setting.lr, setting.query
         runs = sweep[lr][query]
         print("学习率 %g，查询 = %s的状态；每个种子一列，最后两列是平均和中位数：" % (lr, QUERY_SHORT[query]))
-        table = np.array([[run.own.per_token, run.uniform.per_token] + [run.refit[n] for n in REFIT_CHECKPOINTS]
+        table = np.array([[run.own.per_token, run.unpicked.per_token] + [run.refit[n] for n in REFIT_CHECKPOINTS]
                           + [run.swaps.forced_accuracy("uniform"), run.refit_forced] for run in runs])
         stats = np.stack([table.mean(axis=0), np.median(table, axis=0)], axis=1)        # (几行, 平均和中位)
         labels = (["自己", "均匀"] + ["重新训练 %d 轮" % n for n in REFIT_CHECKPOINTS]
@@ -545,6 +543,7 @@ def print_average_by_position(sweep):
 
 
 
+# attention.md:3258 (generated/experiments.py)
 def main():
     keep_freed_memory()                                     # 正文程序的附录：让释放的内存留在进程里
     with ProcessPoolExecutor(max_workers=2) as pool:       # 两个进程同时训练；结果和进程数、先后都无关

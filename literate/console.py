@@ -11,7 +11,6 @@ import os
 import signal
 import sys
 import threading
-from pathlib import Path
 from typing import Callable
 
 from .files import INTERRUPTS, describe
@@ -49,16 +48,8 @@ def bounded(message: str) -> str:
     that names thousands of paths still fits a screen; each quote is bounded where it is made, this is the net)."""
     if len(message) <= MAX_MESSAGE:
         return message
-    return f"{message[:MAX_MESSAGE]}… ({len(message) - MAX_MESSAGE:,} more characters)"
-
-
-def back_end_parser(prog: str, manual: str, output: str) -> argparse.ArgumentParser:
-    """The arguments of a back end (weave.py, notebook.py): the lesson, and -o for what it writes."""
-    top = argparse.ArgumentParser(prog=prog, description=manual, formatter_class=argparse.RawDescriptionHelpFormatter)
-    top.add_argument("md", nargs="?", type=Path, default=Path("attention.md"),
-                     help="the Markdown lesson (default: ./attention.md)")
-    top.add_argument("-o", "--output", type=Path, help=output)
-    return top
+    kept = MAX_MESSAGE - 40  # room for the note on what was left out: the whole line stays within MAX_MESSAGE
+    return f"{message[:kept]}… ({len(message) - kept:,} more characters)"
 
 
 def parsed(parser: argparse.ArgumentParser, argv: list[str] | None) -> argparse.Namespace | int:

@@ -26,18 +26,25 @@ BANNER_BYTES = 4096  # enough for the banner line of any lesson's name
 
 @dataclass(frozen=True)
 class Origin:
-    """Where a line of a generated file came from: a line of a piece (offset >= 0) or the `# MD:LINE (chunk)`
-    comment above the piece (offset -1), the indentation expansion put before it, and which copy of the
-    piece it belongs to (the index, in the body, of that copy's comment line)."""
+    """Where a line of a generated file came from: a line of a piece (offset >= 0) or a `# MD:LINE (chunk)`
+    comment (offset -1): the one above the piece, or one where the piece's own code resumes after a chunk it
+    includes (at: the offset of the line it stands above, 0 for the first). Also the indentation expansion put
+    before it, and which copy of the piece it belongs to (the index, in the body, of that copy's first comment)."""
 
     piece: Piece
     offset: int
     indent: str
     copy: int
+    at: int = 0
 
     @property
     def md_line(self) -> int:
-        return self.piece.first_line + max(self.offset, 0)
+        return self.piece.first_line + (self.at if self.offset < 0 else self.offset)
+
+    @property
+    def opens(self) -> bool:
+        """Whether it is the comment above its piece, where a copy of the piece begins."""
+        return self.offset < 0 and self.at == 0
 
 
 def trace(doc: Document, target: str) -> tuple[list[str], list[Origin | None]]:
@@ -63,19 +70,37 @@ def render(doc: Document, target: str) -> tuple[str, list[tuple[int, str] | None
 
 
 def expand(doc: Document, pieces: list[Piece], indent: str, body: list[str], origin: list) -> None:
-    """Append the pieces' lines, references expanded (reference_problems bounds the depth)."""
+    """Append the pieces' lines, references expanded (reference_problems bounds the depth). Above each piece, and
+    again where its own code resumes after a chunk it includes, a `# MD:LINE (chunk)` comment says where the next
+    line comes from, so that a reader of the generated file never takes the including chunk's code for the
+    included one's."""
     for piece in pieces:
         copy = len(body)
         head, tail = location_comment(doc.path.name, piece.label)
         body.append(f"{indent}{head}{piece.first_line}{tail}")
         origin.append(Origin(piece, -1, indent, copy))
+        labelled = True  # whether the piece's own code below a comment of its own
         for offset, code in enumerate(piece.lines):
             found = reference(code)
             if found:
                 expand(doc, doc.chunks[found[1]], indent + found[0], body, origin)
+                labelled = False
                 continue
+            if not labelled and not blank(code):  # indented as the code it stands above
+                body.append(f"{indent}{leading(code)}{head}{piece.first_line + offset}{tail}")
+                origin.append(Origin(piece, -1, indent, copy, at=offset))
+                labelled = True
             body.append("" if blank(code) else indent + code)
             origin.append(Origin(piece, offset, indent, copy))
+
+
+def leading(code: str) -> str:
+    return code[: len(code) - len(code.lstrip())]
+
+
+def comment_indent(o: Origin) -> str:
+    """The blanks before a location comment: the expansion's, and where the piece's code resumes, that code's own."""
+    return o.indent + (leading(o.piece.lines[o.at]) if o.at else "")
 
 
 def tangles_own(text: str) -> bool:
@@ -112,7 +137,7 @@ def comment_forms(doc: Document, target: str) -> dict[int, tuple[str, str]]:
     for index, o in enumerate(origin):
         if o is not None and o.offset < 0:
             head, tail = location_comment(doc.path.name, o.piece.label)
-            forms[index] = (o.indent + head, tail)
+            forms[index] = (comment_indent(o) + head, tail)
     return forms
 
 

@@ -78,6 +78,9 @@ def target_problem(doc: Document, target: str) -> str | None:
         return f"file={quoted(target)} is not a usable path"
     if target.startswith(("/", "\\")) or re.match(r"[A-Za-z]:", target):
         return f"file={target} is absolute; write it relative to the folder of {doc.path.name}"
+    if "\\" in target:  # on Linux and macOS a backslash is part of a file's name, not a separator
+        return (f"file={target} has a backslash: write / between folders "
+                f"({target.replace(chr(92), '/')}), as on every system")
     normal = posixpath.normpath(target)
     if normal.count("/") >= MAX_PATH_DEPTH:
         return f"file={quoted(target)} is {normal.count('/')} folders deep (the limit is {MAX_PATH_DEPTH - 1})"
@@ -192,14 +195,24 @@ OUTPUT_LANGUAGES = frozenset({
     "pycon", "pytb", "py3tb", "ipython", "ipython3", "ipythonconsole", "console", "shell-session", "sh-session",
     "shellsession", "bash-session", "doscon", "ps1con", "pwsh-session", "powershell-session", "terminal", "output",
     "stdout", "stderr", "log", "out", "jupyter", "result", "results"})
-# >>> (with or without a space), In [1]:, and a shell's $, % or PS C:\> before a command
-PROMPT = re.compile(r"(>>>|In \[[0-9]*\]:)(?: |$|(?=\S))|([$%]) \S|(PS [A-Za-z]:\\[^>]*>) ")
+# A session's or an output's language by its ending: Pygments' names (python-console, ipython-console, julia-repl,
+# pycon3, python-traceback, jlcon, rconsole) and others' end so.
+OUTPUT_LANGUAGE_ENDING = re.compile(r".*(?:console|session|repl|traceback|tb|con[0-9]*|logs?|output|stdout|stderr)")
+# >>> (with or without a space, indented or not), In [1]:, and a shell's prompt before a command: $ or % (after a
+# virtual environment's name in brackets, or user@host:folder), ❯, PS C:\>, PS>, C:\>
+PROMPT = re.compile(r"[ \t]*(>>>|In \[[0-9]*\]:)(?: |$|(?=\S))"
+                    r"|((?:\([^()\s]+\) )?(?:[\w.-]+@[\w.-]+:[^\s$#]*)?[$%]|❯) \S"
+                    r"|(PS [A-Za-z]:\\[^>]*>|PS>|[A-Za-z]:\\[^>]*>) ")
+TRACEBACK = "Traceback (most recent call last):"  # Python's own first line of an error: what a run printed
 OUT_MARK = re.compile(r"Out\[[0-9]*\]: ")  # IPython's mark on what a line printed: output, prompt or not
 CONTINUATION = re.compile(r"\.\.\.(?: |$)|[ \t]+\.\.\.:(?: |$)")
-OUTPUT_CAPTION = re.compile(r"实跑输出|运行输出|实际输出|输出如下|运行结果|打印出|打印结果|〉的输出|程序的输出|"
-                            r"(?:输出|结果|得到|屏幕上[^。]*)[：:]\s*$|会看到|"
+OUTPUT_CAPTION = re.compile(r"实跑输出|运行输出|实际输出|输出如下|结果如下|运行结果|打印出|打印结果|〉的输出|程序的输出|"
+                            r"会输出|屏幕输出|终端输出|"
+                            r"(?:(?:输出|结果|打印)(?:是|为|如下|出来是|出来的是)?|得到|屏幕上[^。]*|终端里[^。]*)[：:]\s*$|"
+                            r"会看到|"
                             r"(?i:\b(?:output of|program output|console output|prints|printed|you should see|"
-                            r"(?:it|this) gives|the output)\b)")
+                            r"(?:it|this) gives|the output)\b|"
+                            r"\b(?:output|result|we get|you get|you will see|you'll see|stdout)\b[^.:]{0,20}:\s*$)")
 DRAWN_LANGUAGES = frozenset({"math", "mermaid"})  # GitHub draws these as a formula or a diagram, never as text
 
 
@@ -247,8 +260,10 @@ def marked_illustration(info: str) -> bool:
 
 def output_reason(language: str, content: str, before) -> str | None:
     """Why a fence's language, content or the block just above it says it is a program's output, or None."""
-    if language.lower() in OUTPUT_LANGUAGES:
+    if language.lower() in OUTPUT_LANGUAGES or OUTPUT_LANGUAGE_ENDING.fullmatch(language.lower()):
         return f"its language, {language}, is a session's or an output's"
+    if any(line.strip() == TRACEBACK for line in content.split("\n")):
+        return f"it holds a traceback ({TRACEBACK})"
     prompt = session_prompt(content)
     if prompt:
         return f"a session: the prompt {prompt} with what it printed below it"

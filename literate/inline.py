@@ -21,8 +21,9 @@ NUMBER = re.compile(rf"(?<![A-Za-z0-9_.])(?<![0-9][eE][+-])(?:{WHOLE}\.[0-9]+(?!
 # The book's span: from 原书 to the end of its clause (a comma or colon begins another claim, often ours: 原书报告
 # 0.93，我们跑出来 0.87), of its line or of a quotation, or to a word that names our own runs, whichever comes first.
 BOOK_WORD = "原书"
-BOOK_SPAN_END = re.compile(r"[。；！？，：．｡﹐､…」』）\n]|——|[.,;:!?](?![0-9])|本仓库|我们|本文|讲义|这次|这里|实测")
-OUR_COLUMN = re.compile(r"本仓库|我们|本文|讲义|这次|这里|实测")  # a header naming the book and our runs: ours
+OUR_WORDS = r"本仓库|我|咱们|本文|本课|本次|讲义|这次|这里|实测|(?i:\b(?:we|our|us)\b)"  # words for our own runs
+BOOK_SPAN_END = re.compile(r"[。；！？，：．｡﹐､…」』）\n]|——|[.,;:!?](?![0-9])|" + OUR_WORDS)
+OUR_COLUMN = re.compile(OUR_WORDS)  # a header naming the book and our runs: ours
 SENTENCE_END = re.compile(r"[。；！？]")
 BARE_URL = re.compile(r"\b(?:https?|ftp)://[!-~]+|\bwww\.[!-~]+")
 

@@ -13,8 +13,9 @@ from pathlib import Path
 
 from .captions import caption_problems, find_captions, math_warnings
 from .files import describe, file_kind, read_regular
+from .ipython import ipython_line
 from .model import (Document, LINE_BREAKING, LINE_WITH_END, MAX_MARKDOWN_BYTES, PYTHON_LANGUAGE, chunk_name, Piece,
-                    Playground, Transcript, UserError)
+                    Playground, Transcript, UserError, quoted)
 from .declarations import is_declaration, read_declarations
 from .fences import (assign_transcripts, fence_attributes, misplaced_python, nested_root_problems,
                      output_fence_problems, target_problem)
@@ -92,6 +93,20 @@ def read_inline(text: str) -> list:
     """The spans (blocks.py) of a line of Markdown that is not in the lesson's body (the notebook's words the lesson
     declares), read as the lesson's own text is read."""
     return [span for token in markdown_parser().parseInline(text) for span in Reader({}, {}).inline(token).spans]
+
+
+def playground_problems(doc: Document) -> list[tuple[int, str]]:
+    """A playground of a Python program is a cell in the notebook: one IPython would not run as the Python it is (a
+    shell command, a magic) is refused by every tool, not only by the notebook."""
+    problems = []
+    for found in doc.playgrounds.values():
+        index = ipython_line(found.lines) if found.program.endswith(".py") else None
+        if index is not None:
+            problems.append((found.fence_line + 1 + index, f"the playground of {found.program} is not Python that "
+                             f"parses, and in a notebook cell IPython would run its line "
+                             f"{quoted(found.lines[index].strip())} as a magic, a shell command or a help request; "
+                             "write it as Python"))
+    return problems
 
 
 def load(path: Path, shown: str) -> Document:
@@ -190,6 +205,7 @@ def parse_document(path: Path, shown: str, text: str) -> Document:
                         "{file=....py} root" + lookalike(found.program, doc.roots))
                  for line, found in doc.playgrounds.items()
                  if found.program not in doc.roots or not found.program.endswith(".py")]
+    problems += playground_problems(doc)
     problems += nested_root_problems(doc)
     problems += assign_transcripts(doc, loose_transcripts)
     problems += invisible_problems(doc)

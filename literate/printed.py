@@ -12,27 +12,41 @@ import itertools
 from .inline import NUMBER
 
 MAX_SUGGESTED = 3  # numbers named after "nearest:"
-MAX_ROUNDED_PLACES = 12  # a quote rounded to more decimals than this is not looked for
+MAX_SHORTER_PLACES = 12  # for "nearest:", the same value rounded to at most this many decimals is looked for
 # Characters a reader takes for a minus: hyphen-minus, minus sign, full-width and small hyphen-minus, the hyphens
-# and dashes (U+2010-2013: a typeset minus is often one of them) and the superscript minus; and for a plus.
-MINUS, PLUS = "-−－﹣‐‑‒–⁻", "+＋⁺"
+# and dashes (U+2010-2013: a typeset minus is often one of them), the superscript and subscript minus, the modifier
+# minus and the heavy minus sign; and for a plus. Not the em dashes (— ⸺): Chinese punctuation (——), no sign.
+MINUS, PLUS = "-−－﹣‐‑‒–⁻₋˗➖", "+＋⁺₊➕"
+SPACES = " \u00a0\u2009\u202f"  # the one space a sign may stand before its number: also no-break and thin ones
 JOINING = ")]}_"  # after these (and an ASCII letter or digit) a hyphen joins a range or a name: 1-3, x-1, f(x)-1
 
 
-def sign_before(text: str, start: int) -> str:
+def sign_before(text: str, start: int, unseen: str = "") -> str:
     """The sign written just before the number at start, or one space before it: "-", "+" or "" (none). A sign
     right after an ASCII letter, a digit or a closing bracket joins a range or a name (1-3, x-1), and one spaced
     like an operator after them is a difference (1 − 0.5): no sign. After a Chinese character it is one
-    (变化−0.75), and so is one after a space that touches its number (0.08 -0.05, as programs print). ±: a spread."""
+    (变化−0.75), and so is one after a space that touches its number (0.08 -0.05, as programs print). ±: a spread.
+    unseen: characters between the sign and its number that the reader does not see as such (in the prose:
+    emphasis marks, a line break, what stands for a comment or a tag), passed over: **−**0.75 is −0.75."""
     at = start - 1
-    spaced = at >= 1 and text[at] == " " and text[at - 1] in MINUS + PLUS  # − 0.75: one space between
+    while at >= 0 and text[at] in unseen:
+        at -= 1
+    spaced = at >= 1 and text[at] in SPACES and text[at - 1] in MINUS + PLUS  # − 0.75: one space between
     at -= spaced
     if at < 0 or text[at] not in MINUS + PLUS:
         return ""
-    before = (text[:at].rstrip(" ") if spaced else text[:at])[-1:]  # the operand a spaced operator would follow
+    before = (text[:at].rstrip(SPACES) if spaced else text[:at])[-1:]  # the operand a spaced operator would follow
     if (before.isascii() and before.isalnum()) or (before and before in JOINING):
         return ""
     return "-" if text[at] in MINUS else "+"
+
+
+def brief(number: str, width: int = 40) -> str:
+    """A number as a message shows it: whole up to width characters; else its first and last digits and its length,
+    so that a line stays readable (a 5,000-digit number in the prose gives a short line that still tells it apart)."""
+    if len(number) <= width:
+        return number
+    return f"{number[:20]}…{number[-12:]} ({len(number):,} characters)"
 
 
 def value(text: str) -> decimal.Decimal:
@@ -83,7 +97,7 @@ class Printed:
         """Up to count printed numbers with more decimals that round to number (0.4102 for 0.41). Those lie within
         half a unit of number's last digit: a bisection finds where, then each is rounded to be sure."""
         to = places(number)
-        if not to or to > MAX_ROUNDED_PLACES:
+        if not to:
             return []
         half = decimal.Decimal(5).scaleb(-to - 1)
         with decimal.localcontext() as context:
@@ -102,7 +116,7 @@ class Printed:
         to = places(number)
         first = []
         if to >= 2:
-            shorter = {text for keep in range(2, min(to, MAX_ROUNDED_PLACES + 1)) for text in rounded(number, keep)}
+            shorter = {text for keep in range(2, min(to, MAX_SHORTER_PLACES + 1)) for text in rounded(number, keep)}
             first = sorted({*(text for text in shorter if text in self.numbers),
                             *self.rounds_to(number, MAX_SUGGESTED)})
         near = self.closest(number, self.by_places.get(to, []), MAX_SUGGESTED)

@@ -12,9 +12,9 @@ from dataclasses import replace
 from . import blocks
 from .book import BOOK_FIGURES, book_prints, read_book_figures
 from .expansion import trace
-from .inline import BOOK_SPAN_END, BOOK_WORD, NUMBER, OUR_COLUMN, SENTENCE_END, Spans
+from .inline import BOOK_SPAN_END, BOOK_WORD, NUMBER, OUR_COLUMN, SENTENCE_END, SEPARATOR, Spans
 from .model import Document, ProseNumber, UserError, output_lines, quoted
-from .printed import Printed, sign_before
+from .printed import Printed, brief, sign_before
 from .validation import lookalike
 from .writing import broken_numbers, reordered
 
@@ -31,6 +31,9 @@ REFERENCE_AFTER = re.compile(rf" ?(?!{'|'.join(NOT_MEASURES)})[年章节]")
 # GROWTH_CHECKPOINTS = tuple(range(0, 600, 10)) ...); the whole numbers of that value (not of its comments or
 # strings) may stand in prose before a measure word.
 SETTING_NAME = re.compile(r"[A-Z][A-Z0-9_]*")
+# Between a sign and its number, what a reader does not see as a character: emphasis marks (**−**0.75), a line break
+# (a soft break is a space), the separator standing for an HTML comment or tag (−<!-- c -->0.75, <span>−</span>0.75).
+SIGN_UNSEEN = "*_~\n" + SEPARATOR
 CITATION_WORD = "数字出自"  # <!-- 数字出自 PATH -->: the numbers of the next block (or sentence) come from PATH
 CITING_BLOCKS = (blocks.Paragraph, blocks.ListBlock, blocks.Quote, blocks.Table)
 CITATION = re.compile(rf"<!--\s*{CITATION_WORD}")
@@ -165,7 +168,7 @@ def numbers_in_inline(doc: Document, inline: blocks.Inline, first_line: int, who
         program, cited_on = cited[inside][1:] if inside is not None else cites
         written, seen = match[0], match.string
         return ProseNumber(line, written, whole_book or book.covering(offset) is not None, program, cited_on,
-                           inline.key, offset, shown, sign=sign_before(seen, match.start()),
+                           inline.key, offset, shown, sign=sign_before(seen, match.start(), SIGN_UNSEEN),
                            setting="." not in written and is_setting(seen, match.end()))
 
     numbers = [number(match.start(), match, line_of(match.start()), drawn and not in_image(inline, match.start()))
@@ -350,17 +353,18 @@ def unprinted(number: ProseNumber, quotes: Quotes) -> str:
     else:
         transcript = (f"the transcript named on line {number.cited_on}" if number.cited_on
                       else "its section's transcript")
-    transcript += f"; nearest: {', '.join(near)}" if near else ""
+    transcript += f"; nearest: {', '.join(map(brief, near))}" if near else ""
+    shown = brief(number.text)
     if number.book:
-        what = (f"{number.text} is marked as the book's (原书) but the book does not print it (not in "
+        what = (f"{shown} is marked as the book's (原书) but the book does not print it (not in "
                 f"{BOOK_FIGURES}), nor does {number.program} ({transcript})")
     elif known and number.sign and (number.text in quotes.printed(scope).numbers
                                     or quotes.printed(scope).rounds_to(number.text)):
         other = "with a minus" if number.sign == "+" else "without a minus"
-        return (f"{number.sign}{number.text}: {number.program} prints this number only {other} "
+        return (f"{number.sign}{shown}: {number.program} prints this number only {other} "
                 f"({transcript.partition('; nearest')[0]}); the sign is part of the number")
     else:
-        what = f"{number.text} is not printed by {number.program} ({transcript})"
+        what = f"{shown} is not printed by {number.program} ({transcript})"
         if number.setting:
             what += (f"; if it is a setting, {number.program} must declare it (an UPPER_CASE name given it, "
                      "ROUNDS = 3000)")
@@ -373,3 +377,4 @@ def unprinted(number: ProseNumber, quotes: Quotes) -> str:
         what += (f"; {others[0]} prints it: if it comes from there, cite it with "
                  f"<!-- {CITATION_WORD} {others[0]} --> on the line before the paragraph or before the sentence")
     return what
+

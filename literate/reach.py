@@ -52,7 +52,7 @@ def imported_names(doc: Document, importer: str, name: str) -> set[str]:
         return set()
     package = name.split(".") if importer.endswith("/__init__.py") else name.split(".")[:-1]
     names: set[str] = set()
-    for node in ast.walk(tree):
+    for node in live_nodes(tree):
         if isinstance(node, ast.Import):
             dotted = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -65,3 +65,28 @@ def imported_names(doc: Document, importer: str, name: str) -> set[str]:
             parts = dotted_name.split(".")
             names |= {".".join(parts[:end]) for end in range(1, len(parts) + 1)}
     return names
+
+
+def live_nodes(tree: ast.Module):
+    """The nodes of a module that may run: all but a branch under a test that is always false (if False:, while 0:)
+    and the body of a function that nothing in the module names (never called: its imports never happen). A
+    function named anywhere (called, passed, decorated: a decorator may register it) counts as live."""
+    named = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)}
+    named |= {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)}
+    waiting = [tree]
+    while waiting:
+        node = waiting.pop()
+        yield node
+        if isinstance(node, (ast.If, ast.While)) and is_always_false(node.test):
+            children = node.orelse
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name not in named \
+                and not node.decorator_list:
+            children = []
+        else:
+            children = list(ast.iter_child_nodes(node))
+        waiting.extend(reversed(children))
+
+
+def is_always_false(test: ast.expr) -> bool:
+    """A test Python reads as false before it runs anything: a constant like False, 0, None or ""."""
+    return isinstance(test, ast.Constant) and not test.value

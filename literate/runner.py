@@ -318,4 +318,6 @@ def report_failed_run(doc: Document, target: str, run: Run, timeout: float, echo
         with contextlib.suppress(ValueError):
             print(f"{where}: error: {shown} was killed by {signal.Signals(-run.returncode).name}", file=sys.stderr)
             return
-    print(f"{where}: error: {shown} exited with status {run.returncode} (traceback above)", file=sys.stderr)
+    above = " (traceback above)" if "Traceback (most recent call last)" in traceback else (
+        " (what it wrote to stderr above)" if traceback.strip() else "")
+    print(f"{where}: error: {shown} exited with status {run.returncode}{above}", file=sys.stderr)

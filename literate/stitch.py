@@ -12,22 +12,18 @@ Before writing, the edited lesson is parsed and rendered again: it must give bac
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import re
 import sys
 from dataclasses import dataclass
 
 from .commands import planned_roots, write_planned
+from .diffing import EXACT_DIFF_LINES, Stretch, common_ends, exact, side_by_side, too_long_to_diff_exactly
 from .expansion import (BANNER, FIRST_BANNER, HASH_LINE, comment_forms, generated_state, is_banner,
                         read_generated, render, renumbered, trace)
 from .files import rewrite_lesson
 from .markdown import decode_markdown, load, normalize_newlines, parse_document
 from .model import OK, Conflict, Document, LINE_WITH_END, Piece, UserError, blank, comment_safe
-
-
-
-EXACT_DIFF_LINES = 500  # a stretch of up to this many lines on each side is diffed exactly (hunks)
 
 
 @dataclass(frozen=True)
@@ -93,7 +89,8 @@ def edits_in(doc: Document, target: str, text: str) -> tuple[list[Edit], list[st
             if any(o is None or o.offset < 0 for o in touched):
                 line = next(i for i, o in zip(range(i1, i2), touched) if o is None or o.offset < 0)
                 what = ("the blank line tangle puts between two pieces of the root" if origin[line] is None
-                        else f"the comment `{rendered[line].strip()}` that tangle writes above each chunk")
+                        else f"the comment `{rendered[line].strip()}` that tangle writes above each chunk "
+                        "and where its code resumes")
                 problems.append(f"{where}: error: the edit changes {what}; keep it, and edit only the code "
                                 "between two such comments")
                 continue
@@ -119,7 +116,7 @@ def edits_in(doc: Document, target: str, text: str) -> tuple[list[Edit], list[st
                                 f"not guess; make this edit in {doc.path.name}")
                 continue
             if before is not None:
-                anchor, start = before, before.offset + 1
+                anchor, start = before, (before.at if before.offset < 0 else before.offset + 1)
             elif after is not None and after.offset >= 0:
                 anchor, start = after, after.offset
             else:
@@ -188,31 +185,18 @@ def changes(old: list[str], new: list[str], anchors: list[int]) -> list[tuple[in
     return found
 
 
-def hunks(old: list[str], new: list[str], i0: int, j0: int) -> list[tuple[int, int, int, int]]:
+def hunks(old: list[str], new: list[str], i0: int, j0: int) -> list[Stretch]:
     """The changed hunks of old against new, offset by (i0, j0). The common head and tail are set aside first
     (one pass each); what is left is diffed exactly (difflib) while that is cheap. Beyond EXACT_DIFF_LINES²
     (difflib takes time quadratic in lines that repeat, a chunk of many identical lines), lines changed in
-    place (as many lines as before) are paired by position, and otherwise difflib skips the lines that
+    place (as many lines as before) are read side by side, and otherwise difflib skips the lines that
     repeat most (autojunk): either is a true diff, perhaps with larger hunks than the shortest."""
-    head = 0
-    while head < min(len(old), len(new)) and old[head] == new[head]:
-        head += 1
-    tail = 0
-    while tail < min(len(old), len(new)) - head and old[len(old) - 1 - tail] == new[len(new) - 1 - tail]:
-        tail += 1
+    head, tail = common_ends(old, new)
     a, b = old[head : len(old) - tail], new[head : len(new) - tail]
-    i0, j0 = i0 + head, j0 + head
-    if len(a) * len(b) > EXACT_DIFF_LINES ** 2 and len(a) == len(b):
-        changed = [index for index, (x, y) in enumerate(zip(a, b)) if x != y]
-        runs = []
-        for index in changed:
-            if runs and runs[-1][1] == index:
-                runs[-1][1] = index + 1
-            else:
-                runs.append([index, index + 1])
-        return [(i0 + start, i0 + end, j0 + start, j0 + end) for start, end in runs]
-    matcher = difflib.SequenceMatcher(None, a, b, autojunk=len(a) * len(b) > EXACT_DIFF_LINES ** 2)
-    return [(i0 + i1, i0 + i2, j0 + j1, j0 + j2) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"]
+    long = too_long_to_diff_exactly(a, b)
+    if long and len(a) == len(b):
+        return side_by_side(a, b, i0 + head, j0 + head)
+    return exact(a, b, i0 + head, j0 + head, autojunk=long)
 
 
 def copies(doc: Document) -> dict[int, list[tuple[str, int]]]:
@@ -221,7 +205,7 @@ def copies(doc: Document) -> dict[int, list[tuple[str, int]]]:
     for target in doc.roots:
         _, origin = trace(doc, target)
         for index, o in enumerate(origin):
-            if o is not None and o.offset < 0:
+            if o is not None and o.opens:
                 found.setdefault(o.piece.fence_line, []).append((target, index))
     return found
 

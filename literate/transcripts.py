@@ -3,7 +3,7 @@ the transcript fences in the lesson."""
 
 from __future__ import annotations
 
-import difflib
+import decimal
 import itertools
 import os
 import re
@@ -11,9 +11,11 @@ import sys
 from typing import Iterator
 
 from .characters import code_point, unseen
+from .diffing import Stretch, common_ends, exact, side_by_side, too_long_to_diff_exactly
 from .files import rewrite_lesson
 from .markdown import decode_markdown, fence_runs, normalize_newlines, parse_document
 from .model import Document, LINE_WITH_END, MAX_MARKDOWN_BYTES, Transcript, UserError, blank, output_lines
+from .printed import brief
 from .runner import TERMINAL_CONTROL, inert, report_failed_run, run_program
 from .validation import shown_line
 
@@ -25,8 +27,6 @@ DRIFT_UNITS = 10  # drift moves the last printed digits of a number by a few uni
 DRIFT_DIGITS = 4
 MAX_DIFF_LINES = 200  # of one diff shown: enough to see what changed, short enough to read
 DIFF_CONTEXT = 3  # unchanged lines shown around a change, as difflib.unified_diff shows them
-EXACT_DIFF_LINES = 500  # transcripts up to this long a side are diffed exactly (changed_stretches), as in stitch.py
-Stretch = tuple[int, int, int, int]  # (i1, i2, j1, j2): old lines i1:i2 became new lines j1:j2
 SIGNED_NUMBER = re.compile(r" *[+-]?[0-9]+(?:\.[0-9]+)?")
 # A line of the lesson's own Markdown, which a program hardly ever prints: in a transcript, it tells of a fence whose
 # closing line is missing, run on over the lesson. Blank lines and sentences tell nothing: a program prints those too.
@@ -57,17 +57,19 @@ def classify_change(old: str, new: str) -> str:
                 continue
             if "." not in x or "." not in y or len(x.split(".")[1]) != len(y.split(".")[1]):
                 return changed
-            deltas.append(abs(float(x) - float(y)))
-            units = max(units, round(deltas[-1] * 10 ** len(x.split(".")[1])))
+            with decimal.localcontext() as exact:  # as many digits as the two numbers have: no float overflows
+                exact.prec = len(x) + len(y)
+                deltas.append(abs(decimal.Decimal(x) - decimal.Decimal(y)))
+                units = max(units, deltas[-1].scaleb(len(x.split(".")[1])))  # a whole number
             decimals = max(decimals, len(x.split(".")[1]))
             fewest = min(printed_digits(x), printed_digits(y))
             digits = fewest if digits is None else min(digits, fewest)
     if not deltas:
         return changed
     values = f"{len(deltas)} value{'s' if len(deltas) != 1 else ''}"
-    said = f"only numbers changed: {values}, max |Δ| = {max(deltas):.{decimals}f}, layout identical — "
+    said = f"only numbers changed: {values}, max |Δ| = {brief(f'{max(deltas):.{decimals}f}')}, layout identical — "
     if units > DRIFT_UNITS:
-        return said + (f"a number moved by {units} units in its last printed digit, more than rounding "
+        return said + (f"a number moved by {brief(f'{units:f}')} units in its last printed digit, more than rounding "
                        "differences between platforms give: the results changed (not floating-point drift)")
     if digits < DRIFT_DIGITS:
         return said + (f"a number printed with {digits} digit{'s' if digits != 1 else ''} changed, "
@@ -129,30 +131,14 @@ def unified_diff(old: list[str], new: list[str], old_label: str, new_label: str)
 
 
 def changed_stretches(old: list[str], new: list[str]) -> list[Stretch]:
-    """What turns old into new, in order: difflib's exact diff up to EXACT_DIFF_LINES lines a side (its time grows
-    with the product); beyond, as in stitch.hunks, the common head and tail set aside (one pass each) and a middle
-    still too long compared line by line: a true diff in linear time, its hunks perhaps larger than the shortest."""
-    head = tail = 0
-    if len(old) * len(new) > EXACT_DIFF_LINES ** 2:  # else the whole, as difflib.unified_diff diffs it
-        head = common_head(old, new)
-        tail = common_head(old[head:][::-1], new[head:][::-1])
+    """What turns old into new, in order: difflib's exact diff up to EXACT_DIFF_LINES lines a side, as
+    difflib.unified_diff diffs it; beyond, the common head and tail set aside and a middle still too long compared
+    side by side (diffing.side_by_side): linear time, however long the transcript."""
+    if not too_long_to_diff_exactly(old, new):
+        return exact(old, new, 0, 0)
+    head, tail = common_ends(old, new)
     a, b = old[head : len(old) - tail], new[head : len(new) - tail]
-    if len(a) * len(b) > EXACT_DIFF_LINES ** 2:
-        return paired_stretches(a, b, head)
-    opcodes = difflib.SequenceMatcher(None, a, b).get_opcodes()  # autojunk as difflib.unified_diff has it
-    return [(head + i1, head + i2, head + j1, head + j2) for tag, i1, i2, j1, j2 in opcodes if tag != "equal"]
-
-
-def common_head(a: list[str], b: list[str]) -> int:
-    return next((index for index, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
-
-
-def paired_stretches(a: list[str], b: list[str], start: int) -> list[Stretch]:
-    """Each line that differs where a and b are read side by side (shown as its old then its new line), offset by
-    start, then what the longer one has past the end of the shorter."""
-    common = min(len(a), len(b))
-    pairs = [(start + i, start + i + 1, start + i, start + i + 1) for i in range(common) if a[i] != b[i]]
-    return pairs + ([(start + common, start + len(a), start + common, start + len(b))] if len(a) != len(b) else [])
+    return side_by_side(a, b, head, head) if too_long_to_diff_exactly(a, b) else exact(a, b, head, head)
 
 
 def unified_range(start: int, stop: int) -> str:

@@ -167,7 +167,8 @@ def expansion_problems(doc: Document) -> list[tuple[int, str]]:
                     indent, name = found
                     child_size, child_lines, child_depth = sizes[name]
                     size += child_size + child_lines * len(indent)  # every line re-indented, at most
-                    lines += child_lines
+                    size += len(f"{head}{piece.first_line + len(piece.lines)}{tail}\n".encode())  # where it
+                    lines += child_lines + 1                                                     # resumes, at most
                     depth = max(depth, child_depth)
                     uses[name] = uses.get(name, 0) + 1
                 else:

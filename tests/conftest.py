@@ -1,5 +1,5 @@
 """What the tests share: the repository root on sys.path (so that they import the package and the commands),
-a lesson written into a folder, tangle.py's main run as the command line would, and the browser."""
+the smallest lesson, a lesson written into a folder, tangle.py's main run as the command line would, and the browser."""
 
 import os
 import shutil
@@ -17,6 +17,15 @@ def write(folder: Path, text: str, name: str = "attention.md") -> Path:
     path = folder / name
     path.write_bytes(text.encode())
     return path
+
+
+def small_lesson(prose: str, title: str = "课", printed: tuple[str, ...] = ("value 0.75",)) -> str:
+    """The smallest lesson every tool takes: a heading, the prose, a program (a root that includes one chunk) that
+    prints the printed lines, and its transcript."""
+    prints = "\n".join(f'print("{line}")' for line in printed)
+    output = "\n".join(printed)
+    return (f"# {title}\n\n{prose}\n\n```python {{file=generated/a.py}}\n<<body>>\n```\n\n```python {{#body}}\n"
+            f"{prints}\n```\n\n```text {{transcript}}\n{output}\n```\n")
 
 
 def run(capsys, *argv) -> tuple[int, str, str]:

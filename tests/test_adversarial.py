@@ -28,6 +28,7 @@ from hypothesis import strategies as st
 pytest.importorskip("latex2mathml", reason="weave.py needs latex2mathml: make test installs requirements-html.txt")
 
 import literate.blocks  # noqa: E402
+import literate.diffing  # noqa: E402
 import literate.inline  # noqa: E402
 import literate.markdown  # noqa: E402
 import literate.prose  # noqa: E402
@@ -344,14 +345,45 @@ def test_data_loss_weave_never_replaces_what_is_not_a_regular_file(tmp_path, cap
         server.close()
 
 
-def test_data_loss_weave_replaces_its_own_page_old_and_new(tmp_path, capsys):
+def test_data_loss_weave_replaces_its_own_page_while_it_is_as_written(tmp_path, capsys):
     md = write(tmp_path, lesson())
     out = tmp_path / "page.html"
-    out.write_text("<!DOCTYPE html>\n<html><p>本页由 <code>weave.py</code> 从 lesson.md 生成。</p></html>\n")
-    assert weave.main([str(md), "-o", str(out)]) == 0  # a page from before the generator mark
-    assert weave.is_page(out.read_bytes())
+    assert weave.main([str(md), "-o", str(out)]) == 0
+    assert weave.state(out.read_bytes()) == "as written"
     md.write_bytes(md.read_bytes() + "新的一段。\n".encode())
     assert weave.main([str(md), "-o", str(out)]) == 0 and "新的一段" in out.read_text()
+
+
+@pytest.mark.parametrize("edit", [
+    lambda page: page.replace("新的一段", "我的笔记", 1),  # a line edited
+    lambda page: page + "<p>我加的</p>\n",  # a line added at the end
+    lambda page: page.replace("\n", "\r\n"),  # saved by an editor with other line ends
+], ids=["edited", "added", "line-ends"])
+def test_data_loss_weave_keeps_a_page_a_reader_edited_unless_forced(tmp_path, capsys, edit):
+    md = write(tmp_path, lesson() + "新的一段。\n")
+    out = tmp_path / "page.html"
+    assert weave.main([str(md), "-o", str(out)]) == 0
+    out.write_text(edit(out.read_text()), newline="")
+    edited = out.read_bytes()
+    md.write_bytes(md.read_bytes() + "又一段。\n".encode())
+    capsys.readouterr()
+    assert weave.main([str(md), "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"{out}: error: holds changes made after weave.py wrote it") and "--force" in err, err
+    assert "rm " in err and err.count("\n") == 1 and out.read_bytes() == edited
+    assert weave.main([str(md), "-o", str(out), "--force"]) == 0
+    assert weave.state(out.read_bytes()) == "as written" and "又一段" in out.read_text()
+
+
+def test_data_loss_weave_keeps_a_page_from_before_the_fingerprint_unless_forced(tmp_path, capsys):
+    md = write(tmp_path, lesson())
+    out = tmp_path / "page.html"
+    for old in ("<!DOCTYPE html>\n<html><p>本页由 <code>weave.py</code> 从 lesson.md 生成。</p></html>\n",
+                '<!DOCTYPE html>\n<html><head><meta name="generator" content="weave.py">\n</head></html>\n'):
+        out.write_text(old)
+        assert weave.main([str(md), "-o", str(out)]) == 2
+        assert "was written by an older weave.py" in capsys.readouterr().err and out.read_text() == old
+        assert weave.main([str(md), "-o", str(out), "--force"]) == 0 and weave.state(out.read_bytes()) == "as written"
 
 
 @pytest.mark.parametrize("force", [[], ["--force"]], ids=["plain", "--force"])
@@ -661,9 +693,9 @@ def test_hang_stitch_diffs_a_chunk_of_identical_lines_in_linear_work(tmp_path, m
         if not autojunk:
             exact.append(len(a) * len(b))
         return original(junk, a, b, autojunk=autojunk)
-    monkeypatch.setattr(literate.stitch.difflib, "SequenceMatcher", matcher)
+    monkeypatch.setattr(literate.diffing.difflib, "SequenceMatcher", matcher)
     assert tangle.main(["stitch", str(md)]) == 0, capsys.readouterr().err
-    assert max(exact, default=0) <= literate.stitch.EXACT_DIFF_LINES ** 2
+    assert max(exact, default=0) <= literate.diffing.EXACT_DIFF_LINES ** 2
     assert md.read_text().split("\n")[1:2001:100] == [f"x = {at}" for at in range(0, 2000, 100)]
 
 
@@ -1159,8 +1191,9 @@ QUOTING_LESSONS = {
 
 @pytest.mark.parametrize("text", QUOTING_LESSONS.values(), ids=QUOTING_LESSONS.keys())
 def test_message_an_error_quotes_a_bounded_part_of_the_input_and_names_its_cause(tmp_path, capsys, text):
-    """Each error is one line of at most a few thousand characters, however long what it quotes, and it names what
-    is wrong (never "nested too deeply to read" for a long path, the recursion of making its folders)."""
+    """Each error is one line of at most MAX_MESSAGE characters (as the manual says), however long what it quotes,
+    and it names what is wrong (never "nested too deeply to read" for a long path, the recursion of making its
+    folders)."""
     md = write(tmp_path, text)
     if tangle.main(["tangle", str(md)]) == 0:  # the citations are read by check
         capsys.readouterr()
@@ -1168,7 +1201,7 @@ def test_message_an_error_quotes_a_bounded_part_of_the_input_and_names_its_cause
     else:
         assert not (tmp_path / "generated").exists() and not (tmp_path / "d").exists()
     err = capsys.readouterr().err
-    assert err and all(len(line) <= model.MAX_MESSAGE + 40 for line in err.splitlines()), max(map(len, err.splitlines()))
+    assert err and all(len(line) <= model.MAX_MESSAGE for line in err.splitlines()), max(map(len, err.splitlines()))
     assert "nested too deeply" not in err and "lesson.md:" in err
 
 

@@ -109,6 +109,19 @@ def teacher_forced_logits(model, src):
     return A.decoder_output(model, hs_dec, hs_enc, queries)[0]
 
 
+@pytest.mark.parametrize("wrong, says", [
+    (dict(query="aftr"), "query 只能是 'after' 或 'before'，不是 'aftr'"),
+    (dict(query="After"), "不是 'After'"),
+    (dict(attention=False, uniform=True), "要 attention=True"),
+])
+def test_a_setting_that_would_train_another_model_is_refused(wrong, says):
+    """Misspelt, the query once trained the other model without a word; the average control needs attention."""
+    with pytest.raises(ValueError, match=re.escape(says)):
+        A.Setting(**wrong)
+    assert [A.Setting(**right).describe() for right in (dict(query="before"), dict(attention=False))] == [
+        "用注意力，更新前的查询", "不用注意力"]
+
+
 def test_decode_step_is_one_step_of_teacher_forced_training():
     """decode_step (the main line's decoder, one step at a time) and the training path (all
     steps at once through decoder and decoder_output) give the same logits, both queries."""
@@ -1001,8 +1014,8 @@ def test_examine_gathers_what_is_measured_on_one_model(monkeypatch):
     run = A.examine(model, test, 30)
     assert run.model is model and run.setting is model.setting and run.course is model.course and run.rounds == 30
     assert same_evaluation(run.own, A.evaluate(model, test))
-    assert run.uniform is run.swaps.greedy["uniform"]
-    assert same_evaluation(run.uniform, A.with_uniform_weights(model, test))
+    assert run.unpicked is run.swaps.greedy["uniform"]
+    assert same_evaluation(run.unpicked, A.with_uniform_weights(model, test))
     assert same_bits(run.matrix, run.own.alpha.mean(axis=0)) and same_bits(run.sample_alpha, run.own.alpha[0])
     assert same_bits(run.sample, test[0])
     assert run.refit == A.refit_readout(model, test)[1] and sorted(run.refit) == [3, 6]
@@ -1019,7 +1032,7 @@ def test_attention_runs_trains_and_examines_each_pair_of_seeds():
         alone = A.examine(model, test, 12, refit=False)
         assert run.setting == setting and run.rounds == 12 and sorted(run.course) == [6]
         assert all(same_bits(run.model[name], model[name]) for name in model)
-        assert same_evaluation(run.own, alone.own) and same_evaluation(run.uniform, alone.uniform)
+        assert same_evaluation(run.own, alone.own) and same_evaluation(run.unpicked, alone.unpicked)
         assert same_bits(run.course[6].matrix, alone.course[6].matrix)
 
 
@@ -1058,7 +1071,7 @@ def anti_diagonal(height):
     (0.8, 0.85, 0.1, False),        # flat; uniform weights even help
 ])
 def test_alignment_formed_rule_on_hand_made_matrices(per_token, uniform, height, formed):
-    assert A.alignment_formed(per_token, uniform, anti_diagonal(height)) is formed
+    assert A.Checkpoint(per_token, uniform, anti_diagonal(height)).formed is formed
 
 
 def test_diagonal_weight_of_a_hand_made_matrix():
@@ -1370,3 +1383,24 @@ def test_each_trained_model_carries_the_seeds_it_was_trained_from():
     assert A.Model({}, A.Setting()).seeds is None                   # not trained: no seeds
     alone = A.train(A.Setting(), A.make_test_set(5), 3, seed_list=[(6, 106)])[0]
     assert all(np.array_equal(alone[name], models[1][name]) for name in alone)   # the seeds are what made it
+
+
+def test_a_third_model_in_section_five_is_one_line_of_its_table(capsys):
+    """SECTION_FIVE names section 五's models once: with a third entry (the one line below), every table, list and
+    count the section prints has a third model. The trainings are short: what is tested is the printing."""
+    settings = {**A.SECTION_FIVE, "第三个": A.Setting(query="before", lr=0.01)}   # the one line
+    measured = {n: 0.5 for n in A.REFIT_CHECKPOINTS}                           # output layer refit: not run here
+    runs = {name: dataclasses.replace(A.attention_runs(setting, rounds=20, checkpoints=(0, 10, 20), refit=False)[0],
+                                      refit=measured, refit_forced=0.5) for name, setting in settings.items()}
+    plains = {name: A.Plain(A.without_attention(setting), A.train_and_evaluate(A.without_attention(setting), 10, 20))
+              for name, setting in settings.items()}
+    A.print_section_five(runs, plains)
+    A.print_section_five_matrices(runs)
+    A.print_growth(runs)
+    A.print_interventions(runs)
+    out = capsys.readouterr().out
+    assert "；第一个模型用更新后的查询，第二个用更新前的查询，第三个用更新前的查询。" in out
+    assert "七列依次是：原书（照抄原书或用它的矩阵算）、不用注意力、第一个模型、不用注意力、第二个模型、不用注意力、第三个模型。" in out
+    assert "四个权重矩阵" in out and "三个模型训练途中的每一个检查点" in out and out.count("第三个模型（") == 1
+    assert "「一」「二」「三」是第一个、第二个、第三个模型" in out and "六列依次是：贪心一、贪心二、贪心三、喂对一" in out
+    assert "   第三个模型，不换" in out and "学习率 0.01" in out

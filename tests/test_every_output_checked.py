@@ -11,30 +11,12 @@ import pytest
 import conftest
 import literate.commands
 import literate.markdown
-from conftest import run
+from conftest import run, small_lesson
 from literate.fences import output_fence_problems
 
 ROOT = Path(__file__).resolve().parent.parent
 
-BASE = """\
-# Lesson
-
-PROSE
-
-```python {file=generated/a.py}
-<<body>>
-```
-
-```python {#body}
-print("value 0.75")
-print("done")
-```
-
-```text {transcript}
-value 0.75
-done
-```
-"""
+BASE = small_lesson("PROSE", title="Lesson", printed=("value 0.75", "done"))
 
 
 def lesson(folder: Path, prose: str, text: str = BASE) -> Path:
@@ -72,6 +54,19 @@ OUTPUT_LOOKING = {  # the prose, and the line of the fence in the lesson (the pr
     "IPython's Out mark alone": ("```text\nOut[3]: 0.93\n```", 3),
     "a PowerShell session": ("```text\nPS C:\\> python a.py\n0.93\n```", 3),
     "a jupyter fence": ("```jupyter\nvalue 0.93\n```", 3),
+    # the language's ending, Pygments' names and others' alike
+    **{f"a {name} fence": (f"```{name}\nvalue 0.93\n```", 3) for name in (
+        "python-console", "ipython-console", "pycon3", "python-traceback", "traceback", "jlcon", "julia-repl",
+        "rconsole", "logs", "psql-session")},
+    "a traceback in a text fence": ("```text\nTraceback (most recent call last):\n  File \"a.py\"\nValueError\n```", 3),
+    "a prompt after a virtual environment": ("```text\n(.venv) $ python a.py\nvalue 0.93\n```", 3),
+    "a prompt with user@host": ("```text\nuser@host:~/lesson$ python a.py\nvalue 0.93\n```", 3),
+    "PS> and C:\\>": ("```text\nPS> python a.py\nvalue 0.93\nC:\\lesson> python a.py\n0.93\n```", 3),
+    "an indented >>>": ("```text\n  >>> a.accuracy()\n  0.93\n```", 3),
+    "a ❯ prompt": ("```text\n❯ python a.py\nvalue 0.93\n```", 3),
+    **{f"a text fence under {said}": (f"{said}\n\n```text\nvalue 0.93\n```", 5) for said in (
+        "输出是：", "输出为：", "它打印：", "结果如下。", "跑一遍，程序会输出", "屏幕输出这样", "跑一遍，终端里是：",
+        "Output:", "Its output:", "The result:", "We get:", "You will see:", "stdout:")},
 }
 
 
@@ -97,6 +92,9 @@ NOT_OUTPUT = {
         "**〈generated/a.py〉的实跑输出长这样（示意）**\n\n```text {illustration}\nvalue 0.93\n```",
     "a shell command continued": "```sh\n$ python tangle.py check \\\n    --only generated/a.py\n```",
     "a text fence under other prose": "The layout:\n\n```text\nvalue | weight\n```",
+    "a shell script with comments": "```sh\n# build the page\nmake html\n```",
+    "a json fence": "```json\n{\"value\": 0.93}\n```",
+    "a python fence under 结果": "结果的算法：\n\n```text\nsum(a) / len(a)\n```",
 }
 
 

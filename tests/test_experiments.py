@@ -139,7 +139,7 @@ def test_the_sweep_gives_each_cell_and_seed_the_result_of_a_single_run():
                 run = sweep[lr][query][i]
                 assert run.setting == E.Setting(query=query, lr=lr) and run.refit is None
                 assert run.own.whole == single.own.whole and run.own.per_token == single.own.per_token
-                assert run.uniform[:2] == single.uniform[:2] and same_bits(run.matrix, single.matrix)
+                assert run.unpicked[:2] == single.unpicked[:2] and same_bits(run.matrix, single.matrix)
     assert not same_evaluation(sweep[0.003]["none"][0], sweep[0.02]["none"][0])      # the rate reaches the training
 
 
@@ -171,7 +171,7 @@ def fake_run(formed, per_token=1.0, greedy=None, forced=None, follows=0.0, refit
 
 def test_a_fake_run_reads_as_a_run_does():
     run = fake_run(True, per_token=0.9, greedy={"reversal": 0.95}, forced={"own": 0.8})
-    assert run.own.per_token == 0.9 and run.uniform.per_token == 0.4 and run.swaps.greedy["reversal"].per_token == 0.95
+    assert run.own.per_token == 0.9 and run.unpicked.per_token == 0.4 and run.swaps.greedy["reversal"].per_token == 0.95
     assert same_bits(run.matrix, reversal_matrix(0.6)) and run.swaps.forced_accuracy("own") == 0.8
     assert list(run.swaps.forced_by_position("own")) == [0.8] * 10 and E.selection(run).formed
     assert not E.selection(fake_run(False)).formed

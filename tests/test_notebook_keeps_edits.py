@@ -10,7 +10,7 @@ import shlex
 
 import pytest
 
-from conftest import modules_or_skip  # noqa: E402
+from conftest import modules_or_skip, small_lesson  # noqa: E402
 
 modules_or_skip(("nbformat",), "test the notebook", "requirements-notebook.txt")
 
@@ -18,23 +18,7 @@ import nbformat  # noqa: E402
 
 from literate.notebook import command as notebook  # noqa: E402
 
-LESSON = """\
-# 课
-
-开头，准确率是 0.75。
-
-```python {file=generated/a.py}
-<<body>>
-```
-
-```python {#body}
-print("value 0.75")
-```
-
-```text {transcript=generated/a.py}
-value 0.75
-```
-"""
+LESSON = small_lesson("开头，准确率是 0.75。")
 
 
 def build(tmp_path, capsys, *extra, name="nb.ipynb"):

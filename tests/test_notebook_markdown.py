@@ -19,27 +19,12 @@ pytest.importorskip("nbformat", reason="notebook.py needs nbformat: make test in
 from markdown_it import MarkdownIt  # noqa: E402
 
 import literate.markdown  # noqa: E402
+from conftest import small_lesson  # noqa: E402
 from literate.inline import safe_url  # noqa: E402
 from literate.notebook import command as notebook  # noqa: E402
 from test_notebook_math import assert_math_inert, without_math  # noqa: E402  (JupyterLab's two passes over math)
 
-BASE = """\
-# 课
-
-PROSE
-
-```python {file=generated/a.py}
-<<body>>
-```
-
-```python {#body}
-print("value 0.75")
-```
-
-```text {transcript}
-value 0.75
-```
-"""
+BASE = small_lesson("PROSE")
 
 # What the rendered cells may hold: the tags of plain Markdown, the captions' anchors, <details> and <summary>, and
 # the bare <span> that holds a \ or $ of the text alone (where JupyterLab's MathJax cannot pair it).

@@ -371,6 +371,18 @@ MORE_SIGNS = {  # prose against a program printing "value 0.75 after 3 rounds, c
     "a small hyphen-minus": ("变化 ﹣0.75。", ["-0.75:"]),
     "a difference is no sign": ("1 − 0.75 是多少。", ["1"]),
     "a minus as printed, after a Chinese character": ("变化−0.25。", []),
+    "a minus and a no-break space": ("变化 −\u00a00.75。", ["-0.75:"]),
+    "a minus and a thin space": ("变化 −\u20090.75。", ["-0.75:"]),
+    "a modifier minus": ("变化 \u02d70.75。", ["-0.75:"]),
+    "a subscript minus": ("变化 \u208b0.75。", ["-0.75:"]),
+    "a heavy minus sign": ("变化 \u27960.75。", ["-0.75:"]),
+    "a Chinese dash is no sign": ("结果——0.75。", []),
+    "a minus in bold": ("变化 **−**0.75。", ["-0.75:"]),
+    "a minus in italics": ("变化 *−*0.75。", ["-0.75:"]),
+    "a comment between": ("变化 −<!-- c -->0.75。", ["-0.75:"]),
+    "a minus in a span": ("变化 <span>−</span>0.75。", ["-0.75:"]),
+    "a minus at a line's end": ("变化 −\n0.75。", ["-0.75:"]),
+    "a range over a line break is no sign": ("第 1–\n3 轮。", ["1"]),
 }
 
 SETTING_CASES.update(MORE_SIGNS)
@@ -391,6 +403,10 @@ BOOK_ENDS = {  # each sentence's 0.87 is ours (not printed: fails) though 0.87 i
     "a word for our runs": "原书报告 0.93 而本文跑出来 0.87。",
     "a parenthesis of ours": "原书（本讲义的实验是 0.87）。",
     "an ellipsis": "原书报告 0.93……0.87。",
+    "我": "原书报告的是 0.93 而我跑出来的是 0.87。",
+    "本课": "原书是 0.93 本课的程序得到 0.87。",
+    "咱们": "原书是 0.93 咱们是 0.87。",
+    "our run": "The book (原书) reports 0.93 and our run 0.87.",
 }
 
 
@@ -403,8 +419,9 @@ def test_the_books_mark_ends_where_the_sentence_turns_to_our_runs(tmp_path, caps
     assert [n.text for n in numbers if n.book] == ["0.93"] * ("0.93" in prose)
 
 
-def test_a_column_headed_by_the_book_and_our_runs_is_ours(tmp_path):
-    md = write(tmp_path, SETTINGS.replace("PROSE", "| 指标 | 原书设置下的实测 |\n|---|---|\n| 甲 | 0.87 |"),
+@pytest.mark.parametrize("header", ["原书设置下的实测", "原书/本课"])
+def test_a_column_headed_by_the_book_and_our_runs_is_ours(tmp_path, header):
+    md = write(tmp_path, SETTINGS.replace("PROSE", f"| 指标 | {header} |\n|---|---|\n| 甲 | 0.87 |"),
                "lesson.md")
     (tmp_path / "book_figures.txt").write_text("0.87\n")
     errors, _ = literate.prose.stale_numbers(literate.markdown.load(md, "lesson.md"))
@@ -432,3 +449,21 @@ def test_only_a_top_level_value_declares_a_setting_not_a_comment_or_a_string(tmp
 def test_a_number_written_without_a_sign_is_not_told_about_signs(tmp_path, capsys):
     code, _, err = check(tmp_path, capsys, SETTINGS.replace("PROSE", "变化<!-- 数字出自 generated/a.py -->是 0.2。"))
     assert code == 1 and "0.2 is not printed" in err and "sign" not in err
+
+
+# ---------------------------------------------------------------- numbers of any length
+
+BIG = "1234567890" * 500
+
+
+def test_a_rounding_of_thousands_of_decimals_is_a_quote(tmp_path, capsys):
+    code, out, err = check(tmp_path, capsys, lesson(f"Accuracy 0.{BIG}.", f"value 0.{BIG}1"))
+    assert code == 0, err
+
+
+def test_a_stale_number_of_thousands_of_digits_gets_a_short_line_that_tells_it_apart(tmp_path, capsys):
+    code, _, err = check(tmp_path, capsys, lesson(f"Accuracy 0.{BIG}2.", f"value 0.{BIG}1"))
+    assert code == 1
+    line = next(line for line in err.split("\n") if "is not printed" in line)
+    assert len(line) < 300 and "…" in line and "(5,003 characters)" in line, line
+    assert "0123456789012…" not in line and "012345678902 (5,003" in line  # the last digits: where the two differ

@@ -139,6 +139,22 @@ def test_a_module_a_program_imports_runs_through_packages_and_relative_imports(t
     assert code == 2 and "file=generated/pkg/other.py is Python that never runs" in err
 
 
+@pytest.mark.parametrize("importer, runs", [
+    ("if False:\n    import b\n", False),                     # a branch never taken
+    ("while 0:\n    import b\n", False),
+    ("def never():\n    import b\n", False),                 # a function nothing names
+    ("def later():\n    import b\n\n\nlater()\n", True),     # one the program calls
+    ("class A:\n    def load(self):\n        import b\n\n\nA().load()\n", True),
+    ("if True:\n    import b\n", True),
+])
+def test_an_import_counts_only_where_it_may_run(tmp_path, capsys, importer, runs):
+    md = write(tmp_path, lesson(root("generated/b.py", "X = 1\n"), program=importer + "print('acc 0.9300')\n"),
+               "lesson.md")
+    assert run(capsys, "tangle", md)[0] == 0
+    code, _, err = run(capsys, "check", md)
+    assert (code, "file=generated/b.py is Python that never runs" in err) == ((0, False) if runs else (2, True)), err
+
+
 def test_a_program_with_its_own_transcript_runs(tmp_path, capsys):
     roots = root("generated/b.py", "print('b')\n") + "```text {transcript=generated/b.py}\nb\n```\n"
     md = write(tmp_path, lesson(roots), "lesson.md")

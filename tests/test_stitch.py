@@ -88,6 +88,19 @@ def test_added_and_removed_lines_keep_the_lesson_and_its_line_ends(tmp_path, cap
     assert unnumbered(program(md).read_text()) == unnumbered(edited)
 
 
+def test_a_line_added_below_the_comment_where_code_resumes_goes_into_the_including_chunk(tmp_path, capsys):
+    """The comment above `total = 0` says the root's code resumes there: a line added just below it belongs to the
+    root, before that line, not to the chunk included above."""
+    md = tangled(tmp_path, capsys, LESSON.replace("    <<打印>>\n", "    total = 0\n    <<打印>>\n"))
+    text = program(md).read_text()
+    comment = re.search(r"\n(    # attention\.md:[0-9]+ \(generated/attention\.py\))\n    total = 0\n", text)
+    assert comment, text
+    edit(md, comment[1] + "\n", comment[1] + "\n    begin = 1\n")
+    code, out, err = run(capsys, "stitch", md)
+    assert code == 0, err
+    assert "        <<训练 一步>>\n    begin = 1\n    total = 0\n    <<打印>>\n" in md.read_text()
+
+
 def test_nothing_edited_is_nothing_to_stitch(tmp_path, capsys):
     md = tangled(tmp_path, capsys)
     before = md.read_bytes()
@@ -153,10 +166,10 @@ def test_refused_a_line_added_where_a_chunk_ends_and_the_code_that_includes_it_g
 
 
 def test_refused_an_edit_straddling_two_chunks(tmp_path, capsys):
-    """The last line of an included chunk and the next line of the chunk that includes it: no comment between
-    them, and no telling where the new lines belong."""
-    md = tangled(tmp_path, capsys, LESSON.replace("    <<打印>>\n", "    total = 0\n    <<打印>>\n"))
-    edit(md, "        y = x + 1\n    total = 0\n", "        y = x + 2\n    total = 1\n")
+    """The last line of an included chunk and the blank line after it, of the chunk that includes it (the comment
+    where that chunk's code resumes stands only above code): no telling where the new lines belong."""
+    md = tangled(tmp_path, capsys, LESSON.replace("    <<打印>>\n", "\n    <<打印>>\n"))
+    edit(md, "        y = x + 1\n\n", "        y = x + 2\n        z = 1\n")
     refused(capsys, md, "generated/attention.py:", "straddles two chunks", "〈训练 一步〉", "〈generated/attention.py〉")
 
 

@@ -255,6 +255,10 @@ ERRORS = {
     "absolute target": (
         "```python {file=/tmp/attention.py}\n```\n",
         "attention.md:1: error: file=/tmp/attention.py is absolute"),
+    "a Windows path": (
+        "```python {file=generated\\attention.py}\n```\n",
+        "attention.md:1: error: file=generated\\attention.py has a backslash: write / between folders "
+        "(generated/attention.py)"),
     "target outside the folder": (
         "```python {file=generated/../../attention.py}\n```\n",
         "attention.md:1: error: file=generated/../../attention.py is outside the folder"),

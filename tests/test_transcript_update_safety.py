@@ -9,11 +9,13 @@ import random
 
 import pytest
 
+import literate.diffing
 import literate.transcripts
 from conftest import ROOT, run, write
 from literate.markdown import load, parse_document
 from literate.model import UserError
-from literate.transcripts import EXACT_DIFF_LINES, LESSON_MARKDOWN, MAX_DIFF_LINES, swallowed_problems, unified_diff
+from literate.diffing import EXACT_DIFF_LINES
+from literate.transcripts import LESSON_MARKDOWN, MAX_DIFF_LINES, swallowed_problems, unified_diff
 
 
 def lesson(transcript: str, code: str = 'print("value 0.75")\nprint("done")\n', after: str = "") -> str:
@@ -214,7 +216,7 @@ def test_check_and_update_of_40000_changed_lines_never_give_difflib_more_than_it
         if asked[-1] > EXACT_DIFF_LINES ** 2:
             raise AssertionError(f"difflib asked for {len(a)} x {len(b)} lines")  # at once, not after minutes
         return original(junk, a, b, autojunk)
-    monkeypatch.setattr(literate.transcripts.difflib, "SequenceMatcher", matcher)
+    monkeypatch.setattr(literate.diffing.difflib, "SequenceMatcher", matcher)
     transcript = "".join(f"v {i % 150}\n" for i in range(40000))
     md = write(tmp_path, lesson(transcript, "for i in range(40000):\n    print('v', i * 7 % 150)\n"), "lesson.md")
     assert run(capsys, "tangle", md)[0] == 0

@@ -62,6 +62,15 @@ def test_drift_is_called_only_where_a_rounding_difference_can_show(old, new, dri
     assert ("the results changed" in verdict) == (not drift)
 
 
+def test_numbers_of_thousands_of_digits_are_compared_exactly():
+    """Read as floats they would overflow (a traceback once); read as decimals the difference is exact."""
+    big = "1234567890" * 500
+    verdict = literate.transcripts.classify_change(f"{big}.49\n", f"{big}.48\n")
+    assert verdict.startswith("only numbers changed: 1 value, max |Δ| = 0.01, layout identical"), verdict
+    verdict = literate.transcripts.classify_change(f"{big}.49\n", f"9{big[1:]}.49\n")
+    assert "the results changed" in verdict and len(verdict) < 400, verdict
+
+
 # ---------------------------------------------------------------- the diff
 
 def test_a_long_diff_is_cut_and_says_how_much_it_left_out(tmp_path, capsys):
@@ -94,3 +103,15 @@ def test_a_plain_declared_update_command_is_what_a_failure_recommends(tmp_path, 
     assert run(capsys, "tangle", "lesson.md")[0] == 0
     code, _, err = run(capsys, "check", "lesson.md")
     assert code == 1 and "record it: make update-a PROGRAM=generated/a.py" in err
+
+
+@pytest.mark.parametrize("code, says", [
+    ("import sys\nprint('x')\nsys.exit(3)\n", "exited with status 3\n"),
+    ("import sys\nprint('x')\nsys.exit('stopped early')\n", "exited with status 1 (what it wrote to stderr above)\n"),
+    ("print('x')\nraise ValueError('no')\n", "exited with status 1 (traceback above)\n"),
+])
+def test_a_failed_run_names_what_stands_above_only_when_something_does(tmp_path, capsys, code, says):
+    md = write(tmp_path, lesson(code, "x\n"), "lesson.md")
+    assert run(capsys, "tangle", md)[0] == 0
+    status, _, err = run(capsys, "check", md)
+    assert status == 1 and err.endswith(says), err

@@ -9,9 +9,10 @@ import sys
 
 from .. import blocks, expansion, markdown, model
 from ..figures import drawing, figure_path, inline_spans, lesson_figures
+from ..ipython import ipython_line
 from ..startup import missing
 from .escaping import jupyter_id
-from .lesson import first_program, ipython_line, main_block, part_blocks, without_main_block
+from .lesson import code_chunks, first_program, main_block, part_blocks, without_main_block
 from .text import inline_markdown, lesson_lines
 from .words import MAIN_HEADER, PART_HEADER, PRELUDE_HEADER, ROOT_NOTE, UNPRINTED_NOTE, WHOLE_HEADER, note
 
@@ -115,6 +116,7 @@ def build(doc: model.Document) -> nbformat.NotebookNode:
     how = "parts" if printing_lines else "unprinted" if transcript.parts else "main" if main is not None else "whole"
     shown = figure_images(doc)
     lines = lesson_lines(doc, shown)
+    python_chunks = code_chunks(doc)
 
     def holds_figure(paragraph: blocks.Paragraph) -> bool:
         return any(isinstance(span, blocks.Image) and span.src in shown for span in inline_spans(paragraph.inline.spans))
@@ -163,14 +165,17 @@ def build(doc: model.Document) -> nbformat.NotebookNode:
         if block.kind == "chunk":
             if any(model.reference(code) for code in piece.lines):  # includes other chunks: not Python
                 notebook.markdown([ROOT_NOTE["whole" if how == "whole" else "program"], *lines[start:end]])
+            elif block.label not in python_chunks:  # not a top-level statement of a program: run alone, it means else
+                notebook.markdown([ROOT_NOTE["text"], "", *lines[start:end]])
             else:
                 runs_as_python(doc, piece.lines, line, f"〈{block.label}〉")
                 notebook.code("\n".join(piece.lines), "chunk", chunk=block.label, line=line)
         elif block.kind == "root":
-            note_ = ROOT_NOTE[("whole" if how == "whole" else "program") if block.label == program else "other"]
+            note_ = ROOT_NOTE[("whole" if how == "whole" else "program") if block.label == program
+                              else "other" if block.label.endswith(".py") else "file"]
             notebook.markdown([note_, "", *lines[start:end]])
-        elif block.kind == "playground":  # the reader's, to change and run: not compared with anything
-            runs_as_python(doc, piece.lines, line, f"the playground of {piece.program}")
+        elif block.kind == "playground":  # the reader's, to change and run: not compared with anything (one that
+            # IPython would not run as the Python it is never gets here: the lesson's parse refuses it)
             cell = notebook.code("\n".join(piece.lines), "playground", program=piece.program, line=line)
             cell.metadata["tags"] = ["playground"]
         elif how == "parts":

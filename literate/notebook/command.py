@@ -3,13 +3,10 @@ while that notebook is still as it wrote it: a reader's changes are never writte
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
-import shlex
-from pathlib import Path
 
-from .. import console, markdown, model, outputs
+from .. import backends, model, outputs
 from . import __doc__ as MANUAL  # the package's docstring: what the notebook holds
 from .cells import GENERATOR, build, nbformat
 
@@ -17,15 +14,6 @@ from .cells import GENERATOR, build, nbformat
 # one or runs one (outputs change) and saves changes the notebook, and then no longer matches it; opening and saving
 # in JupyterLab leaves the file as it is (see cells.KERNEL), so matches it still.
 AS_WRITTEN = "sha256_as_written"
-
-
-def parser() -> argparse.ArgumentParser:
-    top = console.back_end_parser("notebook.py", MANUAL, "the notebook to write (default: build/<MD's name>.ipynb "
-                                  "beside MD; - writes it to stdout). An existing file is replaced only if "
-                                  "notebook.py wrote it and it has not been changed since")
-    top.add_argument("--force", action="store_true", help="replace the notebook even if it was changed since "
-                     "notebook.py wrote it (those changes are lost)")
-    return top
 
 
 def fingerprint(found: dict) -> str:
@@ -61,44 +49,20 @@ def state(data: bytes) -> str:
                              and "role" in cell["metadata"]["attention"] for cell in cells) else "foreign"
 
 
-def replaceable(output: Path, force: bool):
-    """What outputs.deliver asks of the file at output: whether notebook.py wrote it (a foreign file is left as it
-    is, saying so); a notebook it wrote that holds a reader's changes, or may, is left as it is too, unless force,
-    with a line that says how to keep those changes and how to let them go."""
-
-    def ours(data: bytes) -> bool:
-        found = state(data)
-        if found in ("changed", "unmarked") and not force:
-            why = ("holds changes made after notebook.py wrote it (a cell edited, added, deleted or run)"
-                   if found == "changed" else "was written by an older notebook.py, which left nothing to tell "
-                   "whether it was changed since")
-            raise model.UserError(f"{output}: error: {why}, so notebook.py leaves it as it is: to keep those changes, "
-                                  "first copy it under another name; then, or to let them go, delete it (rm "
-                                  f"{shlex.quote(str(output))}) and build it again, or run notebook.py with --force")
-        return found != "foreign"
-    return ours
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Ctrl-C, a closed pipe and a console that cannot show Chinese end it with one line, never a traceback."""
-    return console.run_command("notebook.py", parser(), make_notebook, argv, "the notebook was not changed",
-                               "nested too deeply to make a notebook of (lists or quotes inside each other, or "
-                               "code nested that deep)")
-
-
-def make_notebook(args: argparse.Namespace) -> int:
-    """Read the lesson, build its notebook, validate it and write it."""
-    default = args.md.parent / "build" / f"{args.md.stem}.ipynb"
-    output = args.output or default
-    doc = markdown.load(args.md, str(args.md))
+def make(doc: model.Document) -> outputs.Made:
+    """The lesson's notebook, validated, marked as notebook.py's."""
     notebook = build(doc)
     data = written(notebook)
     nbformat.validate(notebook)
     roles = [cell.metadata["attention"]["role"] for cell in notebook.cells]
+    return outputs.Made(data, f"{len(roles)} cells, {roles.count('chunk')} code chunks, {roles.count('transcript')} "
+                        f"printing the transcript, {roles.count('playground')} playgrounds")
 
-    def report(changed: bool, stream) -> None:
-        print(f"{'wrote' if changed else 'unchanged:'} {output}: {len(roles)} cells, {roles.count('chunk')} code "
-              f"chunks, {roles.count('transcript')} printing the transcript, {roles.count('playground')} "
-              "playgrounds", file=stream)
-    return outputs.deliver(doc, output, data, "notebook.py", replaceable(output, args.force), default, report) \
-        or model.OK
+
+NOTEBOOK = outputs.BackEnd("notebook.py", "notebook", ".ipynb", MANUAL,
+                           "nested too deeply to make a notebook of (lists or quotes inside each other, or code "
+                           "nested that deep)", "a cell edited, added, deleted or run", make, state)
+
+
+def main(argv: list[str] | None = None) -> int:
+    return backends.main(NOTEBOOK, argv)

@@ -1,24 +1,16 @@
 """What the notebook takes from the lesson's program: which program it runs first (the one whose transcript comes
 first), that program without its `if __name__ == "__main__":` block, and the lines of main() that print each
-part of the transcript; and which of the lesson's code IPython would not run as the Python it is."""
+part of the transcript; and which of the lesson's code IPython would not run as the Python it is, or the program
+holds as text rather than code."""
 
 from __future__ import annotations
 
 import ast
-import re
+import io
 import textwrap
+import tokenize
 
-from .. import model
-
-# A notebook cell goes through IPython's input transformers before Python sees it: a first line `%%bash` runs the
-# rest in the shell, `%%html` shows it as raw HTML, `!cmd` and `x = !cmd` run a shell command, `%name` a magic,
-# `name?` asks for help, `/f x`, `,f x` and `;f x` call f. None of these is Python syntax, so IPython runs code that
-# Python parses unchanged; only code that does not parse (a chunk that is text in a string of the program) can hold
-# them. There a plain, conservative rule finds them, not IPython's own (it needs IPython and changes between its
-# versions): tests/test_notebook_magics.py holds the rule to IPython's verdict.
-IPYTHON_ESCAPES = ("%", "!", "?", "/", ",", ";")  # at a line's start: ESC_MAGIC, ESC_SHELL, ESC_HELP, ESC_PAREN, ...
-IPYTHON_ASSIGNS = re.compile(r"=\s*[%!]")  # x = %magic, x = !command: IPython's MagicAssign and SystemAssign
-
+from .. import expansion, model
 
 def first_program(doc: model.Document) -> str:
     """The program the notebook runs: the root whose transcript (or its first part) comes first."""
@@ -127,22 +119,48 @@ def is_docstring(statement) -> bool:
         and isinstance(statement.value.value, str)
 
 
-def parses(source: str) -> bool:
-    """Whether Python reads source as a module (dedented first, as IPython dedents a cell)."""
+def code_chunks(doc: model.Document) -> set[str]:
+    """The chunks that a Python program of the lesson runs as top-level statements: some copy of them lands in a .py
+    file outside every statement of its top level. The rest are part of a statement (the body of a function, which
+    may never be called; a branch that may never be taken; a string: a template, a usage message) or go into a file
+    that is no Python. Alone in a notebook cell, such a chunk would run where the program does not, and could do
+    anything its text says. A program that Python cannot parse is read for its strings only (check reports it)."""
+    found = set()
+    for target in doc.roots:
+        if not target.endswith(".py"):
+            continue
+        body, origins = expansion.trace(doc, target)
+        spans = statement_spans("\n".join(body) + "\n")
+        for row, origin in enumerate(origins, 1):
+            if origin is not None and origin.opens and not any(first <= row <= last for first, last in spans):
+                found.add(origin.piece.label)
+    return found
+
+
+def statement_spans(text: str) -> list[tuple[int, int]]:
+    """The rows (1-based, first and last, decorators included) of each top-level statement of Python source; for
+    source that does not parse, the rows inside each string that runs over several lines."""
     try:
-        ast.parse(textwrap.dedent(source))
-    except (SyntaxError, ValueError, MemoryError, RecursionError):  # ValueError: a NUL; the last two: nested deep
-        return False
-    return True
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return [(first + 1, last) for first, last in string_spans(text)]
+    return [(min([node.lineno] + [decorator.lineno for decorator in getattr(node, "decorator_list", [])]),
+             node.end_lineno) for node in tree.body]
 
 
-def ipython_line(lines: list[str]) -> int | None:
-    """The index of the first line that IPython would read as its own syntax rather than as Python (see
-    IPYTHON_ESCAPES), or None when it would run the lines as they are."""
-    if parses("\n".join(lines)):
-        return None
-    for index, line in enumerate(lines):
-        stripped = line.strip()
-        if stripped.startswith(IPYTHON_ESCAPES) or stripped.endswith("?") or IPYTHON_ASSIGNS.search(stripped):
-            return index
-    return None
+def string_spans(text: str) -> list[tuple[int, int]]:
+    """The rows (1-based, first and last) of each string of Python source that runs over several lines (an f-string
+    from its start to its end); none for source that Python cannot tokenize (check reports that program)."""
+    spans, opened = [], []
+    try:
+        for kind, _, (first, _), (last, _), _ in tokenize.generate_tokens(io.StringIO(text).readline):
+            name = tokenize.tok_name[kind]  # Python's tokens, not the Markdown parser's
+            if name == "FSTRING_START":
+                opened.append(first)
+            elif name == "FSTRING_END" and opened:
+                spans.append((opened.pop(), last))
+            elif kind == tokenize.STRING and last > first:
+                spans.append((first, last))
+    except (tokenize.TokenError, SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    return spans

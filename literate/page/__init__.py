@@ -2,7 +2,7 @@
 formulas as MathML, every code chunk with its name and links, the transcripts, and
 every number of the prose linked to the transcript line that prints it.
 
-usage: python weave.py [MD] [-o OUT]     (MD: ./attention.md; OUT: build/<MD's name>.html beside MD)
+usage: python weave.py [MD] [-o OUT] [--force]   (MD: ./attention.md; OUT: build/<MD's name>.html beside MD)
 
 examples:
   python weave.py                          # build/attention.html from ./attention.md
@@ -64,7 +64,9 @@ are dropped, the rest is shown as text), formulas pass a MathML allow-list; imag
 
 Writes OUT only when its content changes, atomically, and only over a page weave.py wrote: never over MD,
 a file MD tangles, any other file, a folder, a FIFO or a device, nor through a symbolic link (-o - writes to
-stdout). Errors in the input are reported as `MD:LINE: error: ...` on stderr. Exit status: 0 ok, 2 bad
+stdout). Nor over a page edited since weave.py wrote it (the fingerprint in its <meta name="sha256-as-written">
+says so), or one from before that fingerprint: weave.py says how to keep the edits and how to let them go;
+--force replaces it all the same. Errors in the input are reported as `MD:LINE: error: ...` on stderr. Exit status: 0 ok, 2 bad
 input or usage, 130 after Ctrl-C (an interrupt while the page is replaced takes effect once it is whole, and
 then says so).
 """

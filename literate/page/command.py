@@ -1,49 +1,64 @@
-"""weave.py's command line: read the lesson, make the page, write it (only over a page weave.py wrote)."""
+"""weave.py's command line: read the lesson, make the page, write it (only over a page weave.py wrote, and only while
+that page is still as it wrote it: a reader's edits are never written over unless --force says so)."""
 
 from __future__ import annotations
 
-import argparse
-import sys
+import hashlib
+import re
 
-from .. import console, markdown, model, outputs
+from .. import backends, outputs
 from . import __doc__ as MANUAL  # the package's docstring: what the page holds
 from ..markup import tag
 from .page import weave
 from .state import GENERATOR
 
 
-def parser() -> argparse.ArgumentParser:
-    return console.back_end_parser("weave.py", MANUAL, "the page to write (default: build/<MD's name>.html beside "
-                                   "MD; - writes it to stdout). An existing file is replaced only if weave.py wrote it")
+MARK = str(tag("meta", {"name": "generator", "content": GENERATOR})).encode()
+# The fingerprint of the page as weave.py wrote it, in the line after its mark: the SHA-256 of the page without
+# that line. A page a reader edits no longer matches it.
+AS_WRITTEN = "sha256-as-written"
+FINGERPRINT = re.compile(rb'<meta name="%s" content="([0-9a-f]{64})">\r?\n' % AS_WRITTEN.encode())
 
 
 def is_page(data: bytes) -> bool:
     """Whether a file's bytes are a page weave.py wrote (the generator mark; pages from before it had one say
     本页由 weave.py 生成 in their summary)."""
-    mark = str(tag("meta", {"name": "generator", "content": GENERATOR})).encode()
-    return data.startswith(b"<!DOCTYPE html>") and (mark in data[:4096] or "本页由 <code>weave.py</code>".encode() in data)
+    return data.startswith(b"<!DOCTYPE html>") and (MARK in data[:4096] or "本页由 <code>weave.py</code>".encode() in data)
+
+
+def written(page_html: str) -> bytes:
+    """The page's bytes as weave.py writes them: its fingerprint in the line after its generator mark."""
+    data = page_html.encode()
+    line = str(tag("meta", {"name": AS_WRITTEN, "content": hashlib.sha256(data).hexdigest()})).encode()
+    return data.replace(MARK + b"\n", MARK + b"\n" + line + b"\n", 1)
+
+
+def state(data: bytes) -> str:
+    """What an existing file's bytes are: "foreign" (no page weave.py wrote), "as written", "changed" (since weave.py
+    wrote it), or "unmarked" (from before the fingerprint: nothing tells)."""
+    if not is_page(data):
+        return "foreign"
+    found = FINGERPRINT.search(data, 0, 4096)
+    if not found:
+        return "unmarked"
+    unmarked = data[: found.start()] + data[found.end() :]
+    return "as written" if hashlib.sha256(unmarked).hexdigest() == found[1].decode() else "changed"
+
+
+def make(doc) -> outputs.Made:
+    """The page of the lesson, marked as weave.py's; the numbers that make check would refuse, as a warning."""
+    page_html, page, errors = weave(doc)
+    chunks = sum(len(pieces) for pieces in [*doc.chunks.values(), *doc.roots.values()])
+    warning = (f"{len(errors)} prose number{'s are' if len(errors) != 1 else ' is'} not printed by the transcript "
+               "cited (shown unlinked, marked in red); make check lists them") if errors else ""
+    return outputs.Made(written(page_html), f"{chunks} code chunks, {len(page.linked)} numbers linked to their "
+                        f"transcript lines, {page.heatmaps} heatmaps", warning)
+
+
+PAGE = outputs.BackEnd("weave.py", "page", ".html", MANUAL,
+                       "nested too deeply to draw as a page (lists or quotes inside each other)",
+                       "a line edited, added or deleted", make, state)
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Ctrl-C, a closed pipe and a console that cannot show Chinese end it with one line, never a traceback."""
-    return console.run_command("weave.py", parser(), make_page, argv, "the page was not changed",
-                               "nested too deeply to draw as a page (lists or quotes inside each other)")
-
-
-def make_page(args: argparse.Namespace) -> int:
-    """Read the lesson, make its page, write it (or send it to stdout with -o -)."""
-    output = args.output or args.md.parent / "build" / f"{args.md.stem}.html"
-    doc = markdown.load(args.md, str(args.md))
-    page_html, page, errors = weave(doc)
-    if errors:
-        print(f"{doc.shown}: warning: {len(errors)} prose number{'s are' if len(errors) != 1 else ' is'} not "
-              "printed by the transcript cited (shown unlinked, marked in red); make check lists them",
-              file=sys.stderr)
-    data = page_html.encode()
-    chunks = sum(len(pieces) for pieces in [*doc.chunks.values(), *doc.roots.values()])
-
-    def report(changed: bool, stream) -> None:
-        print(f"{'wrote' if changed else 'unchanged:'} {output}: {chunks} code chunks, {len(page.linked)} numbers "
-              f"linked to their transcript lines, {page.heatmaps} heatmaps", file=stream)
-    default = doc.path.parent / "build" / (doc.path.stem + ".html")
-    return outputs.deliver(doc, output, data, "weave.py", is_page, default, report) or model.OK
+    return backends.main(PAGE, argv)

@@ -46,14 +46,17 @@ def line_scorer(page: Page, number: model.ProseNumber, contexts: list[int]):
     for index in contexts:
         if index not in page.context_words:
             page.context_words[index] = words(page.texts[index])
-        context_pairs, context_numbers = page.context_words[index]
-        scorers.append((context_pairs, context_numbers - {number.text}))
+        scorers.append(page.context_words[index])
 
     def score(line: int) -> tuple:
+        """Each intersection walks the smaller set, the line's: a paragraph of thousands of numbers is never
+        copied per number (the number itself, also printed there, is taken off the count instead)."""
         if line not in page.line_words:
             page.line_words[line] = words(page.transcript_text[line])
         pairs, printed = page.line_words[line]
-        return (*(len(want & pairs) + 2 * len(others & printed) for want, others in scorers), -line)
+        itself = number.text in printed
+        return (*(len(pairs & want) + 2 * (len(printed & others) - (itself and number.text in others))
+                  for want, others in scorers), -line)
     return score
 
 
