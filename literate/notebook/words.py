@@ -14,7 +14,7 @@ NOTE = """\
 - **内核**：在讲义的文件夹里运行 `make lab`。第一次它把 JupyterLab 装进 `.venv`（讲义要的 numpy 也在那里），然后用 `.venv` 的 Python 做内核打开这个笔记本。别处装的 JupyterLab 用的是它自己的 Python，多半没有 numpy，第一格代码就会出错。
 {why}{parts}- **邀请你改的格子**：每一格都可以改了再运行。{try_}
 - **块名链接**：点一下，跳到那一块，块名停在屏幕顶上。`make lab` 打开的 JupyterLab 已经设好，第一次点就准。在你自己的 JupyterLab 里打开这个文件的话，先在 Settings → Settings Editor → Notebook → Windowing mode 选 `none`：JupyterLab 4 默认只画出你看过的格子，往前跳到还没看过的地方，块名常常停在屏幕外面，刚打开时点了还可能没有反应。
-- **改乱了**：你的改动存在这个笔记本文件里，重启内核不会撤销它们。要回到讲义的样子，删掉这个文件（{notebook}）再 `make notebook`，然后在 JupyterLab 里点 File → Reload Notebook from Disk：打开着的标签页还是你改过的样子，不重新载入，下次保存又会把它写回文件。讲义改了以后，`make notebook` 不会盖掉改动过的这个文件（运行过格子、自动保存了也算改动），而是停下来说明怎么办：要留下改动，先另存一份（File → Save Notebook As…，存到 `build/` 以外：`make clean` 会删掉 `build/`），再删掉这个文件、重新 `make notebook`。"""
+- **改乱了**：你保存了的改动存在这个笔记本文件里，重启内核不会撤销它们（`make lab` 的 JupyterLab 不自动保存，你自己的 JupyterLab 两分钟自动保存一次）。要回到讲义的样子，删掉这个文件（{notebook}）再 `make notebook`，然后在 JupyterLab 里点 File → Reload Notebook from Disk：打开着的标签页还是你改过的样子，不重新载入，下次保存又会把它写回文件。讲义改了以后，`make notebook` 不会盖掉改动过的这个文件（运行过格子再保存也算改动），而是停下来说明怎么办：要留下改动，先另存一份（File → Save Notebook As…，存到 `build/` 以外：`make clean` 会删掉 `build/`），再删掉这个文件、重新 `make notebook`。"""
 
 WHY = {
     "prelude": "- **为什么能从上往下运行**：{names}下面折叠着的那一格，就是 `make tangle` 从讲义拼出来的整个程序 {program}，只去掉了开头"
