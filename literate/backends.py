@@ -36,14 +36,12 @@ def main(back_end: BackEnd, argv: list[str] | None = None) -> int:
 
 def write(back_end: BackEnd, args: argparse.Namespace) -> int:
     """Read the lesson, make the back end's output, write it (or send it to stdout with -o -) and say so."""
-    default = args.md.parent / "build" / f"{args.md.stem}{back_end.suffix}"
-    output = args.output or default
     doc = markdown.load(args.md, str(args.md))
+    output = args.output or outputs.default_output(doc, back_end)
     made = back_end.make(doc)
     if made.warning:
         print(f"{doc.shown}: warning: {made.warning}", file=sys.stderr)
 
     def report(changed: bool, stream) -> None:
         print(f"{'wrote' if changed else 'unchanged:'} {output}: {made.summary}", file=stream)
-    kept = outputs.kept_unless_forced(output, back_end, args.force)
-    return outputs.deliver(doc, output, made.data, back_end, kept, default, report) or model.OK
+    return outputs.deliver(doc, output, made.data, back_end, args.force, report) or model.OK

@@ -8,6 +8,8 @@ import ast
 import re
 import textwrap
 
+from .model import quoted
+
 # A first line `%%bash` runs the rest of a cell in the shell, `%%html` shows it as raw HTML, `!cmd` and `x = !cmd`
 # run a shell command, `%name` a magic, `name?` asks for help, `/f x`, `,f x` and `;f x` call f. None of these is
 # Python syntax, so IPython runs code that Python parses unchanged; only code that does not parse (a chunk that ends a
@@ -66,3 +68,14 @@ def calls_a_magic(line: str) -> bool:
     if name in AUTOCALLED:
         return not rest.startswith("(")
     return name in LINE_MAGICS and rest[:1] not in ("=", ",")
+
+
+def misread(lines: list[str], what: str) -> tuple[int, str] | None:
+    """(the index of the line, why) if IPython would not run these lines of a fence as the Python they are; None
+    if it would. what: the fence as the message names it ("the playground of generated/a.py")."""
+    index = ipython_line(lines)
+    if index is None:
+        return None
+    how = "is not Python that parses, and" if not parses("\n".join(lines)) else "is a single line, and"
+    return index, (f"{what} {how} in a notebook cell IPython would run its line {quoted(lines[index].strip())} as "
+                   "a magic, a shell command or a help request")

@@ -13,9 +13,9 @@ from pathlib import Path
 
 from .captions import caption_problems, find_captions, math_warnings
 from .files import describe, file_kind, read_regular
-from .ipython import ipython_line
+from .ipython import misread
 from .model import (Document, LINE_BREAKING, LINE_WITH_END, MAX_MARKDOWN_BYTES, PYTHON_LANGUAGE, chunk_name, Piece,
-                    Playground, Transcript, UserError, quoted)
+                    Playground, Transcript, UserError)
 from .declarations import is_declaration, read_declarations
 from .fences import (assign_transcripts, fence_attributes, misplaced_python, nested_root_problems,
                      output_fence_problems, target_problem)
@@ -100,12 +100,10 @@ def playground_problems(doc: Document) -> list[tuple[int, str]]:
     shell command, a magic) is refused by every tool, not only by the notebook."""
     problems = []
     for found in doc.playgrounds.values():
-        index = ipython_line(found.lines) if found.program.endswith(".py") else None
-        if index is not None:
-            problems.append((found.fence_line + 1 + index, f"the playground of {found.program} is not Python that "
-                             f"parses, and in a notebook cell IPython would run its line "
-                             f"{quoted(found.lines[index].strip())} as a magic, a shell command or a help request; "
-                             "write it as Python"))
+        python = found.program.endswith(".py")
+        wrong = misread(found.lines, f"the playground of {found.program}") if python else None
+        if wrong:
+            problems.append((found.fence_line + 1 + wrong[0], f"{wrong[1]}; write it as Python"))
     return problems
 
 

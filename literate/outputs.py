@@ -47,11 +47,16 @@ class BackEnd:
     state: Callable[[bytes], str]  # of a file's bytes: "foreign", "as written", "changed" (since) or "unmarked"
 
 
-def existing_output(doc: Document, output: Path, back_end: BackEnd, ours: Callable[[bytes], bool],
-                    default: Path) -> bytes | None:
+def default_output(doc: Document, back_end: BackEnd) -> Path:
+    """Where the back end writes without -o: build/<MD's name><suffix> beside MD."""
+    return doc.path.parent / "build" / f"{doc.path.stem}{back_end.suffix}"
+
+
+def existing_output(doc: Document, output: Path, back_end: BackEnd, force: bool) -> bytes | None:
     """What is at output now (None: nothing), if tool may replace it; else UserError saying why not: it is
-    the lesson, a file the lesson tangles, a symbolic link, no regular file, or a file that tool did not write."""
-    tool, kind = back_end.tool, back_end.kind
+    the lesson, a file the lesson tangles, a symbolic link, no regular file, a file that tool did not write, or one
+    changed since, unless force (ours)."""
+    tool, kind, default = back_end.tool, back_end.kind, default_output(doc, back_end)
     shown = str(output)
     real = os.path.realpath(output)
     taken = {os.path.realpath(doc.folder / target): f"{doc.target_shown(target)}, which {doc.shown} tangles"
@@ -74,29 +79,25 @@ def existing_output(doc: Document, output: Path, back_end: BackEnd, ours: Callab
         raise UserError(f"{shown}: error: is {file_kind(info.st_mode)}, not a regular file; {tool} replaces only "
                         f"a {kind} it wrote: give -o the path of a {default.suffix} file")
     data = read_regular(output, shown, MAX_OUTPUT_BYTES) or b""
-    if not ours(data):
+    if not ours(output, back_end, force, data):
         raise UserError(f"{shown}: error: exists and is not a {kind} {tool} wrote, so {tool} leaves it as "
                         "it is; give -o another path, or move that file away if it is to be replaced")
     return data
 
 
-def kept_unless_forced(output: Path, back_end: BackEnd, force: bool) -> Callable[[bytes], bool]:
-    """What deliver asks of the file at output: whether the back end may replace it. A file it did not write
-    ("foreign") is left as it is, saying so (existing_output). A changed or unmarked one (from before the
-    fingerprint: none tells) may hold a reader's work, so it is left as it is too, unless force, with a line that
-    says how to keep those changes and how to let them go."""
-    tool = back_end.tool
-
-    def ours(data: bytes) -> bool:
-        found = back_end.state(data)
-        if found in ("changed", "unmarked") and not force:
-            why = (f"holds changes made after {tool} wrote it ({back_end.changes})" if found == "changed"
-                   else f"was written by an older {tool}, which left nothing to tell whether it was changed since")
-            raise UserError(f"{output}: error: {why}, so {tool} leaves it as it is: to keep those changes, first "
-                            f"copy it under another name; then, or to let them go, delete it (rm "
-                            f"{shlex.quote(str(output))}) and build it again, or run {tool} with --force")
-        return found != "foreign"
-    return ours
+def ours(output: Path, back_end: BackEnd, force: bool, data: bytes) -> bool:
+    """Whether the back end may replace the file at output, which holds data. A file it did not write ("foreign")
+    is not (existing_output says so). A changed or unmarked one (from before the fingerprint: none tells) may hold a
+    reader's work, so it is left as it is too, unless force, with a line that says how to keep those changes and
+    how to let them go."""
+    tool, found = back_end.tool, back_end.state(data)
+    if found in ("changed", "unmarked") and not force:
+        why = (f"holds changes made after {tool} wrote it ({back_end.changes})" if found == "changed"
+               else f"was written by an older {tool}, which left nothing to tell whether it was changed since")
+        raise UserError(f"{output}: error: {why}, so {tool} leaves it as it is: to keep those changes, first "
+                        f"copy it under another name; then, or to let them go, delete it (rm "
+                        f"{shlex.quote(str(output))}) and build it again, or run {tool} with --force")
+    return found != "foreign"
 
 
 def link_problem(output: Path, back_end: BackEnd):
@@ -117,11 +118,10 @@ def folder_problem(output: Path):
                     "give -o a path in a folder")
 
 
-def write_output(doc: Document, output: Path, data: bytes, back_end: BackEnd, ours: Callable[[bytes], bool],
-                 default: Path) -> bool:
+def write_output(doc: Document, output: Path, data: bytes, back_end: BackEnd, force: bool) -> bool:
     """Write the output unless it holds these bytes already; whether it wrote. Atomically, and only if the file
     still holds what existing_output read (an output saved meanwhile is kept)."""
-    current = existing_output(doc, output, back_end, ours, default)
+    current = existing_output(doc, output, back_end, force)
     if current == data:
         return False
     try:
@@ -135,8 +135,8 @@ def write_output(doc: Document, output: Path, data: bytes, back_end: BackEnd, ou
     return True
 
 
-def deliver(doc: Document, output: Path, data: bytes, back_end: BackEnd, ours: Callable[[bytes], bool],
-            default: Path, report: Callable[[bool, TextIO], None]) -> int | None:
+def deliver(doc: Document, output: Path, data: bytes, back_end: BackEnd, force: bool,
+            report: Callable[[bool, TextIO], None]) -> int | None:
     """Write the output (-: send it to stdout), then report(whether it changed, the stream for the report: stdout,
     or stderr when stdout holds the output). An interrupt held back while the output was replaced takes effect
     once it is whole: then what the commands say after an interrupt (the output was not changed) would be false,
@@ -152,7 +152,7 @@ def deliver(doc: Document, output: Path, data: bytes, back_end: BackEnd, ours: C
         report(True, sys.stderr)
         return None
     try:
-        report(write_output(doc, output, data, back_end, ours, default), sys.stdout)
+        report(write_output(doc, output, data, back_end, force), sys.stdout)
     except KeyboardInterrupt as stop:
         if not holds(output, data):
             raise  # before the output was replaced: it did not change, as the command's own line says

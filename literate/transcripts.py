@@ -57,8 +57,8 @@ def classify_change(old: str, new: str) -> str:
                 continue
             if "." not in x or "." not in y or len(x.split(".")[1]) != len(y.split(".")[1]):
                 return changed
-            with decimal.localcontext() as exact:  # as many digits as the two numbers have: no float overflows
-                exact.prec = len(x) + len(y)
+            with decimal.localcontext() as context:  # as many digits as the two numbers have: no float overflows
+                context.prec = len(x) + len(y)
                 deltas.append(abs(decimal.Decimal(x) - decimal.Decimal(y)))
                 units = max(units, deltas[-1].scaleb(len(x.split(".")[1])))  # a whole number
             decimals = max(decimals, len(x.split(".")[1]))

@@ -18,7 +18,7 @@ ALLOWED = {
     "characters": set(),
     "places": set(),
     "diffing": set(),
-    "ipython": set(),
+    "ipython": {"model"},
     "inline": {"model"},
     "writing": {"characters", "inline"},
     "captions": {"model", "blocks", "inline"},

@@ -9,7 +9,7 @@ import sys
 
 from .. import blocks, expansion, markdown, model
 from ..figures import drawing, figure_path, inline_spans, lesson_figures
-from ..ipython import ipython_line
+from ..ipython import misread
 from ..startup import missing
 from .escaping import jupyter_id
 from .lesson import code_chunks, first_program, main_block, part_blocks, without_main_block
@@ -198,14 +198,12 @@ def build(doc: model.Document) -> nbformat.NotebookNode:
 
 
 def runs_as_python(doc: model.Document, lines: list[str], fence_line: int, what: str) -> None:
-    """UserError if IPython would not run these lines of a fence as the Python they are (a cell magic, a shell
-    command: see lesson.py): in the program they may be harmless text, in a notebook cell they would run."""
-    index = ipython_line(lines)
-    if index is not None:
-        raise model.UserError(f"{doc.where(fence_line + 1 + index)}: error: {what} is not Python that parses, and "
-                              f"in a notebook cell IPython would run its line {model.quoted(lines[index].strip())} as "
-                              "a magic, a shell command or a help request; write it as Python, or put that text "
-                              "inside the chunk that uses it")
+    """UserError if IPython would not run these lines of a fence as the Python they are (ipython.misread): in the
+    program they may be harmless, in a notebook cell they would run."""
+    wrong = misread(lines, what)
+    if wrong:
+        raise model.UserError(f"{doc.where(fence_line + 1 + wrong[0])}: error: {wrong[1]}; write it as Python, or put "
+                              "that text inside the chunk that uses it")
 
 
 def figure_images(doc: model.Document) -> dict[str, str]:
