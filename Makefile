@@ -52,7 +52,7 @@ check: | .venv/stamp ## verify generated/ is in sync, the lesson's transcript an
 
 html: build/attention.html ## write build/attention.html: the lesson as one page, each number linked to its transcript line
 
-build/attention.html: attention.md $(TOOL) $(PAGE) book_figures.txt | .venv/html-stamp
+build/attention.html: attention.md $(TOOL) $(PAGE) book_figures.txt $(wildcard attention.quotes.txt) | .venv/html-stamp
 	$(VENV_PY) weave.py attention.md -o $@
 
 notebook: build/attention.ipynb ## write build/attention.ipynb: the lesson as a Jupyter notebook that prints its transcript

@@ -17,7 +17,7 @@ import argparse
 import contextlib
 from pathlib import Path
 
-from .commands import command_check, command_tangle, command_update
+from .commands import command_check, command_quotes, command_tangle, command_update
 from .console import run_command
 from .files import document_lock
 from .stitch import command_stitch
@@ -43,13 +43,14 @@ def parser() -> argparse.ArgumentParser:
     for name, function, summary in (("tangle", command_tangle, "write the generated files"),
                                     ("check", command_check, "verify generated/, transcript and prose numbers"),
                                     ("update", command_update, "rewrite the transcript from a fresh run"),
-                                    ("stitch", command_stitch, "move edits made in generated files into MD")):
+                                    ("stitch", command_stitch, "move edits made in generated files into MD"),
+                                    ("quotes", command_quotes, "list the transcript line each prose number quotes")):
         command = commands.add_parser(name, help=summary, description=summary)
         command.add_argument("md", nargs="?", type=Path, default=Path("attention.md"),
                              help="the Markdown lesson (default: ./attention.md)")
         if name == "tangle":
             command.add_argument("--force", action="store_true", help="overwrite generated files edited by hand")
-        elif name != "stitch":
+        elif name not in ("stitch", "quotes"):
             command.add_argument("--timeout", type=seconds, default=600, help="seconds a run may take (600)")
             command.add_argument("--only", metavar="PATH", help="run only the program written to PATH, e.g. "
                                  "generated/attention.py (the prose check still reads every transcript; check's "

@@ -14,7 +14,8 @@ from .figures import draw_figures, lesson_figures, stale_figures
 from .files import describe, read_regular, signals_deferred, write_atomically
 from .markdown import load
 from .model import Conflict, DIFFERENT, Document, MAX_GENERATED_BYTES, OK, UserError
-from .prose import stale_numbers
+from .proofs import stale_numbers, written_list
+from .quoting import list_path, list_shown
 from .reach import unrun_problems
 from .runner import report_failed_run, run_program
 from .transcripts import deterministic_output, report_difference, split_output, update_command, write_transcripts
@@ -372,4 +373,26 @@ def command_update(args) -> int:
               f"{'they cite' if len(errors) != 1 else 'it cites'} (listed above); correct {doc.path.name}",
               file=sys.stderr)
         return DIFFERENT
+    return OK
+
+
+def command_quotes(args) -> int:
+    """Write the lesson's list of quotes again (proofs.written_list): what check proves each number against."""
+    doc = load(args.md, str(args.md))
+    require_transcripts(doc)
+    text, notes = written_list(doc)
+    path, shown = list_path(doc), list_shown(doc)
+    data = text.encode()
+    if path.exists() and path.read_bytes() == data:
+        print(f"{shown} unchanged")
+    else:
+        write_atomically(path, data)
+        print(f"wrote {shown}")
+    if notes:
+        print(*notes, sep="\n", file=sys.stderr)
+    guessed = sum(line.startswith("?") for line in text.split("\n"))
+    if guessed:
+        print(f"{guessed} number{'s' if guessed != 1 else ''} guessed among several lines (marked ? in {shown}): "
+              "read each, remove its ? where right, name the right place where not; make check refuses a ?",
+              file=sys.stderr)
     return OK

@@ -7,10 +7,9 @@ import bisect
 import itertools
 import posixpath
 import re
-from dataclasses import replace
 
-from . import blocks
-from .book import BOOK_FIGURES, book_prints, read_book_figures
+from . import blocks, quoting
+from .book import BOOK_FIGURES
 from .expansion import trace
 from .inline import BOOK_SPAN_END, BOOK_WORD, NUMBER, OUR_COLUMN, SENTENCE_END, SEPARATOR, Spans
 from .model import Document, ProseNumber, UserError, output_lines, quoted
@@ -47,10 +46,11 @@ def prose_numbers(doc: Document) -> list[ProseNumber]:
     sections = section_sources(doc)
     section_starts = [start for start, _ in sections]
 
-    def read(inline: blocks.Inline, first_line: int, whole_book: bool, drawn: bool = True) -> None:
+    def read(inline: blocks.Inline, first_line: int, whole_book: bool, drawn: bool = True,
+             in_row: int | None = None) -> None:
         default = sections[bisect.bisect_right(section_starts, first_line) - 1][1]
         cites = scope[:2] if scope else (default, None)
-        found.extend(numbers_in_inline(doc, inline, first_line, whole_book, cites, problems, drawn))
+        found.extend(numbers_in_inline(doc, inline, first_line, whole_book, cites, problems, drawn, in_row))
 
     pending = scope = None  # a block comment waiting for its block; the block it applies to
     for event, block, depth in blocks.walk(doc.blocks):
@@ -78,10 +78,13 @@ def prose_numbers(doc: Document) -> list[ProseNumber]:
         elif isinstance(block, blocks.Table):
             book_columns: set[int] = set()
             for row in [*block.head, *(block.body or [])]:
+                shift = 0  # where the cell stands in its row's text (blocks.Inline.context)
                 for column, cell in enumerate(row.cells):
                     if cell.header and BOOK_WORD in cell.inline.source and not OUR_COLUMN.search(cell.inline.source):
                         book_columns.add(column)
-                    read(cell.inline, cell.inline.line or row.line, not cell.header and column in book_columns)
+                    read(cell.inline, cell.inline.line or row.line, not cell.header and column in book_columns,
+                         in_row=shift)
+                    shift += len(cell.inline.flat) + len(" | ")
     if pending:
         problems.append((pending[1], cites_nothing(pending[0])))
     if problems:
@@ -136,13 +139,15 @@ def cited_program(doc: Document, html: str, line: int, problems: list[tuple[int,
 
 def numbers_in_inline(doc: Document, inline: blocks.Inline, first_line: int, whole_book: bool,
                       cites: tuple[str, int | None], problems: list[tuple[int, str]],
-                      drawn: bool = True) -> list[ProseNumber]:
+                      drawn: bool = True, in_row: int | None = None) -> list[ProseNumber]:
     """The numbers of one paragraph, cell or HTML block's text, and of what a reader may see of its markup (titles,
     tags: inline.markup_text), which the page does not draw. cites: (program, line of its comment or None) for the
     whole text; a <!-- 数字出自 PATH --> inside it changes that up to the end of its sentence. drawn: whether the page
     draws the text's numbers (not those of an HTML block, nor of an image's description). Linear in the text: every
-    lookup below is a bisection in positions found once."""
+    lookup below is a bisection in positions found once. in_row: for a table cell, where it stands in its row's
+    text (inline.context), the sentence each of its numbers is read in (quoting.said)."""
     text, comments = inline.flat, inline.comments
+    ends = quoting.sentence_ends(text) if in_row is None else None
     newlines = [match.start() for match in re.finditer("\n", text)]
 
     def line_of(offset: int) -> int:
@@ -162,18 +167,24 @@ def numbers_in_inline(doc: Document, inline: blocks.Inline, first_line: int, who
             cited.append((offset, program, line_of(offset)))
     sentences = Spans(text, [offset for offset, _, _ in cited], SENTENCE_END)
 
-    def number(offset: int, match: re.Match, line: int, shown: bool) -> ProseNumber:
+    def number(offset: int, match: re.Match, line: int, shown: bool, sentence: str) -> ProseNumber:
         """The number match found in match.string (the text, or a piece of markup standing at offset)."""
         inside = sentences.covering(offset)
         program, cited_on = cited[inside][1:] if inside is not None else cites
         written, seen = match[0], match.string
         return ProseNumber(line, written, whole_book or book.covering(offset) is not None, program, cited_on,
                            inline.key, offset, shown, sign=sign_before(seen, match.start(), SIGN_UNSEEN),
-                           setting="." not in written and is_setting(seen, match.end()))
+                           setting="." not in written and is_setting(seen, match.end()), said=sentence)
 
-    numbers = [number(match.start(), match, line_of(match.start()), drawn and not in_image(inline, match.start()))
-               for match in claims(text)]
-    numbers += [number(offset, match, line_of(offset) + seen.count("\n", 0, match.start()), False)
+    def in_text(match: re.Match) -> str:
+        if in_row is None:
+            return quoting.said(text, match.start(), match.end(), ends)
+        return quoting.said(inline.context, in_row + match.start(), in_row + match.end(), None)
+
+    numbers = [number(match.start(), match, line_of(match.start()), drawn and not in_image(inline, match.start()),
+                      in_text(match)) for match in claims(text)]
+    numbers += [number(offset, match, line_of(offset) + seen.count("\n", 0, match.start()), False,
+                       quoting.said(seen, match.start(), match.end(), quoting.sentence_ends(seen)))
                 for offset, seen in inline.markup for match in claims(seen)]
     return numbers
 
@@ -234,6 +245,8 @@ class Quotes:
         self.indexes: dict[tuple[int, str] | str, Printed] = {}
         self.printing: dict[tuple[int, str] | str, dict[str, list[int]]] = {}
         self.declared: dict[str, set[str]] = {}  # program -> the whole numbers of its settings
+        self.named: dict[str, dict[str, set[str]]] = {}  # program -> its settings' numbers by name
+        self.printed_at: dict[str, dict] = {}  # program -> Quotes.places
 
     def heading(self, line: int) -> int:
         return bisect.bisect_right(self.headings, line) - 1
@@ -268,6 +281,23 @@ class Quotes:
         """Whether number passes as a declared setting only: where it looks, nothing prints it."""
         return number.setting and number.text not in self.printed(self.scope(number)).numbers
 
+    def values(self, program: str) -> dict[str, set[str]]:
+        """The numbers each UPPER_CASE name of the program's top level is given (quoting.declared_values)."""
+        if program not in self.named:
+            self.named[program] = quoting.declared_values("\n".join(trace(self.doc, program)[0]))
+        return self.named[program]
+
+    def places(self, program: str) -> dict[str, list[tuple[quoting.Place, str, str]]]:
+        """Each number the program prints, as written: (place, sign, line) of each time, first to last."""
+        if program not in self.printed_at:
+            found = self.printed_at[program] = {}
+            for part, piece in enumerate(self.doc.transcripts[program].pieces(), start=1):
+                for index, text in enumerate(output_lines(piece.content), start=1):
+                    for column, match in enumerate(NUMBER.finditer(text), start=1):
+                        found.setdefault(match[0], []).append((quoting.Place(program, part, index, column),
+                                                               sign_before(text, match.start()), text))
+        return self.printed_at[program]
+
     def settings(self, program: str) -> set[str]:
         if program not in self.declared:
             self.declared[program] = declared_numbers(self.doc, program)
@@ -290,24 +320,6 @@ class Quotes:
         return f"part{'s' if len(pieces) > 1 else ''} {', '.join(str(piece.part) for piece in pieces)}, {spans}"
 
 
-def stale_numbers(doc: Document) -> tuple[list[str], list[ProseNumber]]:
-    """Error lines for the prose numbers that do not quote what they cite (Quotes), and all prose numbers, with
-    book true only for the book's figures (marked as the book's and on its list), and printed set for a rounding."""
-    numbers = prose_numbers(doc)
-    quotes = Quotes(doc)
-    figures = read_book_figures(doc) if any(number.book for number in numbers) else {}
-    errors, checked = [], []
-    for number in numbers:
-        figure = number.book and book_prints(figures, number)
-        quote = None if figure else quotes.quote_of(number)
-        declared = quote is not None and not figure and quotes.only_declared(number)
-        checked.append(replace(number, book=figure, printed=quote if quote not in (None, number.text) else "",
-                               declared=declared))
-        if not figure and quote is None:
-            errors.append(f"{doc.where(number.line)}: error: {unprinted(number, quotes)}")
-    return errors, checked
-
-
 def transcript_lines_printing(doc: Document) -> dict[str, dict[str, list[int]]]:
     """For each program, each number its transcript prints (read as the prose check reads it, sign
     ignored) and the MD lines of the transcript lines that print it, first to last."""
@@ -324,20 +336,6 @@ def lines_printing(pieces) -> dict[str, list[int]]:
                 if not where or where[-1] != piece.first_line + offset:
                     where.append(piece.first_line + offset)
     return lines
-
-
-def prose_number_sources(doc: Document) -> tuple[list[str], list[tuple[ProseNumber, list[int]]]]:
-    """For weave.py: the error lines of the prose check (as stale_numbers gives them), and every prose number that
-    the page draws in its text, with the MD lines of the transcript lines it may quote (under its heading, for a
-    decimal that quotes the parts there): the lines that print it as written, or for a rounding the number it
-    rounds (number.printed). The list is empty for the book's figures and for the numbers that fail. Left out:
-    the numbers in HTML and image descriptions, which are checked but which the page does not draw as text."""
-    errors, numbers = stale_numbers(doc)
-    quotes = Quotes(doc)
-    known = [number for number in numbers if number.drawn]
-    return errors, [(number, [] if number.book or number.program not in doc.transcripts
-                     else quotes.lines(quotes.scope(number)).get(number.printed or number.text, []))
-                    for number in known]
 
 
 def unprinted(number: ProseNumber, quotes: Quotes) -> str:
@@ -377,4 +375,3 @@ def unprinted(number: ProseNumber, quotes: Quotes) -> str:
         what += (f"; {others[0]} prints it: if it comes from there, cite it with "
                  f"<!-- {CITATION_WORD} {others[0]} --> on the line before the paragraph or before the sentence")
     return what
-

@@ -31,6 +31,7 @@ import literate.blocks  # noqa: E402
 import literate.diffing  # noqa: E402
 import literate.inline  # noqa: E402
 import literate.markdown  # noqa: E402
+import literate.proofs
 import literate.prose  # noqa: E402
 import tangle  # noqa: E402
 from literate import formulas, model  # noqa: E402
@@ -617,7 +618,7 @@ def test_hang_book_spans_are_found_in_one_pass(tmp_path, monkeypatch, count):
     doc = literate.markdown.load(md, str(md))
     counted = Counted(literate.prose.BOOK_SPAN_END)
     monkeypatch.setattr(literate.prose, "BOOK_SPAN_END", counted)
-    errors, numbers = literate.prose.stale_numbers(doc)
+    errors, numbers = literate.proofs.stale_numbers(doc)
     assert not errors and len(numbers) == count and all(number.book for number in numbers)
     assert "search" not in counted.calls and len(counted.calls) <= inline_texts(doc)
 

@@ -7,6 +7,7 @@ from urllib.parse import unquote
 import conftest
 import literate.blocks as b
 import literate.markdown
+import literate.proofs
 import literate.prose
 from conftest import write
 
@@ -90,7 +91,7 @@ def test_the_lesson_is_read_into_typed_blocks_with_their_lines(tmp_path):
 def test_the_checks_cite_numbers_by_the_text_that_holds_them_and_leave_the_blocks_alone(tmp_path):
     doc = lesson(tmp_path)
     before = repr(doc.blocks)
-    _, numbers = literate.prose.stale_numbers(doc)
+    _, numbers = literate.proofs.stale_numbers(doc)
     texts = {inline.key: inline for inline in b.texts(doc.blocks)}
     found = [(number.text, number.book, number.cited_on, texts[number.inline].flat[number.offset:][:len(number.text)])
              for number in numbers]

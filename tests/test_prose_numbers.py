@@ -8,6 +8,7 @@ import pytest
 
 import literate.markdown
 import literate.printed
+import literate.proofs
 import literate.prose
 import tangle
 from conftest import write
@@ -189,7 +190,7 @@ def test_a_rounded_quote_passes_under_the_heading_of_what_it_rounds(tmp_path, ca
     md = quoting(tmp_path, "0.4102")
     assert tangle.main(["tangle", str(md)]) == 0
     assert tangle.main(["check", str(md)]) == 0, capsys.readouterr().err
-    _, numbers = literate.prose.stale_numbers(literate.markdown.load(md, "lesson.md"))
+    _, numbers = literate.proofs.stale_numbers(literate.markdown.load(md, "lesson.md"))
     assert [(n.text, n.printed) for n in numbers if n.printed] == [("0.41", "0.4102"), ("0.23", "0.2303")]
 
 
@@ -214,10 +215,10 @@ def test_a_cited_number_may_come_from_anywhere_in_the_transcript_and_an_uncited_
     text = QUOTING.replace("WEIGHT", "0.4102").replace("约 0.23。", "约 0.23。<!-- 数字出自 generated/a.py -->准确率 0.13，共 100 条。")
     text = text.replace('"准确率 0.41 0.13"', '"准确率 0.41 0.13 共 100 条"').replace("0.13\n```", "0.13 共 100 条\n```")
     md = write(tmp_path, text, "lesson.md")
-    errors, numbers = literate.prose.stale_numbers(literate.markdown.load(md, "lesson.md"))
+    errors, numbers = literate.proofs.stale_numbers(literate.markdown.load(md, "lesson.md"))
     assert errors == [] and "100" in [n.text for n in numbers]
     md.write_text(text.replace("<!-- 数字出自 generated/a.py -->", ""))
-    errors, _ = literate.prose.stale_numbers(literate.markdown.load(md, "lesson.md"))
+    errors, _ = literate.proofs.stale_numbers(literate.markdown.load(md, "lesson.md"))
     assert [re.search(r"error: (\S+)", error)[1] for error in errors] == ["0.13", "100"]
 
 
@@ -226,15 +227,15 @@ def test_the_lessons_rounded_quote_goes_stale_when_its_table_changes():
     there, they fail, though part 3 prints a 0.41 and the book's matrix a 0.13."""
     text = (ROOT / "attention.md").read_text()
     doc = literate.markdown.parse_document(ROOT / "attention.md", "attention.md", text)
-    errors, numbers = literate.prose.stale_numbers(doc)
+    errors, numbers = literate.proofs.stale_numbers(doc)
     assert errors == [] and {("0.41", "0.4102"), ("0.13", "0.1293")} <= {(n.text, n.printed) for n in numbers}
     part = doc.transcripts["generated/attention.py"].pieces()[0]
     changed = part.content.replace("0.4102", "0.4529").replace("0.1293", "0.1069")
     lines = text.split("\n")
     lines[part.first_line - 1 : part.closing_line - 1] = changed.split("\n")[:-1]
     doc = literate.markdown.parse_document(ROOT / "attention.md", "attention.md", "\n".join(lines))
-    errors, _ = literate.prose.stale_numbers(doc)
-    stale = [re.match(r"attention\.md:\d+: error: (\S+)", error)[1] for error in errors]
+    errors, _ = literate.proofs.stale_numbers(doc)
+    stale = [re.match(r"attention\.md:\d+: error: ([0-9.]+)", error)[1] for error in errors]
     assert "0.41" in stale and "0.13" in stale
 
 
@@ -248,7 +249,7 @@ def test_suggestions_for_every_stale_number_are_found_by_bisection(tmp_path, mon
     values = []
     original = literate.printed.value
     monkeypatch.setattr(literate.printed, "value", lambda text: (values.append(text), original(text))[1])
-    errors, _ = literate.prose.stale_numbers(doc)
+    errors, _ = literate.proofs.stale_numbers(doc)
     assert len(errors) == count and "(its section's transcript; nearest: 0.25, 1.25, 2.25)" in errors[0]
     assert f"{count - 1}.75 is not printed" in errors[-1] and f"nearest: {count - 1}.25" in errors[-1]
     assert len(values) <= 20 * count
@@ -276,7 +277,7 @@ READ_AS = {  # prose: the number the check reads in it (None: none)
 @pytest.mark.parametrize("prose, read", READ_AS.values(), ids=READ_AS.keys())
 def test_what_the_check_reads_as_a_number(tmp_path, prose, read):
     md = write(tmp_path, lesson(prose), "lesson.md")
-    _, numbers = literate.prose.stale_numbers(literate.markdown.load(md, "lesson.md"))
+    _, numbers = literate.proofs.stale_numbers(literate.markdown.load(md, "lesson.md"))
     assert [number.text for number in numbers][:1] == ([read] if read else [])
 
 
@@ -359,7 +360,8 @@ def test_a_setting_that_only_its_declaration_proves_is_named_so_on_the_page(tmp_
     assert weave.main([str(md), "-o", str(out)]) == 0
     page = out.read_text()
     assert re.search(r'<span class="num setting" title="generated/a.py 声明的设置[^"]*">2000</span>', page)
-    assert re.search(r'<span class="num count" title="核对过[^"]*">3</span>', page)
+    # a count printed on one line only is known to quote it: linked there, like any quote
+    assert re.search(r'<a class="num" href="#L11-3" title="出自 generated/a.py[^"]*">3</a>', page)
     assert "1 个是程序声明的设置" in page
 
 
@@ -414,7 +416,7 @@ BOOK_ENDS = {  # each sentence's 0.87 is ours (not printed: fails) though 0.87 i
 def test_the_books_mark_ends_where_the_sentence_turns_to_our_runs(tmp_path, capsys, prose):
     md = write(tmp_path, SETTINGS.replace("PROSE", prose), "lesson.md")
     (tmp_path / "book_figures.txt").write_text("0.93\n0.87\n")
-    errors, numbers = literate.prose.stale_numbers(literate.markdown.load(md, "lesson.md"))
+    errors, numbers = literate.proofs.stale_numbers(literate.markdown.load(md, "lesson.md"))
     assert [re.search(r"error: (\S+)", error)[1] for error in errors] == ["0.87"]
     assert [n.text for n in numbers if n.book] == ["0.93"] * ("0.93" in prose)
 
@@ -424,7 +426,7 @@ def test_a_column_headed_by_the_book_and_our_runs_is_ours(tmp_path, header):
     md = write(tmp_path, SETTINGS.replace("PROSE", f"| 指标 | {header} |\n|---|---|\n| 甲 | 0.87 |"),
                "lesson.md")
     (tmp_path / "book_figures.txt").write_text("0.87\n")
-    errors, _ = literate.prose.stale_numbers(literate.markdown.load(md, "lesson.md"))
+    errors, _ = literate.proofs.stale_numbers(literate.markdown.load(md, "lesson.md"))
     assert [re.search(r"error: (\S+)", error)[1] for error in errors] == ["0.87"]
 
 
@@ -434,7 +436,7 @@ def test_a_column_headed_by_the_book_and_our_runs_is_ours(tmp_path, header):
 def test_the_books_figures_keep_their_sign(tmp_path, listed, prose, passes):
     md = write(tmp_path, SETTINGS.replace("PROSE", prose), "lesson.md")
     (tmp_path / "book_figures.txt").write_text(listed + "\n")
-    errors, _ = literate.prose.stale_numbers(literate.markdown.load(md, "lesson.md"))
+    errors, _ = literate.proofs.stale_numbers(literate.markdown.load(md, "lesson.md"))
     assert (errors == []) == passes
 
 

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 import literate.commands  # noqa: E402
 import literate.markdown  # noqa: E402
+import literate.proofs
 import literate.prose  # noqa: E402
 import literate.transcripts  # noqa: E402
 import conftest
@@ -622,7 +623,7 @@ def test_prose_number_rules(tmp_path, sentence, stale):
     md = write(tmp_path, PROGRAM.replace("acc 0.9300\n```", "acc 0.9300 (-0.5)\n```") + "\n" + sentence + "\n")
     book(tmp_path, "0.9900", "0.99", "0.95")
     doc = literate.markdown.load(md, "attention.md")
-    errors, _ = literate.prose.stale_numbers(doc)
+    errors, _ = literate.proofs.stale_numbers(doc)
     assert [error.split(": error: ")[1].split(" ")[0] for error in errors] == stale
     assert all(error.startswith("attention.md:15: error:") for error in errors)
 
@@ -649,7 +650,7 @@ def test_numbers_the_reader_sees_are_checked_and_those_in_code_or_comments_are_n
 
 def test_prose_line_numbers_survive_inline_html_and_code_spans(tmp_path):
     md = write(tmp_path, PROGRAM + "\n见 <span\ntitle='x'>注</span>，a`b`0.9310\n末行 0.9320\n")
-    errors, _ = literate.prose.stale_numbers(literate.markdown.load(md, "attention.md"))
+    errors, _ = literate.proofs.stale_numbers(literate.markdown.load(md, "attention.md"))
     assert [error.split(" is ")[0] for error in errors] == [
         "attention.md:16: error: 0.9310", "attention.md:17: error: 0.9320"]
 
@@ -665,7 +666,7 @@ def test_table_columns_headed_by_the_book_hold_the_books_figures(tmp_path):
         """))
     book(tmp_path, "0.9900", "0.8800")
     doc = literate.markdown.load(md, "attention.md")
-    errors, numbers = literate.prose.stale_numbers(doc)
+    errors, numbers = literate.proofs.stale_numbers(doc)
     assert errors == [
         "attention.md:18: error: 0.7700 is not printed by generated/attention.py "
         "(its section's transcript; nearest: 0.9300)",
@@ -764,7 +765,7 @@ def test_each_prose_number_is_checked_against_the_transcript_it_cites(tmp_path, 
                         f"({how.format(comment=comment)}; nearest: 0.129, 0.2303); {other} prints it: "
                         f"if it comes from there, cite it with <!-- 数字出自 {other} --> on the line before "
                         "the paragraph or before the sentence")
-    assert literate.prose.stale_numbers(literate.markdown.load(md, "attention.md"))[0] == expected
+    assert literate.proofs.stale_numbers(literate.markdown.load(md, "attention.md"))[0] == expected
 
 
 def test_a_number_the_other_transcript_prints_fails_check_and_the_comment_makes_it_pass(tmp_path, capsys):
@@ -1288,7 +1289,7 @@ def test_a_section_cites_the_program_whose_part_it_holds(tmp_path, capsys):
     text = text.replace("{transcript part=", "{transcript=generated/attention.py part=")
     text = text.replace("损失 0.25。", "损失 0.25；b 是 0.77。")
     md = write(tmp_path, text)
-    errors, numbers = literate.prose.stale_numbers(literate.markdown.load(md, str(md)))
+    errors, numbers = literate.proofs.stale_numbers(literate.markdown.load(md, str(md)))
     assert [(number.text, number.program) for number in numbers] == [
         ("0.9300", "generated/b.py"), ("0.25", "generated/attention.py"), ("0.77", "generated/attention.py")]
     assert len(errors) == 2 and "0.9300 is not printed by generated/b.py" in errors[0]

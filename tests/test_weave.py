@@ -1,6 +1,7 @@
 """Tests of weave.py: the structure of the page, read with html.parser (no browser; see test_weave_browser.py)."""
 
 import re
+from collections import Counter
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -13,6 +14,7 @@ import literate.blocks  # noqa: E402
 import literate.figures  # noqa: E402
 import literate.markdown  # noqa: E402
 import literate.model  # noqa: E402
+import literate.proofs  # noqa: E402
 import literate.prose  # noqa: E402
 import tangle  # noqa: E402
 from literate import model  # noqa: E402
@@ -377,7 +379,7 @@ def test_the_top_of_the_page_counts_the_numbers(small):
     assert "4 个核对过" in summary and "4 个对上了 generated/p.py 的实跑输出" in summary
     assert "2 个标成原书的" in summary and "1 个没有对上" in summary
     # the same counts as the check itself
-    _, sources = literate.prose.prose_number_sources(literate.markdown.load(md, str(md)))
+    _, sources = literate.proofs.prose_number_sources(literate.markdown.load(md, str(md)))
     assert len(sources) == 7 and sum(number.book for number, _ in sources) == 2
     link = next(e for e in tree.by_id()["verified"].iter() if e.tag == "a")
     assert link.attrs["href"] == "#output-generated/p.py-1"  # the transcript's first part
@@ -497,7 +499,7 @@ def test_the_lessons_page(tmp_path, capsys):
         drawn = (ROOT / figure.path).read_text(encoding="utf-8").split("\n", 2)[2].rstrip("\n")
         assert drawn in page, figure.path
     # each number links to a line of the transcript it cites that prints it
-    _, sources = literate.prose.prose_number_sources(doc)
+    _, sources = literate.proofs.prose_number_sources(doc)
     printing = literate.prose.transcript_lines_printing(doc)
     links = tree.all("a", "num")
     for link in links:
@@ -511,9 +513,12 @@ def test_the_lessons_page(tmp_path, capsys):
         assert any(a.attrs.get("id", "").startswith(f"output-{program}") for a in target.ancestors()), link.attrs
     verified = sum(1 for number, lines in sources if lines)
     counts = tree.all("span", "count")  # checked against the parts they quote, linked to no one line
-    assert len(counts) == sum(1 for number, lines in sources if lines and is_count(number)) > 0
-    assert all(len(span.text()) == 1 or "." not in span.text() for span in counts)
+    # attention.md lists the line each number quotes (attention.quotes.txt): every count too has its line
+    assert len(counts) == sum(1 for number, lines in sources if lines and is_count(number) and not number.quotes) == 0
     assert len(links) == verified - len(counts)
+    listed = [f"#L{number.quotes}-{number.printed or number.text}" for number, _ in sources if number.quotes]
+    assert not Counter(link.attrs["href"] for link in links) - Counter(listed)  # each lands on its listed line
+    assert len(links) >= len(listed) - page.count('class="math')  # all listed but those in formulas are links
     assert f"{verified} 个核对过" in ids["verified"].text()
     assert f"{len(links)} numbers linked" in stdout
     assert tree.all("math") and len(tree.all("math")) == page.count("<math ")
@@ -625,7 +630,7 @@ def test_headings_never_take_an_anchor_of_the_page(tmp_path, capsys):
 def test_tangle_tells_where_each_number_stands_and_which_lines_print_it(tmp_path):
     md = lesson(tmp_path)
     doc = literate.markdown.load(md, str(md))
-    errors, sources = literate.prose.prose_number_sources(doc)
+    errors, sources = literate.proofs.prose_number_sources(doc)
     assert len(errors) == 1 and "0.9301 is not printed" in errors[0]
     first = doc.transcripts["generated/p.py"].first_line
     for number, lines in sources:

@@ -34,6 +34,8 @@ def best_line(page: Page, number: model.ProseNumber, lines: list[int], contexts:
                 page.texts.append(value)
             page.context_index[key] = page.text_index[value]
         known.append(page.context_index[key])
+    if len(lines) == 1:  # the line it quotes is known (or only one prints it)
+        return lines[0]
     memo = (number.text, number.program, *known)
     if memo not in page.best:
         page.best[memo] = max(lines[:MAX_CANDIDATES], key=line_scorer(page, number, known))
@@ -80,8 +82,11 @@ def number_html(page: Page, number: model.ProseNumber, lines: list[int], context
                                                            "不是本仓库的程序打印的"}, number.text)
     if number.declared:
         return tag("span", {"class": "num setting", "title": f"{number.program} 声明的设置（一个大写名字的值），"
-                                                              "没有印在实跑输出里"}, number.text)
-    if lines and is_count(number):
+                                                              "不链到实跑输出"}, number.text)
+    if number.stated:
+        return tag("span", {"class": "num setting", "title": f"正文自己说的数，不引实跑输出（{number.stated}）"},
+                   number.text)
+    if lines and is_count(number) and not number.quotes:
         return tag("span", {"class": "num count", "title": f"核对过：{number.program} 的实跑输出在这里引的那几段里"
                                                             "印着它（一位数和跟着量词的计数，不链到某一行）"},
                    number.text)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from importlib import resources
 
-from .. import blocks, model, prose
+from .. import blocks, model, proofs, prose, quoting
 from ..figures import drawing, lesson_figures
 from .code import chunk_html, highlighted_lines, playground_html, pygments_css
 from .columns import column_rules
@@ -121,11 +121,13 @@ def summary_html(page: Page, sources) -> Markup:
     counted = [number for number, _ in sources]
     book = sum(number.book for number in counted)
     declared = sum(number.declared for number in counted)
-    failed = sum(1 for number, lines in sources if not number.book and not number.declared and not lines)
+    stated = sum(bool(number.stated) for number in counted)
+    failed = sum(1 for number, lines in sources
+                 if not number.book and not number.declared and not number.stated and not lines)
     by_program = {}
     for number, _ in page.linked:
         by_program[number.program] = by_program.get(number.program, 0) + 1
-    verified = len(counted) - book - declared - failed
+    verified = len(counted) - book - declared - stated - failed
     first = {target: model.output_anchor(target, transcript.pieces()[0].part)  # its first part
              for target, transcript in doc.transcripts.items()}
     parts = join([join([f"{count} 个对上了 ", tag("a", {"href": f"#{first[program]}"}, tag("code", None, program),
@@ -134,11 +136,14 @@ def summary_html(page: Page, sources) -> Markup:
             "（", parts, f"），{book} 个", tag("span", {"class": "num book"}, "标成原书的"),
             "（列在 ", tag("code", None, prose.BOOK_FIGURES), " 里）"]
     counts = sum(1 for number, lines in sources if lines and not number.book and not number.declared
-                 and is_count(number))
+                 and is_count(number) and not number.quotes)
     if counts:
         text.append(f"；核对过的数字里有 {counts} 个是一位数或跟着量词的计数，不链到某一行")
     if declared:
-        text.append(f"；{declared} 个是程序声明的设置（没有印出来，所以没有链接）")
+        text.append(f"；{declared} 个是程序声明的设置（不链到实跑输出）")
+    if stated:
+        text.append(f"；{stated} 个是正文自己说的数（定义、例子、选定的个数），在 {doc.path.stem}{quoting.QUOTES_SUFFIX} "
+                    "里逐个写明，不链到实跑输出")
     if page.in_formulas:
         text.append(f"；其中 {page.in_formulas} 个写在公式里，没有链接")
     if failed:
@@ -152,7 +157,7 @@ def summary_html(page: Page, sources) -> Markup:
 
 def weave(doc: model.Document) -> tuple[str, Page, list[str]]:
     """The page's HTML, what went into it, and the prose check's error lines (as warnings)."""
-    errors, sources = prose.prose_number_sources(doc)
+    errors, sources = proofs.prose_number_sources(doc)
     transcript_text = {}
     for transcript in doc.transcripts.values():
         for piece in transcript.pieces():

@@ -1,0 +1,251 @@
+"""Which place each prose number proves it quotes: the entry the lesson's list of quotes gives it (quoting), or,
+for a number the list does not name, what the prose rules find (prose.Quotes); and the list written again."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from . import quoting
+from .book import BOOK_FIGURES, book_prints, read_book_figures
+from .model import Document, ProseNumber, output_lines, quoted
+from .printed import brief, places
+from .prose import Quotes, prose_numbers, unprinted
+from .validation import lookalike
+
+
+def stale_numbers(doc: Document) -> tuple[list[str], list[ProseNumber]]:
+    """Error lines for the prose numbers that do not quote what they cite, and all prose numbers, with book true
+    only for the book's figures, printed set for a rounding, and quotes set to the transcript line quoted where one
+    is known (Proofs.problem). Also an error for each entry of the list that no number has."""
+    proofs = Proofs(doc)
+    errors, checked = [], []
+    for number in proofs.numbers:
+        problem, found = proofs.problem(number)
+        checked.append(replace(number, **{"book": False, **found}))
+        if problem:
+            errors.append(f"{doc.where(number.line)}: error: {problem}")
+    shown = quoting.list_shown(doc)
+    errors += [f"{shown}:{entry.line}: error: no number of {doc.shown} stands in this sentence any more: "
+               f"{quoted(entry.said, 80)}; python tangle.py quotes {doc.shown} drops it (and lists the reworded "
+               "sentence's numbers again)" for entry in proofs.unused]
+    return errors, checked
+
+
+class Proofs:
+    """The lesson's prose numbers, each with its entry in the list of quotes, and what proving one needs, read once.
+    (A class so that a number can be proven again as another value would be, as the tests of the list do.)"""
+
+    def __init__(self, doc: Document):
+        self.doc = doc
+        self.numbers = prose_numbers(doc)
+        self.quotes = Quotes(doc)
+        self.entries = quoting.read_list(doc)
+        books = any(number.book for number in self.numbers) or any(
+            entry.place.program == quoting.THE_BOOK for entry in self.entries or [])
+        self.figures = read_book_figures(doc) if books else {}
+        self.listed, self.unused = match_entries(self.numbers, self.entries or [])
+
+    def problem(self, number: ProseNumber, entry: quoting.Entry | None = None) -> tuple[str | None, dict]:
+        """Why number fails (None: it passes), and what the check learnt of it: against its entry (by default,
+        the one the list gives it), else as the book's figure its mark makes it, else as printed where it looks."""
+        entry = entry or self.listed.get(id(number))
+        if entry:
+            return entry_problem(self.doc, number, entry, self.quotes, self.figures)
+        if number.book and book_prints(self.figures, number):
+            return None, {"book": True}
+        return unlisted_problem(number, self.quotes, self.entries is not None)
+
+
+def match_entries(numbers: list[ProseNumber], entries: list[quoting.Entry]):
+    """Each number's entry in the list (by id(number)), and the entries no number has: the n-th number with a given
+    sentence (numbers masked) and place in it takes the n-th entry with them."""
+    waiting: dict[tuple, list[quoting.Entry]] = {}
+    for entry in entries:
+        waiting.setdefault(quoting.key(entry.said), []).append(entry)
+    listed = {}
+    for number in numbers:
+        queue = waiting.get(quoting.key(number.said))
+        if queue:
+            listed[id(number)] = queue.pop(0)
+    unused = sorted((entry for queue in waiting.values() for entry in queue), key=lambda entry: entry.line)
+    return listed, unused
+
+
+def entry_problem(doc: Document, number: ProseNumber, entry: quoting.Entry, quotes: Quotes,
+                  figures: dict[str, set[str]], same_line: bool = True) -> tuple[str | None, dict]:
+    """Why number does not quote the place its entry names (None: it does), and what the check learnt of it.
+    same_line: the line must also read as listed (False: the number on it is enough, as when listing again)."""
+    place, where = entry.place, f"{quoting.list_shown(doc)}:{entry.line}"
+    shown = brief(number.text)
+    if place.program == quoting.NOT_A_QUOTE and not entry.guessed:
+        return None, {"stated": entry.shown.strip()}
+    if place.program == quoting.THE_BOOK and not entry.guessed:
+        if number.text != entry.shown or not book_prints(figures, number):
+            return (f"{number.sign}{shown} is listed as the book's ({where}: {entry.shown}), but the book does not "
+                    f"print it there" + ("" if book_prints(figures, number) else f" (nor is it in {BOOK_FIGURES})")), {}
+        return None, {"book": True}
+    if entry.guessed:
+        return (f"{shown}: the tool guessed the line it quotes ({place}: {quoted(entry.shown.strip(), 70)}); read "
+                f"{where}, and remove its {quoting.GUESSED.strip()!r} if right, or name the right place"), {}
+    if place.name and place.program not in doc.roots:
+        return (f"{shown} is listed as the setting {place.name} of {place.program} ({where}), but {doc.shown} "
+                f"writes no file {place.program}{lookalike(place.program, doc.roots)}"), {}
+    if place.name:
+        values = quotes.values(place.program)
+        if number.text != entry.shown or number.text not in values.get(place.name, ()) or number.sign:
+            return (f"{shown} is listed as the setting {place.name} = {entry.shown} ({where}), but {place.program} "
+                    f"does not give {place.name} that value" + (f" (it gives {', '.join(sorted(values[place.name]))})"
+                                                    if values.get(place.name) else "")), {}
+        return None, {"declared": True}
+    line = quoting.place_line(doc, place)
+    printed = line and quoting.printed_at(line[1], place.column)
+    if not printed:
+        return f"{shown} is listed as quoting {place} ({where}), but {place.program} prints no such number", {}
+    if same_line and quoting.shown_line(line[1]) != entry.shown:
+        return (f"{shown}: the line it quotes ({place}) now reads {quoted(line[1].strip(), 70)}, not as listed in "
+                f"{where}; python tangle.py quotes {doc.shown} lists it again"), {}
+    if not quoting.quotes(number.text, number.sign, *printed):
+        sign = "-" if printed[1] == "-" else ""
+        return (f"{number.sign}{shown} is not what it quotes: {place.program} prints {sign}{brief(printed[0])} there "
+                f"({place}, {doc.shown} line {line[0]}: {quoted(line[1].strip(), 70)}; listed in {where}); if the "
+                "sentence now quotes another line, name it there"), {}
+    return None, {"quotes": line[0], "program": place.program, "printed": printed[0] if printed[0] != number.text else ""}
+
+
+def unlisted_problem(number: ProseNumber, quotes: Quotes, keeps_list: bool) -> tuple[str | None, dict]:
+    """Why a number the list does not name fails (None: it passes), and what the check learnt of it: printed where
+    it looks (Quotes), or a setting the program declares; where the lesson keeps a list, on one line only."""
+    quote = quotes.quote_of(number)
+    if quote is None:
+        return unprinted(number, quotes), {}
+    if quotes.only_declared(number):
+        return None, {"declared": True}
+    lines = quotes.lines(quotes.scope(number)).get(quote, [])
+    found = {"printed": quote if quote != number.text else ""}
+    if len(lines) == 1:
+        found["quotes"] = lines[0]
+    elif keeps_list and len(lines) > 1:
+        shown = ", ".join(f"line {line}" for line in lines[:3]) + (f" and {len(lines) - 3} more" if len(lines) > 3
+                                                                    else "")
+        return (f"{brief(number.text)}: {len(lines)} lines of {number.program} print it ({shown}) and the sentence "
+                f"does not say which it quotes; python tangle.py quotes {quotes.doc.shown} lists the number with its "
+                "best guess, marked ?, for you to confirm"), found
+    return None, found
+
+
+def prose_number_sources(doc: Document) -> tuple[list[str], list[tuple[ProseNumber, list[int]]]]:
+    """For weave.py: the error lines of the prose check (as stale_numbers gives them), and every prose number that
+    the page draws in its text, with the MD lines of the transcript lines it may quote (under its heading, for a
+    decimal that quotes the parts there): the lines that print it as written, or for a rounding the number it
+    rounds (number.printed); the one line it quotes, where that is known (number.quotes). The list is empty for
+    the book's figures, for numbers the lesson's list of quotes says are none, and for the numbers that fail. Left out:
+    the numbers in HTML and image descriptions, which are checked but which the page does not draw as text."""
+    errors, numbers = stale_numbers(doc)
+    quotes = Quotes(doc)
+    known = [number for number in numbers if number.drawn]
+    return errors, [(number, [number.quotes] if number.quotes
+                     else [] if number.book or number.stated or number.declared or number.program not in doc.transcripts
+                     else quotes.lines(quotes.scope(number)).get(number.printed or number.text, []))
+                    for number in known]
+
+
+
+
+def written_list(doc: Document) -> tuple[str, list[str]]:
+    """The lesson's list of quotes written again (quoting): each prose number, in the lesson's order under its
+    heading, with its place: the one listed, if the number still quotes it (its line shown as it now reads), or
+    the same line found again where a new transcript moved it; else the book, for a book's figure its mark makes
+    it; else the only place that prints it, or a guess among several, marked ? with the others below it. And what
+    to tell the author: the entries dropped (no number stands in their sentence any more) and the numbers guessed."""
+    proofs = Proofs(doc)
+    shown = quoting.list_shown(doc)
+    notes = [f"{shown}:{entry.line}: dropped, no number stands in its sentence any more: {entry.said}\t"
+             f"{entry.place}" for entry in proofs.unused]
+    out, heading = [quoting.HEADER], None
+    for number in proofs.numbers:
+        under = proofs.quotes.headings[proofs.quotes.heading(number.line)]
+        if under != heading:
+            heading = under
+            out.append(f"\n# {doc.lines[under - 1].strip()}\n" if under > 1 else "\n")  # the heading, as written
+        out += listed_again(proofs, number, notes)
+    return "".join(out), notes
+
+
+def listed_again(proofs: Proofs, number: ProseNumber, notes: list[str]) -> list[str]:
+    """The lines of the list for one number (written_list), adding to notes what the author should know."""
+    doc, entry = proofs.doc, proofs.listed.get(id(number))
+    if entry and (entry.guessed or entry_problem(doc, number, entry, proofs.quotes, proofs.figures,
+                                                 same_line=False)[0] is None):
+        return [entry_text(doc, number.said, entry)]
+    if number.book and book_prints(proofs.figures, number):  # marked as the book's, and on its list
+        return [f"{number.said}\t{quoting.THE_BOOK}\t{number.text}\n"]
+    moved = entry and moved_place(doc, number, entry)
+    if moved:  # its line moved in a new transcript: the same line, found again
+        return [entry_text(doc, number.said, replace(entry, place=moved, guessed=False))]
+    places = candidates(doc, number, proofs.quotes)
+    if not places:
+        if entry:  # kept as the author listed it: check says what no longer fits
+            return [f"{number.said}\t{entry.place}\t{entry.shown}\n"]
+        notes.append(f"{doc.where(number.line)}: {number.text} is printed nowhere it may quote; not listed "
+                     "(make check says why)")
+        return []
+    if len(places) > 1:
+        notes.append(f"{doc.where(number.line)}: {number.text}: guessed {places[0]} of {len(places)} places")
+    guess = quoting.Entry(number.said, places[0], number.text if places[0].name else "", len(places) > 1, 0)
+    return [entry_text(doc, number.said, guess),
+            *(f"# 或\t{place}\t{place_text(doc, place)}\n" for place in places[1 : quoting.MAX_OTHERS + 1])]
+
+
+def moved_place(doc: Document, number: ProseNumber, entry: quoting.Entry) -> quoting.Place | None:
+    """Where the line an entry lists stands now, if a new transcript moved it: the nearest line of the same part
+    (then of any) that reads exactly as listed and prints the number in the same column."""
+    pieces = doc.transcripts[entry.place.program].pieces() if entry.place.program in doc.transcripts else []
+    found = []
+    for part, piece in enumerate(pieces, start=1):
+        for index, text in enumerate(output_lines(piece.content), start=1):
+            if quoting.shown_line(text) == entry.shown:
+                place = replace(entry.place, part=part, line=index)
+                printed = quoting.printed_at(text, place.column)
+                if printed and quoting.quotes(number.text, number.sign, *printed):
+                    found.append(((part != entry.place.part, abs(index - entry.place.line)), place))
+    return min(found, key=lambda item: item[0])[1] if found and not entry.place.name else None
+
+
+def entry_text(doc: Document, said: str, entry: quoting.Entry) -> str:
+    """An entry's line: the sentence, the place, and the line it names as it reads now (a setting: its name); for
+    the book and for no quote, the third field as the author wrote it."""
+    place, line = entry.place, quoting.place_line(doc, entry.place)
+    third = (entry.shown if place.program in (quoting.THE_BOOK, quoting.NOT_A_QUOTE) or place.name
+             else quoting.shown_line(line[1]))
+    return f"{quoting.GUESSED if entry.guessed else ''}{said}\t{place}\t{third}\n"
+
+
+def place_text(doc: Document, place: quoting.Place) -> str:
+    """A transcript place's line as it reads now; a setting's name."""
+    line = quoting.place_line(doc, place)
+    return place.name if line is None else quoting.shown_line(line[1])
+
+
+def candidates(doc: Document, number: ProseNumber, quotes: Quotes) -> list[quoting.Place]:
+    """The places a number may quote, the likeliest first: a setting its program declares with that value, for a
+    whole number before a measure word; then each number printed where it looks that it quotes (as written, or
+    rounded), by how many words and other numbers its line shares with the sentence."""
+    if number.program not in doc.transcripts:
+        return []
+    settings = []
+    if number.setting and not number.sign:  # the cited program's settings first, then those of the lesson's others
+        programs = sorted(doc.roots, key=lambda program: program != number.program)
+        settings = [quoting.Place(program, name=name) for program in programs
+                    for name, held in quotes.values(program).items() if number.text in held]
+    scope = quotes.scope(number)
+    pieces = doc.transcripts[number.program].pieces()
+    wanted = {id(piece) for piece in (quotes.parts[scope] if isinstance(scope, tuple) else pieces)}
+    parts = {part for part, piece in enumerate(pieces, start=1) if id(piece) in wanted}
+    printed = quotes.places(number.program)
+    values = [number.text] + ([value for value in printed if places(value) > places(number.text)]
+                              if "." in number.text else [])
+    found = [(place, text, value == number.text) for value in values for place, sign, text in printed.get(value, ())
+             if place.part in parts and quoting.quotes(number.text, number.sign, value, sign)]
+    said = quoting.words(number.said)
+    found.sort(key=lambda item: (not item[2], -quoting.shared(said, quoting.words(item[1]))))
+    return settings + [place for place, _, _ in found]

@@ -1,0 +1,178 @@
+"""The lesson's list of quotes: each prose number proven against the one place it names (a number on one transcript
+line, a setting, the book, or no quote at all), so that a quote changed to a value another line prints fails, and
+the page links the line the sentence quotes. Small lessons in tmp_path."""
+
+import os
+import re
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+import literate.inline
+import literate.markdown
+import literate.proofs
+import literate.quoting
+import tangle
+from conftest import small_lesson, write
+
+PRINTED = ("before 0.75 after 0.25", "rounds 3", "best 0.25 worst 0.75")  # each value on two lines
+ROOT = Path(__file__).resolve().parent.parent
+SETTINGS = "```python {#settings}\nROUNDS = 3000\n```\n\n"
+
+
+def lesson(tmp_path: Path, prose: str, entries: list[str] | None) -> Path:
+    """A lesson printing PRINTED, with its list of quotes (None: it keeps none)."""
+    text = small_lesson(prose, printed=PRINTED).replace("<<body>>", "<<settings>>\n<<body>>") + "\n" + SETTINGS
+    md = write(tmp_path, text, "lesson.md")
+    (tmp_path / "lesson.quotes.txt").unlink(missing_ok=True)
+    if entries is not None:
+        (tmp_path / "lesson.quotes.txt").write_text("# the list\n" + "".join(line + "\n" for line in entries))
+    (tmp_path / "book_figures.txt").write_text("0.93\n")
+    return md
+
+
+def check(md: Path, capsys) -> tuple[int, str]:
+    """tangle, then check, run from the lesson's folder (messages name lesson.md)."""
+    os.chdir(md.parent)
+    md = Path(md.name)
+    assert tangle.main(["tangle", str(md)]) == 0
+    capsys.readouterr()
+    code = tangle.main(["check", str(md)])
+    out, err = capsys.readouterr()
+    assert "Traceback" not in out + err
+    return code, err
+
+
+@pytest.fixture(autouse=True)
+def back_where_we_were():
+    here = os.getcwd()
+    yield
+    os.chdir(here)
+
+
+BEST = "最好的是 ⟦0.25⟧。\tgenerated/a.py 1:3:1\tbest 0.25 worst 0.75"
+
+
+def test_a_listed_quote_passes_and_the_same_quote_changed_to_a_value_another_line_prints_fails(tmp_path, capsys):
+    assert check(lesson(tmp_path, "最好的是 0.25。", [BEST]), capsys)[0] == 0
+    # 0.75 is printed, on this very line too, but not where the list says the sentence quotes
+    code, err = check(lesson(tmp_path, "最好的是 0.75。", [BEST]), capsys)
+    assert code == 1
+    assert re.search(r"lesson\.md:3: error: 0\.75 is not what it quotes: generated/a\.py prints 0\.25 there "
+                     r"\(generated/a\.py 1:3:1, lesson\.md line \d+: 'best 0\.25 worst 0\.75'; listed in "
+                     r"lesson\.quotes\.txt:2\)", err), err
+    # without a list, the value alone decides: the changed quote passes (why a lesson keeps one)
+    assert check(lesson(tmp_path, "最好的是 0.75。", None), capsys)[0] == 0
+
+
+def test_a_number_printed_on_several_lines_that_the_list_does_not_name_cannot_be_told(tmp_path, capsys):
+    code, err = check(lesson(tmp_path, "最好的是 0.25。", []), capsys)
+    assert code == 1
+    assert "0.25: 2 lines of generated/a.py print it (line " in err
+    assert "python tangle.py quotes" in err
+    code, err = check(lesson(tmp_path, "跑了 3 轮。", []), capsys)
+    assert code == 0, err  # printed once: that line
+
+
+def test_a_guess_is_refused_until_the_author_confirms_it(tmp_path, capsys):
+    code, err = check(lesson(tmp_path, "最好的是 0.25。", ["? " + BEST]), capsys)
+    assert code == 1 and "the tool guessed the line it quotes" in err and "lesson.quotes.txt:2" in err
+
+
+def test_an_entry_whose_sentence_is_gone_fails_at_its_line_of_the_list(tmp_path, capsys):
+    code, err = check(lesson(tmp_path, "跑了 3 轮。", [BEST]), capsys)
+    assert code == 1
+    assert "lesson.quotes.txt:2: error: no number of" in err and "stands in this sentence any more" in err
+
+
+def test_a_listed_line_that_reads_otherwise_now_fails(tmp_path, capsys):
+    code, err = check(lesson(tmp_path, "最好的是 0.25。", [BEST.replace("worst 0.75", "worst 0.7")]), capsys)
+    assert code == 1 and "now reads 'best 0.25 worst 0.75', not as listed" in err
+
+
+def test_a_setting_the_book_and_no_quote_each_proven_as_listed(tmp_path, capsys):
+    prose = "训练 3000 轮；原书是 0.93；权重加起来是 1。"
+    entries = ["训练 ⟦3000⟧ 轮；\tgenerated/a.py ROUNDS\t3000", "原书是 ⟦0.93⟧；\t原书\t0.93",
+               "权重加起来是 ⟦1⟧。\t不是引用\t定义"]
+    assert check(lesson(tmp_path, prose, entries), capsys)[0] == 0
+    wrong = prose.replace("3000", "3001").replace("0.93", "0.94")
+    code, err = check(lesson(tmp_path, wrong, entries), capsys)
+    assert code == 1
+    assert "3001 is listed as the setting ROUNDS = 3000 (lesson.quotes.txt:2), but generated/a.py does not give ROUNDS " \
+           "that value (it gives 3000)" in err
+    assert "0.94 is listed as the book's (lesson.quotes.txt:3: 0.93), but the book does not print it there (nor is " \
+           "it in book_figures.txt)" in err
+
+
+def test_a_list_that_cannot_be_read_is_an_input_error_at_its_line(tmp_path, capsys):
+    for bad, why in (("最好的是 0.25。\tgenerated/a.py 1:3:1", "expected three fields"),
+                     ("最好的是 0.25。\tgenerated/a.py 1:3:1\tbest", "must mark exactly one number"),
+                     ("最好的是 ⟦0.25⟧。\tgenerated/a.py line 3\tbest", "cannot read the place"),
+                     ("最好的是 ⟦0.25⟧。\t不是引用\t", "say in the third field why")):
+        code, err = check(lesson(tmp_path, "最好的是 0.25。", [bad]), capsys)
+        assert code == 2 and "lesson.quotes.txt:2: error: " in err and why in err, err
+
+
+def test_the_quotes_command_lists_each_number_guessing_among_several_places_and_keeps_what_holds(tmp_path, capsys):
+    md = lesson(tmp_path, "最好的是 0.25，跑了 3 轮。", None)
+    assert tangle.main(["quotes", str(md)]) == 0
+    err = capsys.readouterr().err
+    listed = (tmp_path / "lesson.quotes.txt").read_text()
+    # nothing in the sentence tells the two lines apart: the first, marked, the other below it
+    assert "? 最好的是 ⟦0.25⟧，跑了 3 轮。\tgenerated/a.py 1:1:2\tbefore 0.75 after 0.25\n" in listed
+    assert "# 或\tgenerated/a.py 1:3:1\tbest 0.25 worst 0.75\n" in listed
+    assert "最好的是 0.25，跑了 ⟦3⟧ 轮。\tgenerated/a.py 1:2:1\trounds 3\n" in listed  # printed once: no guess
+    assert "1 number guessed among several lines" in err
+    (tmp_path / "lesson.quotes.txt").write_text(listed.replace("? 最好", "最好"))  # the author confirms the first
+    assert check(md, capsys)[0] == 0
+    assert tangle.main(["quotes", str(md)]) == 0 and "wrote" in capsys.readouterr().out  # the other places' notes go
+    assert tangle.main(["quotes", str(md)]) == 0 and "unchanged" in capsys.readouterr().out
+    # the sentence reworded: its old entries dropped, named on stderr, its numbers listed again
+    md.write_text(md.read_text().replace("最好的是 0.25，跑了 3 轮。", "跑了 3 轮。"))
+    assert tangle.main(["quotes", str(md)]) == 0
+    err = capsys.readouterr().err
+    assert "dropped, no number stands in its sentence any more: 最好的是 ⟦0.25⟧，跑了 3 轮。" in err
+    assert "跑了 ⟦3⟧ 轮。\tgenerated/a.py 1:2:1\trounds 3\n" in (tmp_path / "lesson.quotes.txt").read_text()
+
+
+def test_the_page_links_the_listed_line_and_shows_a_number_that_is_no_quote_unlinked(tmp_path, capsys):
+    from literate.page import command as weave
+    md = lesson(tmp_path, "最好的是 0.25。权重加起来是 1。", [BEST, "权重加起来是 ⟦1⟧。\t不是引用\t定义"])
+    out = tmp_path / "page.html"
+    assert weave.main([str(md), "-o", str(out)]) == 0
+    page = out.read_text()
+    line = next(number for number, text in enumerate(md.read_text().split("\n"), 1) if text == PRINTED[2])
+    assert re.search(rf'<a class="num" href="#L{line}-0.25" title="出自 generated/a.py[^"]*">0.25</a>', page)
+    assert re.search(r'<span class="num setting" title="正文自己说的数，不引实跑输出（定义）">1</span>', page)
+
+
+def nearby(number, proofs) -> list[str]:
+    """Values a typing slip makes of a quote: its last digit one up or down, and the other numbers its listed
+    line prints."""
+    text, last = number.text, int(number.text[-1])
+    values = [text[:-1] + str(digit) for digit in (last - 1, last + 1) if 0 <= digit <= 9]
+    entry = proofs.listed.get(id(number))
+    line = entry and literate.quoting.place_line(proofs.doc, entry.place)
+    if line:  # but not the number it rounds (0.4102 for 0.41): quoting that in full is no slip
+        values += [match[0] for match in literate.inline.NUMBER.finditer(line[1])
+                   if not literate.quoting.quotes(text, "", match[0], "")]
+    return [value for value in dict.fromkeys(values) if value != text]
+
+
+def test_every_number_of_the_lesson_changed_to_a_nearby_value_fails():
+    """Each number of attention.md, as if the author had typed another value in its place (the list finds its
+    entry by the sentence with its numbers masked, so the entry is the same): each fails, but those the list says
+    are no quote (a definition, an example), which nothing proves."""
+    proofs = literate.proofs.Proofs(literate.markdown.load(ROOT / "attention.md", "attention.md"))
+    passed, tried = [], 0
+    for number in proofs.numbers:
+        entry = proofs.listed.get(id(number))
+        assert entry and not entry.guessed, f"attention.md:{number.line}: {number.text} is not listed for sure"
+        if entry.place.program == literate.quoting.NOT_A_QUOTE:
+            continue
+        for value in nearby(number, proofs):
+            tried += 1
+            if proofs.problem(replace(number, text=value), entry)[0] is None:
+                passed.append(f"attention.md:{number.line}: {number.text} -> {value}")
+    assert tried > 1000 and not passed, (len(passed), passed)
