@@ -3,6 +3,7 @@ for a number the list does not name, what the prose rules find (prose.Quotes); a
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import replace
 
 from . import quoting
@@ -59,14 +60,14 @@ class Proofs:
 def match_entries(numbers: list[ProseNumber], entries: list[quoting.Entry]):
     """Each number's entry in the list (by id(number)), and the entries no number has: the n-th number with a given
     sentence (numbers masked) and place in it takes the n-th entry with them."""
-    waiting: dict[tuple, list[quoting.Entry]] = {}
+    waiting: dict[tuple, deque[quoting.Entry]] = {}
     for entry in entries:
-        waiting.setdefault(quoting.key(entry.said), []).append(entry)
+        waiting.setdefault(quoting.key(entry.said), deque()).append(entry)
     listed = {}
     for number in numbers:
         queue = waiting.get(quoting.key(number.said))
         if queue:
-            listed[id(number)] = queue.pop(0)
+            listed[id(number)] = queue.popleft()
     unused = sorted((entry for queue in waiting.values() for entry in queue), key=lambda entry: entry.line)
     return listed, unused
 
