@@ -235,3 +235,11 @@ def unmatched_details(tokens) -> dict[int, frozenset[int]]:
             html, index = entry
             unmatched[id(html)] = unmatched.get(id(html), frozenset()) | {index}
     return unmatched
+
+
+def words(text: str) -> tuple[set[str], set[str]]:
+    """The pairs of characters of a text (numbers and punctuation left out), and the numbers in it: what a prose
+    sentence and a transcript line are compared by, to tell which line the sentence speaks of."""
+    letters = re.sub(r"[\s0-9.+\-,，。：；、（）()|]+", " ", text)
+    pairs = {letters[i : i + 2] for i in range(len(letters) - 1) if " " not in letters[i : i + 2]}
+    return pairs, {match[0] for match in NUMBER.finditer(text)}

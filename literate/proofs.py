@@ -18,7 +18,12 @@ def stale_numbers(doc: Document) -> tuple[list[str], list[ProseNumber]]:
     """Error lines for the prose numbers that do not quote what they cite, and all prose numbers, with book true
     only for the book's figures, printed set for a rounding, and quotes set to the transcript line quoted where one
     is known (Proofs.problem). Also an error for each entry of the list that no number has."""
-    proofs = Proofs(doc)
+    return proven(Proofs(doc))
+
+
+def proven(proofs: Proofs) -> tuple[list[str], list[ProseNumber]]:
+    """stale_numbers of the lesson these proofs read."""
+    doc = proofs.doc
     errors, checked = [], []
     for number in proofs.numbers:
         problem, found = proofs.problem(number)
@@ -141,13 +146,14 @@ def prose_number_sources(doc: Document) -> tuple[list[str], list[tuple[ProseNumb
     rounds (number.printed); the one line it quotes, where that is known (number.quotes). The list is empty for
     the book's figures, for numbers the lesson's list of quotes says are none, and for the numbers that fail. Left out:
     the numbers in HTML and image descriptions, which are checked but which the page does not draw as text."""
-    errors, numbers = stale_numbers(doc)
-    quotes = Quotes(doc)
-    known = [number for number in numbers if number.drawn]
-    return errors, [(number, [number.quotes] if number.quotes
-                     else [] if number.book or number.stated or number.declared or number.program not in doc.transcripts
+    proofs = Proofs(doc)
+    errors, numbers = proven(proofs)
+    quotes = proofs.quotes
+    unlinked = [number.book or number.stated or number.declared or number.program not in doc.transcripts
+                for number in numbers]
+    return errors, [(number, [number.quotes] if number.quotes else [] if unlinked_one
                      else quotes.lines(quotes.scope(number)).get(number.printed or number.text, []))
-                    for number in known]
+                    for number, unlinked_one in zip(numbers, unlinked) if number.drawn]
 
 
 

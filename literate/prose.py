@@ -183,9 +183,10 @@ def numbers_in_inline(doc: Document, inline: blocks.Inline, first_line: int, who
 
     numbers = [number(match.start(), match, line_of(match.start()), drawn and not in_image(inline, match.start()),
                       in_text(match)) for match in claims(text)]
-    numbers += [number(offset, match, line_of(offset) + seen.count("\n", 0, match.start()), False,
-                       quoting.said(seen, match.start(), match.end(), quoting.sentence_ends(seen)))
-                for offset, seen in inline.markup for match in claims(seen)]
+    for offset, seen in inline.markup:
+        seen_ends = quoting.sentence_ends(seen)
+        numbers += [number(offset, match, line_of(offset) + seen.count("\n", 0, match.start()), False,
+                           quoting.said(seen, match.start(), match.end(), seen_ends)) for match in claims(seen)]
     return numbers
 
 

@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 
 from .files import read_regular
-from .inline import NUMBER, SENTENCE_END, SEPARATOR
+from .inline import NUMBER, SENTENCE_END, SEPARATOR, words as inline_words
 from .model import Document, UserError, output_lines
 from .printed import places, rounded, sign_before
 
@@ -243,11 +243,10 @@ def shown_line(text: str) -> str:
 MAX_OTHERS = 5  # other places listed below a guess
 
 
-def words(text: str) -> tuple[set[str], set[str]]:
-    """The pairs of characters of a text (numbers, spaces and punctuation left out), and the numbers in it."""
-    letters = re.sub(r"[\s0-9.+\-,，。：；、（）()|⟦⟧…]+", " ", text)
-    pairs = {letters[i : i + 2] for i in range(len(letters) - 1) if " " not in letters[i : i + 2]}
-    return pairs, {match[0] for match in NUMBER.finditer(text.replace(OPEN, " ").replace(CLOSE, " "))}
+def words(sentence: str) -> tuple[set[str], set[str]]:
+    """inline.words of a sentence as the list shows it: its marks ⟦ ⟧ and the … standing for code or HTML no
+    characters of its words."""
+    return inline_words(sentence.translate({ord(OPEN): " ", ord(CLOSE): " ", ord("…"): " "}))
 
 
 def shared(one: tuple[set[str], set[str]], other: tuple[set[str], set[str]]) -> int:

@@ -3,8 +3,6 @@ that prints it (of several, the line whose words best match its sentence, then i
 
 from __future__ import annotations
 
-import re
-
 from .. import inline, model, prose
 from .columns import columns
 from ..markup import Markup, tag
@@ -13,18 +11,13 @@ from .state import MAX_CANDIDATES, Page
 TOOLTIP_QUOTE = 120  # characters of a long transcript line that a number's tooltip quotes
 
 
-def words(text: str) -> tuple[set[str], set[str]]:
-    """The pairs of characters of a text (numbers and punctuation left out), and the numbers in it."""
-    letters = re.sub(r"[\s0-9.+\-,，。：；、（）()|]+", " ", text)
-    pairs = {letters[i : i + 2] for i in range(len(letters) - 1) if " " not in letters[i : i + 2]}
-    return pairs, {match[0] for match in inline.NUMBER.finditer(text)}
-
-
 def best_line(page: Page, number: model.ProseNumber, lines: list[int], contexts: list[tuple[tuple, str]]) -> int:
     """Of the transcript lines that print the number (the first MAX_CANDIDATES of them), the one whose words
     best match its sentence, then its paragraph (or table row): shared pairs of characters, and the other
     numbers there, count; the first line wins a tie. contexts: (cache key, text) of the sentence and the
     paragraph, each read once however many numbers it holds."""
+    if len(lines) == 1:  # the line it quotes is known (or only one prints it)
+        return lines[0]
     known = []  # each context as the index of its text among those read (equal paragraphs: one index)
     for key, text in contexts:
         if key not in page.context_index:
@@ -34,8 +27,6 @@ def best_line(page: Page, number: model.ProseNumber, lines: list[int], contexts:
                 page.texts.append(value)
             page.context_index[key] = page.text_index[value]
         known.append(page.context_index[key])
-    if len(lines) == 1:  # the line it quotes is known (or only one prints it)
-        return lines[0]
     memo = (number.text, number.program, *known)
     if memo not in page.best:
         page.best[memo] = max(lines[:MAX_CANDIDATES], key=line_scorer(page, number, known))
@@ -47,14 +38,14 @@ def line_scorer(page: Page, number: model.ProseNumber, contexts: list[int]):
     scorers = []
     for index in contexts:
         if index not in page.context_words:
-            page.context_words[index] = words(page.texts[index])
+            page.context_words[index] = inline.words(page.texts[index])
         scorers.append(page.context_words[index])
 
     def score(line: int) -> tuple:
         """Each intersection walks the smaller set, the line's: a paragraph of thousands of numbers is never
         copied per number (the number itself, also printed there, is taken off the count instead)."""
         if line not in page.line_words:
-            page.line_words[line] = words(page.transcript_text[line])
+            page.line_words[line] = inline.words(page.transcript_text[line])
         pairs, printed = page.line_words[line]
         itself = number.text in printed
         return (*(len(pairs & want) + 2 * (len(printed & others) - (itself and number.text in others))
