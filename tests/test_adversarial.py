@@ -31,7 +31,7 @@ import literate.blocks  # noqa: E402
 import literate.diffing  # noqa: E402
 import literate.inline  # noqa: E402
 import literate.markdown  # noqa: E402
-import literate.proofs
+import literate.proofs  # noqa: E402
 import literate.prose  # noqa: E402
 import tangle  # noqa: E402
 from literate import formulas, model  # noqa: E402
@@ -589,7 +589,7 @@ def test_hang_each_sentence_and_transcript_line_is_scored_once(tmp_path, monkeyp
     md = write(tmp_path, lesson(body, code=f"for i in range({count}):\n    print(f'line {{i}} 0.9300')\n",
                                 transcript=printed))
     doc = literate.markdown.load(md, str(md))
-    calls = counting(monkeypatch, numbers, "words")
+    calls = counting(monkeypatch, literate.inline, "words")  # as the page reads them
     _, page, errors = weaving.weave(doc)
     assert not errors and len(page.linked) == 2 * count
     assert len(calls) <= count + 4  # each transcript line once, and the few distinct contexts
