@@ -36,7 +36,7 @@ import literate.prose  # noqa: E402
 import tangle  # noqa: E402
 from literate import formulas, model  # noqa: E402
 from literate import markup  # noqa: E402
-from literate.page import code as page_code, numbers  # noqa: E402
+from literate.page import code as page_code  # noqa: E402
 from literate.page import page as weaving  # noqa: E402
 from literate.page import command as weave  # noqa: E402  (weave.py's main)
 
