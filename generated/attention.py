@@ -1,5 +1,5 @@
 # Generated from attention.md by tangle.py — edit attention.md and run make tangle, or edit here and run make stitch.
-# sha256 of the lines below: a0e3c22d263ea93f61652d5576cf0b692f333524ea2ebf9cb42fe7d362f17ea5
+# sha256 of the lines below: 12347b2ecc5849b9d1b6e15477230c44fcc2ce0ade7703eb0cdc60fff727c52f
 # attention.md:320 (generated/attention.py)
 """注意力：每次解码时自己回头挑重点。
 
@@ -31,11 +31,11 @@ def attend_one(q, K):
 
 # attention.md:431 (批量的注意力)
 def attend(Q, K, fixed_weights=None):
-    """attend_one 的批量版：一串查询 Q (B, Tq, d) 对键 K (B, T, d)，值就是键（这一节里键和值都是编码器的
-    隐状态）。返回 (上下文 (B, Tq, d), 注意力权重 alpha (B, Tq, T))。
-    fixed_weights：不打分，直接用这些权重（能广播成 (B, Tq, T) 就行）：平均对照和第五节的干预用它。"""
+    """attend_one 的批量版：一串查询 Q (…, Tq, d) 对键 K (…, T, d)，值就是键（这一节里键和值都是编码器的
+    隐状态）；前面的 … 是批量维，训练时是 (M, B)。返回 (上下文 (…, Tq, d), 注意力权重 alpha (…, Tq, T))。
+    fixed_weights：不打分，直接用这些权重（能广播成 (…, Tq, T) 就行）：平均对照和第五节的干预用它。"""
     if fixed_weights is None:
-        scores = mm(Q, np.swapaxes(K, -1, -2)) / np.sqrt(K.shape[-1])  # 第一步点积，第二步除以根号 d  (B, Tq, T)
+        scores = mm(Q, np.swapaxes(K, -1, -2)) / np.sqrt(K.shape[-1])  # 第一步点积，第二步除以根号 d  (…, Tq, T)
         alpha = softmax(scores)                                  # 第三步：每一行非负、和为 1
     else:
         alpha = np.broadcast_to(fixed_weights, Q.shape[:-1] + K.shape[-2:-1])   # 查询不起作用
@@ -43,15 +43,15 @@ def attend(Q, K, fixed_weights=None):
 
 
 def attend_backward(dctx, Q, K, alpha, *, fixed=False):
-    """attend(Q, K) 的反向：dctx (B, Tq, d) 是损失对上下文的梯度。K 同时当键和值。返回 (dQ, dK)。
+    """attend(Q, K) 的反向：dctx (…, Tq, d) 是损失对上下文的梯度。K 同时当键和值。返回 (dQ, dK)。
     softmax 的反向：∂α_i/∂s_j = α_i (δ_ij − α_j)，所以 ds = α ⊙ (dα − ⟨α, dα⟩)。"""
-    dK = mm(np.swapaxes(alpha, -1, -2), dctx)                        # 值那一路          (B, T, d)
+    dK = mm(np.swapaxes(alpha, -1, -2), dctx)                        # 值那一路          (…, T, d)
     if fixed:                                                         # 权重是定的：梯度只走值那一路
         return np.zeros_like(Q), dK
-    dalpha = mm(dctx, np.swapaxes(K, -1, -2))                         # (B, Tq, T)
+    dalpha = mm(dctx, np.swapaxes(K, -1, -2))                         # (…, Tq, T)
     dscores = alpha * (dalpha - (alpha * dalpha).sum(axis=-1, keepdims=True))
     dscores = dscores / np.sqrt(K.shape[-1])                          # softmax 和除根号 d 的反向
-    dQ = mm(dscores, K)                                               # (B, Tq, d)
+    dQ = mm(dscores, K)                                               # (…, Tq, d)
     dK = dK + mm(np.swapaxes(dscores, -1, -2), Q)                     # 键那一路
     return dQ, dK
 
@@ -149,7 +149,8 @@ class Setting:
 
 
 class Model(dict):
-    """一个模型：它的参数（名字 → 数组，和字典一样用：model["Wo"]），带着它的设置 model.setting。"""
+    """一个模型，或者几个设置相同、摞在一起训练的模型：参数（名字 → 数组，和字典一样用：model["Wo"]；
+    数组最前面一维是模型，见〈几个模型摞在一起〉），带着它们的设置 model.setting。"""
 
     def __init__(self, params, setting):
         super().__init__(params)
@@ -177,111 +178,98 @@ def init_params(rng, attention, hidden=HIDDEN, vocab=VOCAB):
 
 
 def count_params(params):
+    """所有数组的元素个数加起来：一个模型（M = 1）就是它的参数个数，M 个模型摞在一起时是它们合起来的。"""
     return sum(p.size for p in params.values())
 
 
 def unchanged(model):
-    """从 SEED_INIT 的初始参数出发训练的模型（正文的模型都是），训练完还和初始值一模一样的参数：{名字: 逐个元素是否没变}。"""
+    """从 SEED_INIT 的初始参数出发训练的一个模型（正文的模型都是），训练完还和初始值一模一样的参数：
+    {名字: 逐个元素是否没变}（model[name][0]：这一个模型自己的数组，去掉下面〈几个模型摞在一起〉说的模型那一维）。"""
     init = init_params(np.random.RandomState(SEED_INIT), model.setting.attention)
-    return {name: model[name] == init[name] for name in model}
+    return {name: model[name][0] == init[name] for name in model}
 
-# attention.md:580 (几个模型摞在一起)
-def as_stack(p, single_ndim):
-    """p 是一个模型的参数（有 single_ndim 维），就当成只有一个模型的一摞：前面加一维，(1, …)。
-    本来就是一摞 (S, …) 的，原样返回。"""
-    return p if p.ndim > single_ndim else p[None]
-
-
-def n_models(p, single_ndim):
-    return len(as_stack(p, single_ndim))
+# attention.md:583 (几个模型摞在一起)
+def stack(models):
+    """几个模型的参数字典（名字 → 数组）摞成一个字典：每个数组前面多一维模型，(M, …)。"""
+    return {name: np.stack([params[name] for params in models]) for name in models[0]}
 
 
-def model_index(S, n, ndim=1):
-    """n 行按模型均分成 S 份，第 i 份归第 i 个模型：每一行的模型编号，形状 (n, 1, …)，共 ndim 维；
-    后面那些 1 是为了和 (n, …) 的数组对齐广播。例如 model_index(2, 4, 2) 是 [[0], [0], [1], [1]]。"""
-    return np.arange(S).repeat(n // S).reshape((n,) + (1,) * (ndim - 1))
+def model_numbers(tokens):
+    """每个模型的编号 0 … M−1，形状 (M, 1, …, 1)：和 tokens (M, B, …) 对齐广播，第 m 批配第 m 个模型。"""
+    return np.arange(len(tokens)).reshape((-1,) + (1,) * (tokens.ndim - 1))
 
 
 def lookup(Wx, b, tokens):
-    """每个记号取出 Wx 里它那一行，加上偏置：one_hot(x_t) @ Wx + b。tokens (B, T) → (B, T, H)。"""
-    Wx, b = as_stack(Wx, 2), as_stack(b, 1)
-    if len(Wx) == 1:                                  # 一个模型：直接查（结果一样，快一些）
-        return Wx[0][tokens] + b[0]
-    model = model_index(len(Wx), len(tokens), tokens.ndim)
-    return Wx[model, tokens] + b[model]
+    """每个记号取出它那个模型的 Wx 里它那一行，加上偏置：one_hot(x_t) @ Wx + b。tokens (M, B, …) → (M, B, …, H)。"""
+    m = model_numbers(tokens)
+    return Wx[m, tokens] + b[m]
 
 
-def matmul_per_model(x, W):
-    """x @ W，每个模型乘自己的 W：x (B, …, K)，W (K, N) 或 (S, K, N)。"""
-    W = as_stack(W, 2)
-    if len(W) == 1:                                   # 一个模型：不必拆开再拼起来（结果一样）
-        return mm(x, W[0])
-    parts = x.reshape((len(W), -1) + x.shape[1:])
-    return np.concatenate([mm(part, Wi) for part, Wi in zip(parts, W)])
+def rows(x):
+    """(M, B, …, K) → (M, 行数, K)：每个模型的所有样本、所有步摞成行，模型那一维留着。"""
+    return x.reshape(len(x), -1, x.shape[-1])
+
+
+def linear(x, W):
+    """每个模型乘自己的参数矩阵：x (M, B, …, K) @ W (M, K, N) → (M, B, …, N)。"""
+    return mm(rows(x), W).reshape(x.shape[:-1] + W.shape[-1:])
 
 
 def affine(x, W, b):
-    """x @ W + b，每个模型用自己的 W 和 b。"""
-    b = as_stack(b, 1)
-    if len(b) == 1:                                   # 一个模型：每一行加的都是同一个 b
-        return matmul_per_model(x, W) + b[0]
-    return matmul_per_model(x, W) + b[model_index(len(b), len(x), x.ndim - 1)]   # 每一行配上它那个模型的 b
+    """x @ W + b，每个模型用自己的 W (M, K, N) 和 b (M, N)：b[:, None] 加到它那个模型的每一行上。"""
+    return (mm(rows(x), W) + b[:, None]).reshape(x.shape[:-1] + W.shape[-1:])
 
 
-def param_grad(x, d, W):
-    """损失对 W 的梯度 xᵀ @ d：x (B, …, K)、d (B, …, N) 的所有步摞成行，每个模型只用自己的行。形状和 W 一样。"""
-    S = n_models(W, 2)
-    xs, ds = x.reshape(S, -1, x.shape[-1]), d.reshape(S, -1, d.shape[-1])
-    return np.stack([mm(xi.T, di) for xi, di in zip(xs, ds)]).reshape(W.shape)
+def weight_grad(x, d):
+    """y = x @ W（每个模型乘自己的 W）时，损失对 W 的梯度 xᵀ @ d：d 是损失对 y 的梯度，每个模型只用自己的行。(M, K, N)。"""
+    return mm(np.swapaxes(rows(x), 1, 2), rows(d))
 
 
-def bias_grad(d, b):
-    """损失对偏置的梯度：每个模型自己那些行（所有样本、所有步）的和，按行的顺序加。形状和 b 一样。"""
-    S = n_models(b, 1)
-    return d.reshape(S, -1, d.shape[-1]).sum(axis=1).reshape(b.shape)
+def bias_grad(d):
+    """损失对偏置的梯度：每个模型自己所有行的和，按行的顺序加。(M, N)。"""
+    return rows(d).sum(axis=1)
 
-# attention.md:641 (编码器与解码器)
+# attention.md:630 (编码器与解码器)
 FAST = True        # True：用附录〈转置着存的循环〉里快的写法；False：用下面照公式写的循环。两者算出的每一个比特都一样
 
 
 def rnn(x_rows, Wh, h):
-    """tanh RNN，每一步 h = tanh(x_t + h @ Wh)。x_rows (B, T, H) 是每一步查好的 Wx 行加偏置；
-    h (B, H) 是初始状态。返回每一步的隐状态 hs (B, T, H)：每一步都留着，注意力要用。
-    Wh 也可以是 S 个模型的 (S, H, H)，B 行按模型均分，各乘各的（〈几个模型摞在一起〉）。"""
+    """tanh RNN，每一步 h = tanh(x_t + h @ Wh)。x_rows (M, B, T, H) 是每一步查好的 Wx 行加偏置；
+    h (M, B, H) 是初始状态，Wh (M, H, H)。返回每一步的隐状态 hs (M, B, T, H)：每一步都留着，注意力要用。"""
     if FAST:
         return rnn_fast(x_rows, Wh, h)
     hs = np.empty(x_rows.shape)
-    for t in range(x_rows.shape[1]):
-        h = tanh(x_rows[:, t] + matmul_per_model(h, Wh))           # (B, H)
-        hs[:, t] = h
+    for t in range(x_rows.shape[2]):
+        h = tanh(x_rows[:, :, t] + mm(h, Wh))                     # (M, B, H)
+        hs[:, :, t] = h
     return hs
 
 
 def rnn_backward(dhs, hs, h0, Wh):
-    """rnn 的反向。dhs (B, T, H) 是损失对每一步隐状态的梯度（来自上层）。返回 (dz, dWh, dh0)：
-    dz (B, T, H) 是损失对每一步 tanh 之前那个量 z_t = x_t + h_{t-1} @ Wh 的梯度；dWh 和 Wh 同形；
-    dh0 (B, H) 是对初始状态的梯度。"""
+    """rnn 的反向。dhs (M, B, T, H) 是损失对每一步隐状态的梯度（来自上层）。返回 (dz, dWh, dh0)：
+    dz (M, B, T, H) 是损失对每一步 tanh 之前那个量 z_t = x_t + h_{t-1} @ Wh 的梯度；dWh 和 Wh 同形；
+    dh0 (M, B, H) 是对初始状态的梯度。"""
     if FAST:
         return rnn_backward_fast(dhs, hs, h0, Wh)
     dz = np.empty(dhs.shape)                                       # 按行连续存放（不随 dhs 的存法），bias_grad 求和的顺序才固定
-    dh = np.zeros_like(h0)                                         # 从后一步流回来的梯度 (B, H)
-    for t in reversed(range(hs.shape[1])):
-        dz[:, t] = (dhs[:, t] + dh) * (1 - hs[:, t] * hs[:, t])    # tanh 的导数是 1 − h²
-        dh = matmul_per_model(dz[:, t], np.swapaxes(Wh, -1, -2))   # 流回上一步的隐状态：dh = dz_t @ Whᵀ
-    h_prev = np.concatenate([h0[:, None], hs[:, :-1]], axis=1)     # 每一步乘 Wh 的那个 h_{t-1}  (B, T, H)
-    return dz, param_grad(h_prev, dz, Wh), dh
+    dh = np.zeros_like(h0)                                         # 从后一步流回来的梯度 (M, B, H)
+    for t in reversed(range(hs.shape[2])):
+        dz[:, :, t] = (dhs[:, :, t] + dh) * (1 - hs[:, :, t] * hs[:, :, t])   # tanh 的导数是 1 − h²
+        dh = mm(dz[:, :, t], np.swapaxes(Wh, 1, 2))                # 流回上一步的隐状态：dh = dz_t @ Whᵀ
+    h_prev = np.concatenate([h0[:, :, None], hs[:, :, :-1]], axis=2)   # 每一步乘 Wh 的那个 h_{t-1}  (M, B, T, H)
+    return dz, weight_grad(h_prev, dz), dh
 
 
 def input_grads(dz, tokens, Wx):
     """x_t 是 one_hot(x_t) @ Wx，所以 Wx 的梯度是 one_hot(tokens)ᵀ @ dz（每个模型只用自己那些行）。
-    dz (B, T, H)，tokens (B, T)；形状和 Wx 一样。"""
+    dz (M, B, T, H)，tokens (M, B, T)；形状和 Wx 一样。"""
     if FAST:
         return input_grads_fast(dz, tokens, Wx)
-    return param_grad(one_hot(tokens, Wx.shape[-2]), dz, Wx)
+    return weight_grad(one_hot(tokens, Wx.shape[1]), dz)
 
 
 def encoder(params, src):
-    h0 = np.zeros((len(src), params["enc_Wh"].shape[-1]))
+    h0 = np.zeros(src.shape[:2] + params["enc_Wh"].shape[-1:])    # (M, B, H)
     return rnn(lookup(params["enc_Wx"], params["enc_b"], src), params["enc_Wh"], h0)
 
 
@@ -290,29 +278,24 @@ def decoder(params, dec_in, h0):
 
 # attention.md:80 (解码一步)
 def decode_step(model, h, token, hs_enc, *, fixed_weights=None):
-    """读进上一位 token，h 更新成 h_new，回头看编码器各步 hs_enc。返回 h_new、分数 (B, V)、权重 (B, 1, T)。"""
-    h_new = tanh(model["dec_Wx"][token] + model["dec_b"] + mm(h, model["dec_Wh"]))
+    """读进上一位 token，h 更新成 h_new，回头看编码器各步 hs_enc。数组的第一维是模型（正文里 M = 1，见〈几个模型摞在一起〉）。"""
+    h_new = tanh(lookup(model["dec_Wx"], model["dec_b"], token) + mm(h, model["dec_Wh"]))   # lookup 查表：W_x[y] + b
     q = h_new if model.setting.query == "after" else h    # 二选一：更新后的查询，还是更新前的
-    logits, _, alpha = decoder_output(model, h_new[:, None], hs_enc, q[:, None], fixed_weights=fixed_weights)
-    return h_new, logits[:, 0], alpha
+    logits, _, alpha = decoder_output(model, h_new[:, :, None], hs_enc, q[:, :, None], fixed_weights=fixed_weights)
+    return h_new, logits[:, :, 0], alpha
 
-# attention.md:693 (解码器的输出层)
+# attention.md:681 (解码器的输出层)
 def decoder_output(model, hs, hs_enc, queries, *, fixed_weights=None):
-    """状态 hs (B, Tq, H) 拼上注意力的上下文，交给输出层。返回 (分数, 输出层的输入 (B, Tq, 2H), 权重 (B, Tq, T))。"""
+    """状态 hs (M, B, Tq, H) 拼上注意力的上下文，交给输出层。返回 (分数, 输出层的输入 (M, B, Tq, 2H), 权重 (M, B, Tq, T))。"""
     if not model.setting.attention:                      # 6.5 节的模型：输出层只看状态
         return affine(hs, model["Wo"], model["bo"]), hs, None
     ctx, alpha = attend(queries, hs_enc, fixed_weights)  # attend_one 的批量版
     features = np.concatenate([hs, ctx], axis=-1)         # 状态拼上上下文：16 + 16 维
     return affine(features, model["Wo"], model["bo"]), features, alpha   # features @ Wo + bo
 
-# attention.md:708 (反向传播)
+# attention.md:696 (反向传播)
 def one_hot(tokens, n=VOCAB):
     return (tokens[..., None] == np.arange(n)).astype(float)
-
-
-def as_rows(x):
-    """(…, H) → (N, H)：把所有批次、所有时间步摞成一摞。"""
-    return x.reshape(-1, x.shape[-1])
 
 
 def uniform_weights(T):
@@ -321,91 +304,91 @@ def uniform_weights(T):
 
 
 def teacher_forced_states(params, src, tgt):
-    """编码器读 src；解码器每一步读进正确答案的上一位（teacher forcing），第 1 步读起始符。
-    返回 (解码器的输入 (B, T), 编码器各步的状态 (B, T, H), 解码器各步的状态 (B, T, H))。"""
-    dec_in = np.concatenate([np.full((len(src), 1), START), tgt[:, :-1]], axis=1)
+    """编码器读 src (M, B, T)；解码器每一步读进正确答案 tgt 的上一位（teacher forcing），第 1 步读起始符。
+    返回 (解码器的输入 (M, B, T), 编码器各步的状态 (M, B, T, H), 解码器各步的状态 (M, B, T, H))。"""
+    dec_in = np.concatenate([np.full(src.shape[:2] + (1,), START), tgt[:, :, :-1]], axis=2)
     hs_enc = encoder(params, src)
-    return dec_in, hs_enc, decoder(params, dec_in, hs_enc[:, -1])
+    return dec_in, hs_enc, decoder(params, dec_in, hs_enc[:, :, -1])
 
 
 def queries_of(hs_enc, hs_dec, query):
-    """每一步的查询 (B, T, H)：更新后的是 h_t；更新前的是 h_{t-1}，第 1 步是编码器最后一步的状态。"""
+    """每一步的查询 (M, B, T, H)：更新后的是 h_t；更新前的是 h_{t-1}，第 1 步是编码器最后一步的状态。"""
     if query == "after":
         return hs_dec
-    return np.concatenate([hs_enc[:, -1:], hs_dec[:, :-1]], axis=1)   # 往后错一步
+    return np.concatenate([hs_enc[:, :, -1:], hs_dec[:, :, :-1]], axis=2)   # 往后错一步
 
 
 def queries_backward(dq, query):
-    """queries_of 的反向：每一步查询的梯度 dq (B, T, H) 还给它来自的状态。
-    返回 (对解码器各步状态的梯度 (B, T, H), 对编码器最后一步的梯度 (B, H)；更新后的查询时是 None)。"""
+    """queries_of 的反向：每一步查询的梯度 dq (M, B, T, H) 还给它来自的状态。
+    返回 (对解码器各步状态的梯度 (M, B, T, H), 对编码器最后一步的梯度 (M, B, H)；更新后的查询时是 None)。"""
     if query == "after":
         return dq, None
-    return np.concatenate([dq[:, 1:], np.zeros_like(dq[:, :1])], axis=1), dq[:, 0]   # 往前错一步
+    return np.concatenate([dq[:, :, 1:], np.zeros_like(dq[:, :, :1])], axis=2), dq[:, :, 0]   # 往前错一步
 
 
-def cross_entropy(logits, tgt, S=1):
-    """平均每个输出记号的交叉熵，和它对分数 logits (B, T, V) 的梯度。tgt (B, T) 是正确答案。
-    S 个模型摞在一起时，B 行按模型均分，每个模型平均的是它自己那一批：损失是 (S,)。"""
-    p = softmax(logits)                                                 # 每一步每个记号的概率 (B, T, V)
-    y = one_hot(tgt, p.shape[-1])                                       # 正确答案 (B, T, V)
-    losses = -log((p * y).sum(axis=-1)).reshape(S, -1).mean(axis=1)     # (S,)
-    return losses, (p - y) / (tgt.size // S)                            # 交叉熵接 softmax 的梯度
+def cross_entropy(logits, tgt):
+    """分数 logits (M, B, T, V)，正确答案 tgt (M, B, T)。返回每个模型平均每个输出记号的交叉熵 (M,)，
+    和损失对分数的梯度 (M, B, T, V)。"""
+    p = softmax(logits)                                                 # 每一步每个记号的概率 (M, B, T, V)
+    y = one_hot(tgt, p.shape[-1])                                       # 正确答案 (M, B, T, V)
+    losses = -log((p * y).sum(axis=-1)).reshape(len(tgt), -1).mean(axis=1)   # 每个模型平均自己那一批 (M,)
+    return losses, (p - y) / tgt[0].size                                # 交叉熵接 softmax 的梯度
 
 
-def readout_grads(model, features, dlogits):
-    """输出层 logits = features @ Wo + bo 的参数梯度。features (B, T, 2H)，dlogits (B, T, V)。"""
-    return {"Wo": param_grad(features, dlogits, model["Wo"]), "bo": bias_grad(dlogits, model["bo"])}
+def readout_grads(features, dlogits):
+    """输出层 logits = features @ Wo + bo 的参数梯度。features (M, B, T, 2H)，dlogits (M, B, T, V)。"""
+    return {"Wo": weight_grad(features, dlogits), "bo": bias_grad(dlogits)}
 
 
 class Forward(NamedTuple):                 # 前向算出、反向要用的中间量
-    src: np.ndarray                        # 输入 (B, T)
-    dec_in: np.ndarray                     # 解码器每一步读进的记号 (B, T)
-    hs_enc: np.ndarray                     # 编码器各步的状态 (B, T, H)
-    hs_dec: np.ndarray                     # 解码器各步的状态 (B, T, H)
-    queries: np.ndarray                    # 每一步的查询 (B, T, H)
-    features: np.ndarray                   # 输出层的输入：状态拼上上下文 (B, T, 2H)；不用注意力时就是状态
-    alpha: np.ndarray                      # 注意力权重 (B, T, T)；不用注意力时是 None
-    dlogits: np.ndarray                    # 损失对输出层分数的梯度 (B, T, V)
+    src: np.ndarray                        # 输入 (M, B, T)
+    dec_in: np.ndarray                     # 解码器每一步读进的记号 (M, B, T)
+    hs_enc: np.ndarray                     # 编码器各步的状态 (M, B, T, H)
+    hs_dec: np.ndarray                     # 解码器各步的状态 (M, B, T, H)
+    queries: np.ndarray                    # 每一步的查询 (M, B, T, H)
+    features: np.ndarray                   # 输出层的输入：状态拼上上下文 (M, B, T, 2H)；不用注意力时就是状态
+    alpha: np.ndarray                      # 注意力权重 (M, B, T, T)；不用注意力时是 None
+    dlogits: np.ndarray                    # 损失对输出层分数的梯度 (M, B, T, V)
 
 
 def forward(model, src, tgt):
-    """teacher forcing 下的前向。src、tgt (B, T)。返回 (每个模型平均每个输出记号的交叉熵 (S,), Forward)。
-    model 也可以是 S 个模型摞成的一摞（〈几个模型摞在一起〉）：B 行按模型均分。"""
-    T = src.shape[1]
+    """teacher forcing 下的前向。src、tgt (M, B, T)：第 m 批给第 m 个模型。
+    返回 (每个模型平均每个输出记号的交叉熵 (M,), Forward)。"""
+    T = src.shape[2]
     dec_in, hs_enc, hs_dec = teacher_forced_states(model, src, tgt)
     queries = queries_of(hs_enc, hs_dec, model.setting.query)
     fixed = uniform_weights(T) if model.setting.uniform else None       # 平均对照：权重一直是 1/T
-    logits, features, alpha = decoder_output(model, hs_dec, hs_enc, queries, fixed_weights=fixed)   # logits (B, T, V)
-    losses, dlogits = cross_entropy(logits, tgt, n_models(model["dec_Wh"], 2))
+    logits, features, alpha = decoder_output(model, hs_dec, hs_enc, queries, fixed_weights=fixed)   # logits (M, B, T, V)
+    losses, dlogits = cross_entropy(logits, tgt)
     return losses, Forward(src, dec_in, hs_enc, hs_dec, queries, features, alpha, dlogits)
 
 
 def backward(model, f):
-    """forward 的反向：损失对每个参数的梯度，和 model 同名同形（一摞模型时第 i 个只来自第 i 个模型那一批）。"""
-    B, T, H = f.hs_dec.shape
-    grads = readout_grads(model, f.features, f.dlogits)
-    dfeatures = matmul_per_model(f.dlogits, np.swapaxes(model["Wo"], -1, -2))   # (B, T, 2H) 或 (B, T, H)
-    dhs_dec, dhs_enc = dfeatures[..., :H], np.zeros_like(f.hs_enc)              # (B, T, H)
+    """forward 的反向：损失对每个参数的梯度，和 model 同名同形（第 m 个模型的只来自它自己那一批）。"""
+    M, B, T, H = f.hs_dec.shape
+    grads = readout_grads(f.features, f.dlogits)
+    dfeatures = linear(f.dlogits, np.swapaxes(model["Wo"], 1, 2))              # (M, B, T, 2H) 或 (M, B, T, H)
+    dhs_dec, dhs_enc = dfeatures[..., :H], np.zeros_like(f.hs_enc)              # (M, B, T, H)
     if f.alpha is not None:
         dq, dhs_enc = attend_backward(dfeatures[..., H:], f.queries, f.hs_enc, f.alpha, fixed=model.setting.uniform)
         dq_dec, dq_enc_last = queries_backward(dq, model.setting.query)
         dhs_dec = dhs_dec + dq_dec
         if dq_enc_last is not None:
-            dhs_enc[:, -1] += dq_enc_last
-    dz, grads["dec_Wh"], dh0 = rnn_backward(dhs_dec, f.hs_dec, f.hs_enc[:, -1], model["dec_Wh"])   # dz (B, T, H)
-    grads["dec_Wx"], grads["dec_b"] = input_grads(dz, f.dec_in, model["dec_Wx"]), bias_grad(dz, model["dec_b"])
-    dhs_enc[:, -1] += dh0                          # 解码器的初始状态就是编码器最后一步
-    dz, grads["enc_Wh"], _ = rnn_backward(dhs_enc, f.hs_enc, np.zeros((B, H)), model["enc_Wh"])
-    grads["enc_Wx"], grads["enc_b"] = input_grads(dz, f.src, model["enc_Wx"]), bias_grad(dz, model["enc_b"])
+            dhs_enc[:, :, -1] += dq_enc_last
+    dz, grads["dec_Wh"], dh0 = rnn_backward(dhs_dec, f.hs_dec, f.hs_enc[:, :, -1], model["dec_Wh"])   # dz (M, B, T, H)
+    grads["dec_Wx"], grads["dec_b"] = input_grads(dz, f.dec_in, model["dec_Wx"]), bias_grad(dz)
+    dhs_enc[:, :, -1] += dh0                       # 解码器的初始状态就是编码器最后一步
+    dz, grads["enc_Wh"], _ = rnn_backward(dhs_enc, f.hs_enc, np.zeros((M, B, H)), model["enc_Wh"])
+    grads["enc_Wx"], grads["enc_b"] = input_grads(dz, f.src, model["enc_Wx"]), bias_grad(dz)
     return {name: grads[name] for name in model}
 
 
 def loss_and_grads(model, src, tgt):
-    """前向再反向：(每个模型的平均交叉熵 (S,), 梯度)。"""
+    """前向再反向：(每个模型的平均交叉熵 (M,), 梯度)。"""
     losses, f = forward(model, src, tgt)
     return losses, backward(model, f)
 
-# attention.md:814 (梯度检查)
+# attention.md:797 (梯度检查)
 SEED_CHECK = 7                                     # 梯度检查用的随机流
 
 
@@ -413,10 +396,10 @@ def gradient_check(setting, eps=1e-5, per_array=3):
     """中心差分：每个参数数组随机抽 per_array 个元素，各挪 ±eps，(损失的变化) / 2eps
     应该等于手写的梯度。返回两者之间最大的相对误差 |差| / (|手写| + |差分|)。"""
     rng = np.random.RandomState(SEED_CHECK)
-    model = Model(init_params(rng, setting.attention), setting)
-    src = rng.randint(0, LETTERS, size=(4, 5))       # 4 条 5 个字母的序列
-    loss = lambda: forward(model, src, src[:, ::-1])[0][0]      # 只要前向：一个模型的平均交叉熵
-    _, grads = loss_and_grads(model, src, src[:, ::-1])
+    model = Model(stack([init_params(rng, setting.attention)]), setting)   # 一个模型：M = 1
+    src = rng.randint(0, LETTERS, size=(1, 4, 5))    # 4 条 5 个字母的序列
+    loss = lambda: forward(model, src, src[:, :, ::-1])[0][0]   # 只要前向：这一个模型的平均交叉熵
+    _, grads = loss_and_grads(model, src, src[:, :, ::-1])
     worst = 0.0
     for name, p in model.items():
         flat, grad = p.reshape(-1), grads[name].reshape(-1)     # flat 是 p 的视图：改它就是改参数
@@ -439,26 +422,25 @@ def print_gradient_checks():
                            ("更新前的查询", Setting(query="before")), ("平均对照", Setting(uniform=True))):
         print("  %.1e  %s" % (gradient_check(setting), label))
 
-# attention.md:866 (训练：Adam 与梯度裁剪)
+# attention.md:849 (训练：Adam 与梯度裁剪)
 CLIP = 1.0                                       # 梯度裁剪：每个模型的梯度范数最多是 1
 BETA1, BETA2, EPS = 0.9, 0.999, 1e-8
 
 
-def as_vector(models):
-    """把每个模型的参数摊成一行，摞成 theta (S, 参数个数)。返回 theta 和指向它内部的同名视图
-    (S, …)：改 theta 就是改参数。models 是 S 个参数字典，通常只有一个。"""
-    theta = np.stack([np.concatenate([p.ravel() for p in params.values()]) for params in models])
+def flatten(arrays, like):
+    """把参数或梯度（名字 → (M, …)）按 like 的名字顺序，每个模型摊成一行：(M, 参数个数)。"""
+    return np.concatenate([arrays[name].reshape(len(arrays[name]), -1) for name in like], axis=1)
+
+
+def as_vector(params):
+    """把参数复制一份，摊成 theta (M, 参数个数)。返回 theta 和指向它内部的同名视图 (M, …)：改 theta 就是改参数。"""
+    theta = flatten(params, like=params)
     views, start = {}, 0
-    for name, p in models[0].items():
-        views[name] = theta[:, start:start + p.size].reshape((len(theta),) + p.shape)
-        start += p.size
+    for name, p in params.items():
+        size = p[0].size                                  # 一个模型的这个数组有几个数
+        views[name] = theta[:, start:start + size].reshape(p.shape)
+        start += size
     return theta, views
-
-
-def flatten(grads, like):
-    """把梯度字典按 like（as_vector 给的视图）的名字顺序摊平，(S, 参数个数)：和 theta 一格对一格。"""
-    S = len(next(iter(like.values())))
-    return np.concatenate([grads[name].reshape(S, -1) for name in like], axis=1)
 
 
 def clip_by_norm(g, limit):
@@ -496,8 +478,8 @@ LOG_EVERY = 500                                  # 每多少轮记一次损失�
 
 def optimise(theta, step, rounds, lr, *, measure=None, at=(), label=""):
     """训练和只重新训练输出层共用的循环：rounds 轮 Adam 加梯度裁剪，原地更新 theta。
-    step() 抽一批、返回 (每个模型这一批的平均交叉熵 (S,), 梯度 (S, 参数个数))。
-    返回 (损失记录 {轮数: (S,)}，每 LOG_EVERY 轮和最后一轮记一次；{轮数: measure()}，在 at 里的轮数上量)。
+    step() 抽一批、返回 (每个模型这一批的平均交叉熵 (M,), 梯度 (M, 参数个数))。
+    返回 (损失记录 {轮数: (M,)}，每 LOG_EVERY 轮和最后一轮记一次；{轮数: measure()}，在 at 里的轮数上量)。
     label：写进进度的那一行说的是哪次训练。"""
     moments = adam_moments(theta)
     losses, measured = {}, {}
@@ -517,7 +499,7 @@ def optimise(theta, step, rounds, lr, *, measure=None, at=(), label=""):
 def train(setting, test, rounds, *, seed_list=((SEED_INIT, SEED_BATCH),), checkpoints=()):
     """从固定的种子出发训练 rounds 轮，序列和测试集 test 一样长，测试集里的序列不拿来训练。
     seed_list 里每一对种子（初始参数、训练批次）一个模型，通常只有一对；几个模型摞在一起训练，
-    每一个都和单独训练时逐位相同。返回 Model 的列表：每个带着 setting、损失记录 model.losses，
+    每一个都和单独训练时逐位相同。返回 Model 的列表，每个是一个模型（M = 1），带着 setting、损失记录 model.losses，
     和训练途中在 checkpoints 这些轮数上量的 model.course（{轮数: Checkpoint}）。"""
     length = test.shape[1]
     what = "%d 位，%s，学习率 %g，种子 %s，%d 轮" % (length, setting.describe(), setting.lr,
@@ -525,15 +507,15 @@ def train(setting, test, rounds, *, seed_list=((SEED_INIT, SEED_BATCH),), checkp
     progress("开始训练：" + what)
     started = time.monotonic()
     inits = [init_params(np.random.RandomState(seed_init), setting.attention) for seed_init, _ in seed_list]
-    theta, views = as_vector(inits)
-    stack = Model(views, setting)                                              # S 个模型摞成的一摞
-    models = [Model({name: p[i] for name, p in views.items()}, setting) for i in range(len(theta))]   # 各自的视图
+    theta, views = as_vector(stack(inits))
+    together = Model(views, setting)                                           # M 个模型摞在一起
+    models = [Model({name: p[i:i + 1] for name, p in views.items()}, setting) for i in range(len(theta))]   # 各自的视图，M = 1
     batches = [np.random.RandomState(seed_batch) for _, seed_batch in seed_list]
     test_codes = np.sort(seq_codes(test))
 
     def step():
-        src = np.concatenate([sample_batch(rng, length, test_codes) for rng in batches])   # 每个模型一批，摞成一批
-        losses, grads = loss_and_grads(stack, src, src[:, ::-1])
+        src = np.stack([sample_batch(rng, length, test_codes) for rng in batches])   # 每个模型一批 (M, B, T)
+        losses, grads = loss_and_grads(together, src, src[:, :, ::-1])
         return losses, flatten(grads, like=views)
 
     losses, measured = optimise(theta, step, rounds, setting.lr,
@@ -546,24 +528,26 @@ def train(setting, test, rounds, *, seed_list=((SEED_INIT, SEED_BATCH),), checkp
     progress("训练完：%s（%.0f 秒）" % (what, time.monotonic() - started))
     return models
 
-# attention.md:979 (贪心解码与评估)
+# attention.md:961 (贪心解码与评估)
 def predict(model, src, fixed_weights=None):
-    """贪心解码：每一步读进自己上一步的输出。返回记号 (B, T)，和注意力权重 alpha (B, T, T)（不用注意力时是 None）。
-    fixed_weights (T, T) 或 (B, T, T)：不让模型自己挑，第 t 步的权重换成它的第 t 行（平均对照的模型缺省就是 1/T）。"""
-    B, T = src.shape
+    """贪心解码：每一步读进自己上一步的输出。src (M, B, T)：第 m 批给第 m 个模型。
+    返回记号 (M, B, T)，和注意力权重 alpha (M, B, T, T)（不用注意力时是 None）。
+    fixed_weights 能广播成 (M, B, T, T) 就行，比如 (T, T)：不让模型自己挑，第 t 步的权重换成它的第 t 行
+    （平均对照的模型缺省就是 1/T）。"""
+    M, B, T = src.shape
     if fixed_weights is None and model.setting.uniform:
         fixed_weights = uniform_weights(T)                      # 平均对照：权重一直是 1/T
     hs_enc = encoder(model, src)
-    h, token = hs_enc[:, -1], np.full(B, START)
-    tokens = np.empty((B, T), dtype=np.int64)
-    alphas = np.empty((B, T, T)) if model.setting.attention else None
+    h, token = hs_enc[:, :, -1], np.full((M, B), START)
+    tokens = np.empty((M, B, T), dtype=np.int64)
+    alphas = np.empty((M, B, T, T)) if model.setting.attention else None
     for t in range(T):
         fixed = None if fixed_weights is None else fixed_weights[..., t:t + 1, :]   # 第 t 步的那一行 (…, 1, T)
         h, logits, alpha = decode_step(model, h, token, hs_enc, fixed_weights=fixed)
         token = logits.argmax(axis=-1)
-        tokens[:, t] = token
+        tokens[:, :, t] = token
         if alphas is not None:
-            alphas[:, t] = alpha[:, 0]
+            alphas[:, :, t] = alpha[:, :, 0]
     return tokens, alphas
 
 
@@ -576,12 +560,13 @@ class Evaluation(NamedTuple):
 
 
 def evaluate(model, test, fixed_weights=None):
-    """贪心解码整个测试集，和倒序比。fixed_weights：解码时换上这些权重（见 predict）。"""
-    tokens, alpha = predict(model, test, fixed_weights)
-    correct = tokens == test[:, ::-1]
-    return Evaluation(correct.all(axis=1).mean(), correct.mean(), correct.mean(axis=0), alpha, tokens)
+    """一个模型（M = 1）贪心解码整个测试集 test (B, T)，和倒序比。fixed_weights：解码时换上这些权重（见 predict）。"""
+    tokens, alpha = predict(model, test[None], fixed_weights)          # test[None]：前面加上模型那一维 (1, B, T)
+    correct = tokens[0] == test[:, ::-1]
+    return Evaluation(correct.all(axis=1).mean(), correct.mean(), correct.mean(axis=0),
+                      None if alpha is None else alpha[0], tokens[0])
 
-# attention.md:1020 (五位对比)
+# attention.md:1005 (五位对比)
 class Comparison(NamedTuple):              # 第四节的对比：两个训练好的模型和它们的评估
     rounds: int
     no_attn: Model                         # 6.5 节的模型（不用注意力）
@@ -596,7 +581,7 @@ def reversal_comparison(length=5, rounds=2000):
     no_attn, attn = (train(Setting(attention=attention), test, rounds)[0] for attention in (False, True))
     return Comparison(rounds, no_attn, evaluate(no_attn, test), attn, evaluate(attn, test))
 
-# attention.md:1050 (拿掉挑选和形成对齐的规则)
+# attention.md:1035 (拿掉挑选和形成对齐的规则)
 def with_uniform_weights(model, test):
     """拿掉挑选：同一个训练好的模型，参数一个不动，解码时把注意力权重全换成 1/T。"""
     return evaluate(model, test, uniform_weights(test.shape[1]))
@@ -622,12 +607,14 @@ def alignment_formed(drop, multiple):
     至少是均匀（1/T）的 2 倍（multiple：挑的正是倒序要的那一位）。"""
     return bool(drop >= FORMED_DROP and multiple >= FORMED_DIAGONAL)
 
-# attention.md:1082 (第五节的两组设置)
+# attention.md:1067 (第五节的两组设置)
 BOOK_SETTING = Setting(query="after", lr=LR)       # 第四节的设置：更新后的查询（我们对原书示意代码的读法），学习率 0.003（我们定的）
 PICKING_SETTING = Setting(query="before", lr=0.02)  # 换两个旋钮：更新前的查询，学习率大一些
 SECTION_FIVE = {"第一个": BOOK_SETTING, "第二个": PICKING_SETTING}   # 第五节并排的模型：名字 → 设置
+SECTION_FIVE_LENGTH = 10      # 第五节的序列有几位：和原书的矩阵一样；换成别的长度，表里原书的数字就空着
+SECTION_FIVE_ROUNDS = 3000    # 每个模型训练几轮：和原书一样
 
-# attention.md:1091 (把权重换掉)
+# attention.md:1078 (把权重换掉)
 def reversal_weights(T, shift=0):
     """倒序要的权重：第 r 行只在第 T+1−r 列上是 1，其余是 0。shift=−1 整体挪到左边一列，
     最后一行左边没有列了，绕回第 T 列。"""
@@ -661,10 +648,10 @@ class Interventions(NamedTuple):
 def forced_tokens(model, test, fixed_weights=None):
     """喂对的字母：解码器每一步读进正确答案（倒序）的上一位，不是自己的输出，一步错了不会传到下一步。
     返回每一步分数最大的记号 (B, T)。这就是训练时的 teacher forcing，所有步一次算完，和一步步解码逐位相同。"""
-    _, hs_enc, hs_dec = teacher_forced_states(model, test, test[:, ::-1])
+    _, hs_enc, hs_dec = teacher_forced_states(model, test[None], test[None, :, ::-1])   # 一个模型：M = 1
     queries = queries_of(hs_enc, hs_dec, model.setting.query)
-    logits = decoder_output(model, hs_dec, hs_enc, queries, fixed_weights=fixed_weights)[0]   # (B, T, V)
-    return logits.argmax(axis=-1)
+    logits = decoder_output(model, hs_dec, hs_enc, queries, fixed_weights=fixed_weights)[0]   # (1, B, T, V)
+    return logits[0].argmax(axis=-1)
 
 
 def interventions(model, test, own_alpha):
@@ -682,7 +669,7 @@ def interventions(model, test, own_alpha):
     return Interventions(greedy, (greedy["shifted"].tokens == pointed).mean(), forced,
                          np.abs(own_alpha - replaced["other"]).sum(axis=-1).mean() / 2)
 
-# attention.md:1192 (第五节的一次运行：训练、评估、干预)
+# attention.md:1179 (第五节的一次运行：训练、评估、干预)
 REFIT_ROUNDS, SEED_REFIT = 3000, 8         # 只重新训练输出层：轮数，和它自己的批次随机流
 REFIT_CHECKPOINTS = (1000, 2000, REFIT_ROUNDS)
 
@@ -780,10 +767,10 @@ def examine(model, test, rounds, *, refit=True):
 
 
 def frozen_features(model, src):
-    """只重新训练输出层时，输出层的输入 (B, T, 2H)：冻结的编码器、解码器读 src（答案是倒序）算出的状态，
-    拼上权重全是 1/T 的上下文（权重是定的，查询不起作用）。"""
-    _, hs_enc, hs_dec = teacher_forced_states(model, src, src[:, ::-1])
-    ctx, _ = attend(hs_dec[:, :1], hs_enc, uniform_weights(src.shape[1])[:1])   # 权重全是 1/T，每一步的上下文都一样：只算一步
+    """只重新训练输出层时，一个模型的输出层的输入 (1, B, T, 2H)：冻结的编码器、解码器读 src (B, T)（答案是倒序）
+    算出的状态，拼上权重全是 1/T 的上下文（权重是定的，查询不起作用）。"""
+    _, hs_enc, hs_dec = teacher_forced_states(model, src[None], src[None, :, ::-1])
+    ctx, _ = attend(hs_dec[:, :, :1], hs_enc, uniform_weights(src.shape[1])[:1])   # 权重全是 1/T，每一步的上下文都一样：只算一步
     return np.concatenate([hs_dec, np.broadcast_to(ctx, hs_dec.shape)], axis=-1)   # 再铺到每一步
 
 
@@ -795,28 +782,28 @@ def frozen_batches(model, batches, length, test_codes):
     每一行的特征只看这一行，所以和一批一批算的一个比特也不差，只是 NumPy 的调用少了十倍。"""
     while True:
         srcs = [sample_batch(batches, length, test_codes) for _ in range(REFIT_CHUNK)]
-        yield from zip(srcs, np.split(frozen_features(model, np.concatenate(srcs)), REFIT_CHUNK))
+        yield from zip(srcs, np.split(frozen_features(model, np.concatenate(srcs)), REFIT_CHUNK, axis=1))
 
 
 def refit_readout(model, test):
     """只重新训练输出层：权重全是 1/T，其余参数冻结，Wo、bo 从训练好的值出发，学习率都是 LR。
     返回 (新的模型：Wo、bo 是新的，其余还是原来那些数组，一个也没改；
     {轮数: 权重全是 1/T 时测试集上的逐位正确}，在 REFIT_CHECKPOINTS 上量)。"""
-    theta, readout = as_vector([{"Wo": model["Wo"], "bo": model["bo"]}])    # theta 是复制出来的，(1, 参数个数)
-    refitted = Model(dict(model, Wo=readout["Wo"][0], bo=readout["bo"][0]), model.setting)   # 新的 Wo、bo 是 theta 的视图
+    theta, readout = as_vector({"Wo": model["Wo"], "bo": model["bo"]})     # theta 是复制出来的，(1, 参数个数)
+    refitted = Model(dict(model, **readout), model.setting)                 # 新的 Wo、bo 是 theta 的视图
     length, test_codes = test.shape[1], np.sort(seq_codes(test))
     frozen = frozen_batches(model, np.random.RandomState(SEED_REFIT), length, test_codes)
 
     def step():
-        src, features = next(frozen)                                      # features (B, T, 2H)
-        losses, dlogits = cross_entropy(affine(features, refitted["Wo"], refitted["bo"]), src[:, ::-1])
-        return losses, flatten(readout_grads(refitted, features, dlogits), like=readout)
+        src, features = next(frozen)                                      # src (B, T)，features (1, B, T, 2H)
+        losses, dlogits = cross_entropy(affine(features, refitted["Wo"], refitted["bo"]), src[None, :, ::-1])
+        return losses, flatten(readout_grads(features, dlogits), like=readout)
 
     _, measured = optimise(theta, step, REFIT_ROUNDS, LR, measure=lambda: with_uniform_weights(refitted, test).per_token,
                            at=REFIT_CHECKPOINTS, label="只重新训练输出层")
     return refitted, measured
 
-# attention.md:1332 (对齐是怎么长出来的)
+# attention.md:1319 (对齐是怎么长出来的)
 GROWTH_CHECKPOINTS = (0,) + tuple(range(10, 600, 10)) + tuple(range(600, 3001, 100))   # 每 10 轮；第 600 轮以后每 100 轮
 JUMP_FROM, JUMP_TO = 0.2, 0.8      # 「跳」：超出均匀的部分从训练完时的 20% 涨到 80%（看结果之前定下）
 
@@ -869,7 +856,7 @@ def growth_panels(course):
     half = first_round(course, lambda n: share_of_end(course, n) >= 0.5)
     return before, half, stop, rounds[-1]
 
-# attention.md:1519 (原书的矩阵)
+# attention.md:1506 (原书的矩阵)
 BOOK_FIVE = ((0.9900, 0.9980), (0.9300, 0.9860))   # 原书第四节的表：(整串全对, 逐位正确)，不用注意力、用注意力
 BOOK_ROUNDS, BOOK_PER_TOKEN = 3000, 0.6820         # 原书第五节：10 位的模型训练 3000 轮，逐位正确 0.6820
 BOOK_MATRIX = np.array([                   # 原书印出的矩阵：行 = 输出第几位，列 = 输入第几位
@@ -898,16 +885,16 @@ def print_book_matrix():
 def encoder_reads_in_order(params, test):
     """编码器第 j 步的状态只读过输入的前 j 位：把第 k 位换成别的字母，前 k − 1 步的状态
     一个比特也不变，第 k 步的变了。每一个 k 都这样才返回 True。"""
-    hs = encoder(params, test)
+    hs = encoder(params, test[None])[0]                       # 一个模型：M = 1
     for k in range(test.shape[1]):
         changed = test.copy()
         changed[:, k] = (changed[:, k] + 1) % LETTERS
-        hs_changed = encoder(params, changed)
+        hs_changed = encoder(params, changed[None])[0]
         if not (hs_changed[:, :k] == hs[:, :k]).all() or (hs_changed[:, k] == hs[:, k]).all(axis=-1).any():
             return False
     return True
 
-# attention.md:1564 (读矩阵和画热图)
+# attention.md:1551 (读矩阵和画热图)
 def peak_columns(matrix):
     """每一行最大权重所在的列（从 1 数起）和那个权重。"""
     return matrix.argmax(axis=1) + 1, matrix.max(axis=1)
@@ -1009,7 +996,7 @@ def train_and_evaluate(setting, length, rounds, seeds=(SEED_INIT, SEED_BATCH)):
     test = make_test_set(length)
     return evaluate(train(setting, test, rounds, seed_list=[seeds])[0], test)
 
-# attention.md:1699 (打印实跑输出)
+# attention.md:1686 (打印实跑输出)
 def vector(v):
     return "(" + ", ".join("%g" % x for x in v) + ")"
 
@@ -1057,10 +1044,10 @@ def print_reversal(five):
                                                               ("逐位正确", "%.4f", token_plain, token_attn),
                                                               ("原书：整串全对", "%.4f", book_whole_plain, book_whole_attn),
                                                               ("原书：逐位正确", "%.4f", book_token_plain, book_token_attn))])
-    plain, attn = five.no_attn, five.attn
+    plain, attn = five.no_attn, five.attn                # 各是一个模型：形状 (1, …)，shape[1:] 是它自己的
     size = lambda params, *names: sum(params[name].size for name in names)
     print("参数怎么数：编码器 %d（Wx %d×%d、Wh %d×%d、b %d），解码器也是 %d，输出层 %d（Wo、bo），共 %d。"
-          % ((size(plain, "enc_Wx", "enc_Wh", "enc_b"),) + plain["enc_Wx"].shape + plain["enc_Wh"].shape
+          % ((size(plain, "enc_Wx", "enc_Wh", "enc_b"),) + plain["enc_Wx"].shape[1:] + plain["enc_Wh"].shape[1:]
              + (HIDDEN, size(plain, "dec_Wx", "dec_Wh", "dec_b"), size(plain, "Wo", "bo"), n_plain)))
     print("多出来的 %d 个参数全在输出层：Wo 从 %d×%d 变成 %d×%d，输出层从 %d 个变成 %d 个。"
           % (n_attn - n_plain, HIDDEN, VOCAB, 2 * HIDDEN, VOCAB, size(plain, "Wo", "bo"), size(attn, "Wo", "bo")))
@@ -1092,28 +1079,30 @@ def how_many(n):
 
 
 class Plain(NamedTuple):
-    """第五节里不用注意力的一个 10 位模型：它的设置和它在测试集上的评估。"""
+    """第五节里不用注意力的一个模型：它的设置和它在测试集上的评估。"""
     setting: Setting
     own: Evaluation
 
 
 def print_section_five(runs, plains):
-    """第五节：原书，同一个种子的几次 10 位训练（runs：{名字: Run}），每次旁边一个不用注意力的模型（plains：
-    {名字: Plain}，学习率和它一样），一张数字表。"""
-    T = len(BOOK_MATRIX)
+    """第五节：原书，同一个种子的几次训练（runs：{名字: Run}），每次旁边一个不用注意力的模型（plains：
+    {名字: Plain}，学习率和它一样），一张数字表。原书的数字只在序列和它一样长（10 位）时并排。"""
+    T = len(next(iter(runs.values())).matrix)
+    as_book = T == len(BOOK_MATRIX)
+    from_book = lambda value: value if as_book else None
     rounds = next(iter(runs.values())).rounds
-    print("%d 位，同一个种子，各训练 %d 轮%s；%s。" % (T, rounds, "（原书也是）" if rounds == BOOK_ROUNDS else "", "，".join(
+    print("%d 位，同一个种子，各训练 %d 轮%s；%s。" % (T, rounds, "（原书也是）" if as_book and rounds == BOOK_ROUNDS else "", "，".join(
         "%s%s用%s" % (name, "" if k else "模型", QUERY_NAMES[run.setting.query]) for k, (name, run) in enumerate(runs.items()))))
     columns = [column for name in runs for column in ((plains[name], None), (runs[name], name))]
     print("%s列依次是：原书（照抄原书或用它的矩阵算）、" % how_many(1 + len(columns)) + "、".join(
         "不用注意力" if name is None else name + "模型" for _, name in columns) + "。")
     picking = lambda value: [None if name is None else value(run) for run, name in columns]   # 只有注意力模型才有
     table = (("学习率；- 是没有这一项", None, ["%g" % model.setting.lr for model, _ in columns], "%s"),
-             ("逐位正确", BOOK_PER_TOKEN, [model.own.per_token for model, _ in columns], "%.4f"),
+             ("逐位正确", from_book(BOOK_PER_TOKEN), [model.own.per_token for model, _ in columns], "%.4f"),
              ("拿掉挑选（解码时权重全换成 1/%d）之后的逐位正确" % T, None, picking(lambda run: run.unpicked.per_token), "%.4f"),
-             ("反对角线上的平均权重是均匀的几倍", diagonal_multiple(BOOK_MATRIX),
+             ("反对角线上的平均权重是均匀的几倍", from_book(diagonal_multiple(BOOK_MATRIX)),
               picking(lambda run: diagonal_multiple(run.matrix)), "%.2f"),
-             ("反对角线左边一列上（末行不计）的平均权重是均匀的几倍", diagonal_multiple(BOOK_MATRIX, -1),
+             ("反对角线左边一列上（末行不计）的平均权重是均匀的几倍", from_book(diagonal_multiple(BOOK_MATRIX, -1)),
               picking(lambda run: diagonal_multiple(run.matrix, -1)), "%.2f"))
     print_table([(["-" if value is None else form % value for value in [book] + ours], label)
                  for label, book, ours, form in table])
@@ -1122,10 +1111,13 @@ def print_section_five(runs, plains):
 
 
 def print_section_five_matrices(runs):
-    """第五节的三张矩阵（正文里画成图，数字折叠在图下）。"""
-    print("%s个权重矩阵，每格是权重的百分之几（均匀是 %d）；原书的照抄原书，我们的是测试集 %d 条的平均。"
-          % (how_many(1 + len(runs)), 100 // len(BOOK_MATRIX), TEST_SIZE))
-    print_matrices([BOOK_MATRIX] + [run.matrix for run in runs.values()], ["原书"] + [name + "模型" for name in runs])
+    """第五节的三张矩阵（正文里画成图，数字折叠在图下）；原书的只在序列和它一样长时并排。"""
+    T = len(next(iter(runs.values())).matrix)
+    book = {"原书": BOOK_MATRIX} if T == len(BOOK_MATRIX) else {}
+    print("%s个权重矩阵，每格是权重的百分之几（均匀是 %g）；%s我们的是测试集 %d 条的平均。"
+          % (how_many(len(book) + len(runs)), 100 / T, "原书的照抄原书，" if book else "", TEST_SIZE))
+    matrices = {**book, **{name + "模型": run.matrix for name, run in runs.items()}}
+    print_matrices(list(matrices.values()), list(matrices))
 
 
 def print_growth(runs):
@@ -1192,15 +1184,16 @@ def print_reading_order(name, run):
     print("编码器前 k − 1 步的状态一个比特也不变，第 k 步的变了：%s。" % ("是" if same else "否"))
 
 
-REPLACEMENTS = (("reversal", "（甲）倒序要的那一列：第 r 行只有第 11 − r 列是 1"),
-                ("shifted", "（乙）左边一列：第 r 行只有第 10 − r 列是 1（末行绕回第 10 列）"),
+REPLACEMENTS = (("reversal", "（甲）倒序要的那一列：第 r 行只有第 {T_plus_1} − r 列是 1"),   # {T}：序列有几位
+                ("shifted", "（乙）左边一列：第 r 行只有第 {T} − r 列是 1（末行绕回第 {T} 列）"),
                 ("other", "（丙）另一条测试序列（第 i − 1 条）算出的权重"),
-                ("uniform", "（丁）全是 1/10（拿掉挑选）"))
+                ("uniform", "（丁）全是 1/{T}（拿掉挑选）"))
 
 
 def print_interventions(by_name):
     """第五节的干预：同一个模型，解码时把权重换掉，逐位正确怎么变。每个模型一列，贪心解码和喂对的字母各一组。"""
     names, runs = list(by_name), list(by_name.values())
+    T = len(runs[0].matrix)
     print("把权重换掉：参数一个不动（（戊）除外），只在解码时把每一步的注意力权重换成别的（逐位正确）。")
     print("；".join("%s模型：%s，学习率 %g" % (name, QUERY_NAMES[run.setting.query], run.setting.lr)
                    for name, run in zip(names, runs)) + "。")
@@ -1210,17 +1203,17 @@ def print_interventions(by_name):
     print("%s列依次是：" % how_many(2 * len(names)) + "、".join(mode + name[1] for mode in ("贪心", "喂对") for name in names)
           + "；数字后面是解码时每一步的权重。")
     blank = [None] * len(runs)
-    swapped = {name: (label, [run.swaps.greedy[name].per_token for run in runs],
+    swapped = {name: (label.format(T=T, T_plus_1=T + 1), [run.swaps.greedy[name].per_token for run in runs],
                       [run.swaps.forced_accuracy(name) for run in runs]) for name, label in REPLACEMENTS}
     follows = ("    （乙）时输出正好是被指到的那一列的字母的比例（不是逐位正确）", [run.swaps.follows for run in runs], blank)
     rows = [("不换：模型自己算的", [run.own.per_token for run in runs], [run.swaps.forced_accuracy("own") for run in runs]),
             swapped["reversal"], swapped["shifted"], follows, swapped["other"], swapped["uniform"]]
-    rows.append(("（戊）全是 1/10，只重新训练输出层 %d 轮（其余参数冻结）" % REFIT_ROUNDS,
+    rows.append(("（戊）全是 1/%d，只重新训练输出层 %d 轮（其余参数冻结）" % (T, REFIT_ROUNDS),
                  [run.refit[REFIT_ROUNDS] for run in runs], [run.refit_forced for run in runs]))
     rows += [("    （戊）训练到第 %d 轮时" % n, [run.refit[n] for run in runs], blank) for n in REFIT_CHECKPOINTS[:-1]]
     print_table([(["-" if v is None else "%.4f" % v for v in greedy + forced], label) for label, greedy, forced in rows])
     print("对照：每一步都输出这条序列里出现最多的字母（不分第几步），逐位正确 %.4f；"
-          % most_frequent_letter_accuracy(make_test_set(len(runs[0].matrix))))
+          % most_frequent_letter_accuracy(make_test_set(T)))
     print("瞎猜（每一步随便输出 %d 个字母里的一个），逐位正确平均 %.4f。" % (LETTERS, 1 / LETTERS))
     print("（丙）换上的权重和模型自己的差多少：" + "，".join("%s %.3f" % (name, run.swaps.other_change)
                                                           for name, run in zip(names, runs)))
@@ -1243,18 +1236,19 @@ def print_forced_by_position(runs):
 STARTED = {}       # 程序的 main（〈附录：同时训练〉）早早交给别的进程去训练的：{设置: 之后取结果的 Future}
 
 
-def train_ten_letters(setting):
-    """第五节的一次 10 位训练（第一对种子，3000 轮）：用注意力的是带训练途中检查点和一切量到的 Run，
-    不用注意力的是 Plain。"""
+def train_section_five(setting):
+    """第五节的一次训练（SECTION_FIVE_LENGTH 位，第一对种子，SECTION_FIVE_ROUNDS 轮）：用注意力的是带训练途中
+    检查点和一切量到的 Run，不用注意力的是 Plain。"""
     if setting.attention:
-        return attention_runs(setting, checkpoints=GROWTH_CHECKPOINTS)[0]
-    return Plain(setting, train_and_evaluate(setting, 10, 3000))
+        return attention_runs(setting, length=SECTION_FIVE_LENGTH, rounds=SECTION_FIVE_ROUNDS,
+                              checkpoints=GROWTH_CHECKPOINTS)[0]
+    return Plain(setting, train_and_evaluate(setting, SECTION_FIVE_LENGTH, SECTION_FIVE_ROUNDS))
 
 
-def ten_letters(setting):
+def section_five_result(setting):
     """main 已经交给别的进程去训练的，就取那个结果（只取一次）；否则当场训练。"""
     future = STARTED.pop(setting, None)
-    return future.result() if future is not None else train_ten_letters(setting)
+    return future.result() if future is not None else train_section_five(setting)
 
 
 def print_transcript():
@@ -1268,8 +1262,8 @@ def print_transcript():
     print_reversal(five)
     print()
     # 第 3 段：第五节，原书、不用注意力的两个模型和同一个种子的两次 10 位训练
-    runs = {name: ten_letters(setting) for name, setting in SECTION_FIVE.items()}
-    plains = {name: ten_letters(without_attention(setting)) for name, setting in SECTION_FIVE.items()}
+    runs = {name: section_five_result(setting) for name, setting in SECTION_FIVE.items()}
+    plains = {name: section_five_result(without_attention(setting)) for name, setting in SECTION_FIVE.items()}
     print_section_five(runs, plains)
     print()
     # 第 4 段：第五节的三张矩阵（正文画成图，数字折叠着）
@@ -1302,7 +1296,7 @@ def print_transcript():
     print()
     print_reading_order(*next(iter(runs.items())))         # 编码器按不按顺序读，哪个模型都一样：用第一个
 
-# attention.md:3392 (附录：同时训练)
+# attention.md:3387 (附录：同时训练)
 def in_background(pool, function, *args, **options):
     """让另一个进程去算 function(*args, **options)，返回一个之后取结果的 Future。进程之间按「模块名.函数名」
     传函数，所以这个模块要能按名字导入；不能的时候（比如被别的程序按文件路径执行），就当场算。"""
@@ -1319,55 +1313,56 @@ def main():
     with ProcessPoolExecutor(max_workers=2) as pool:
         settings = list(SECTION_FIVE.values())
         for setting in settings + [without_attention(setting) for setting in settings]:   # 最久的先交出去
-            STARTED[setting] = in_background(pool, train_ten_letters, setting)
+            STARTED[setting] = in_background(pool, train_section_five, setting)
         print_transcript()
 
-# attention.md:3337 (转置着存的循环)
+# attention.md:3331 (转置着存的循环)
 def right_multiplier(W, batch):
-    """循环里要拿同一个 W 乘很多次：返回函数 f，f(x_cols) = (x @ W).T，x_cols 是转置着存的 (K, batch)。
-    W 是 (K, N)，或者 S 个模型摞成的 (S, K, N)：batch 列按模型均分，每个模型乘自己的 W。
+    """循环里要拿同一个 W 乘很多次：返回函数 f，f(x_cols) = (x @ W).T，x_cols 是转置着存的 (K, M·batch)：
+    先是第 1 个模型的 batch 列，再是第 2 个的……W (M, K, N)，每个模型乘自己的 W。
     W 先沿批量铺开一次；之后每一步只剩一次逐元素乘、一次按 k 顺序的求和，结果和 mm 的一模一样。"""
-    W = as_stack(W, 2)
-    W_wide = np.repeat(W.transpose(1, 2, 0), batch // len(W), axis=2)      # (K, N, batch)
+    W_wide = np.repeat(W.transpose(1, 2, 0), batch, axis=2)                # (K, N, M·batch)
     return lambda x_cols: np.add.reduce(W_wide * x_cols[:, None, :], axis=0)
 
 
 def rnn_fast(x_rows, Wh, h):
-    """rnn 的快写法：循环里状态转置着存，h_cols = h.T (H, B)，批量在最里层。"""
-    x_steps = x_rows.transpose(1, 2, 0).copy()    # (T, H, B)
+    """rnn 的快写法：循环里状态转置着存，h_cols (H, M·B)，所有模型的批量在最里层。"""
+    M, B, T, H = x_rows.shape
+    x_steps = x_rows.reshape(M * B, T, H).transpose(1, 2, 0).copy()    # (T, H, M·B)
     hs = np.empty_like(x_steps)
-    times_Wh = right_multiplier(Wh, len(h))
-    h_cols = h.T
+    times_Wh = right_multiplier(Wh, B)
+    h_cols = h.reshape(M * B, H).T
     for t in range(len(x_steps)):
         h_cols = tanh(x_steps[t] + times_Wh(h_cols))      # h = tanh(x_t + h @ Wh)，转置着写
         hs[t] = h_cols
-    return hs.transpose(2, 0, 1)                  # 转回 (B, T, H)
+    return hs.transpose(2, 0, 1).reshape(M, B, T, H)   # 转回 (M, B, T, H)
 
 
 def rnn_backward_fast(dhs, hs, h0, Wh):
-    """rnn_backward 的快写法：也转置着算，(T, H, B)。"""
-    dhs_steps, hs_steps = dhs.transpose(1, 2, 0), hs.transpose(1, 2, 0)
+    """rnn_backward 的快写法：也转置着算，(T, H, M·B)。"""
+    M, B, T, H = dhs.shape
+    dhs_steps, hs_steps = (x.reshape(M * B, T, H).transpose(1, 2, 0) for x in (dhs, hs))
     dtanh = 1 - hs_steps * hs_steps                # tanh 的导数是 1 − h²
     dz = np.empty(dtanh.shape)
-    dh_cols = np.zeros(dz.shape[1:])               # 从后一步流回来的梯度，转置着存 (H, B)
-    times_WhT = right_multiplier(np.swapaxes(Wh, -1, -2), dz.shape[2])
+    dh_cols = np.zeros(dz.shape[1:])               # 从后一步流回来的梯度，转置着存 (H, M·B)
+    times_WhT = right_multiplier(np.swapaxes(Wh, 1, 2), B)
     for t in reversed(range(len(dz))):
         dz[t] = (dhs_steps[t] + dh_cols) * dtanh[t]
         dh_cols = times_WhT(dz[t])                 # 流回上一步的隐状态：dh = dz_t @ Whᵀ，转置着写
-    dz = np.ascontiguousarray(dz.transpose(2, 0, 1))   # 转回 (B, T, H)，连续存放：摞行时不必再复制
-    h_prev = np.concatenate([h0[:, None], hs[:, :-1]], axis=1)   # 每一步乘 Wh 的那个 h_{t-1}
-    return dz, param_grad(h_prev, dz, Wh), dh_cols.T
+    dz = np.ascontiguousarray(dz.transpose(2, 0, 1)).reshape(M, B, T, H)   # 转回来，连续存放：摞行时不必再复制
+    h_prev = np.concatenate([h0[:, :, None], hs[:, :, :-1]], axis=2)      # 每一步乘 Wh 的那个 h_{t-1}
+    return dz, weight_grad(h_prev, dz), dh_cols.T.reshape(M, B, H)
 
 
 def input_grads_fast(dz, tokens, Wx):
     """input_grads 的快写法：不去乘 one-hot 里那一大堆 0，np.bincount 按行的顺序把每一步的 dz 一格格地加到
     它读进的那个记号的那一行上（每个模型加到自己的 Wx 上），加出来的和按 k 的顺序乘出来的一模一样。"""
-    S, (V, H) = n_models(Wx, 2), Wx.shape[-2:]
-    row = model_index(S, tokens.size) * V + tokens.reshape(-1)     # 每一步加到哪个模型的 Wx 的哪一行 (B·T,)
-    cells = (row[:, None] * H + np.arange(H)).ravel()              # dz 的每个数加到哪一格 (B·T·H,)
-    return np.bincount(cells, weights=as_rows(dz).ravel(), minlength=S * V * H).reshape(Wx.shape)
+    M, V, H = Wx.shape
+    row = (model_numbers(tokens) * V + tokens).ravel()             # 每一步加到哪个模型的 Wx 的哪一行 (M·B·T,)
+    cells = (row[:, None] * H + np.arange(H)).ravel()              # dz 的每个数加到哪一格 (M·B·T·H,)
+    return np.bincount(cells, weights=dz.ravel(), minlength=M * V * H).reshape(Wx.shape)
 
-# attention.md:3449 (精确的矩阵乘法、exp 与 tanh)
+# attention.md:3444 (精确的矩阵乘法、exp 与 tanh)
 def mm(a, b):
     """a @ b，形状规则同 np.matmul；但每个结果都按 k = 0, 1, 2, … 的顺序一项项加出来。"""
     if a.ndim == 1:                                   # 左边是一个向量：当成一行来乘
@@ -1380,8 +1375,13 @@ def mm(a, b):
     if a.shape[:-2] != b.shape[:-2]:                  # 批量维不一样时，按 matmul 的规则补齐
         batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
         a, b = np.broadcast_to(a, batch + a.shape[-2:]), np.broadcast_to(b, batch + b.shape[-2:])
-    out = batched_product(a.reshape((-1,) + a.shape[-2:]), b.reshape((-1,) + b.shape[-2:]))
-    return out.reshape(a.shape[:-1] + b.shape[-1:])
+    out_shape = a.shape[:-1] + b.shape[-1:]
+    a, b = a.reshape((-1,) + a.shape[-2:]), b.reshape((-1,) + b.shape[-2:])
+    if len(a) <= a.shape[1]:                          # 批量少、行多（每个模型乘自己的参数矩阵）：一个一个地乘
+        out = np.stack([matrix_product(a_i, b_i) for a_i, b_i in zip(a, b)])
+    else:
+        out = batched_product(a, b)
+    return out.reshape(out_shape)
 
 
 # 下面两种乘法都先把所有乘积存进一块 (K, …)：k 在最外层，沿它求和就是按 k 的顺序相加
@@ -1524,7 +1524,7 @@ def log(x):
     result += s                                     # e·ln2 + 2s·series
     return result
 
-# attention.md:3416 (附录：让释放的内存留在进程里)
+# attention.md:3411 (附录：让释放的内存留在进程里)
 def keep_freed_memory():
     """让 glibc 把释放的内存留着重用，不还给系统。只在 glibc 上做：别的 C 库没有 mallopt，或者编号不同。"""
     try:

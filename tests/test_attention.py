@@ -100,12 +100,14 @@ def test_mm_takes_vectors_as_matmul_does():
 
 def teacher_forced_logits(model, src):
     """The training path: every step reads the correct previous letter, all steps at once (decoder,
-    decoder_output), with the query written out here from the model's setting."""
+    decoder_output), with the query written out here from the model's setting. src (M, B, T), the model
+    axis first; the logits (M, B, T, V)."""
     hs_enc = A.encoder(model, src)
-    dec_in = np.concatenate([np.full((len(src), 1), A.START), src[:, ::-1][:, :-1]], axis=1)
-    hs_dec = A.decoder(model, dec_in, hs_enc[:, -1])
+    M, B, _ = src.shape
+    dec_in = np.concatenate([np.full((M, B, 1), A.START), src[:, :, ::-1][:, :, :-1]], axis=2)
+    hs_dec = A.decoder(model, dec_in, hs_enc[:, :, -1])
     query = model.setting.query
-    queries = hs_dec if query == "after" else np.concatenate([hs_enc[:, -1:], hs_dec[:, :-1]], axis=1)
+    queries = hs_dec if query == "after" else np.concatenate([hs_enc[:, :, -1:], hs_dec[:, :, :-1]], axis=2)
     return A.decoder_output(model, hs_dec, hs_enc, queries)[0]
 
 
@@ -122,38 +124,44 @@ def test_a_setting_that_would_train_another_model_is_refused(wrong, says):
         "用注意力，更新前的查询", "不用注意力"]
 
 
-def test_decode_step_is_one_step_of_teacher_forced_training():
+@pytest.mark.parametrize("seeds", [(5,), (5, 6)], ids=["one model", "two models stacked"])
+def test_decode_step_is_one_step_of_teacher_forced_training(seeds):
     """decode_step (the main line's decoder, one step at a time) and the training path (all
-    steps at once through decoder and decoder_output) give the same logits, both queries."""
-    params = A.init_params(np.random.RandomState(5), True)
-    src = A.make_test_set(5)[:6]
+    steps at once through decoder and decoder_output) give the same logits, both queries; with
+    models stacked, each model's batch and state go through its own parameters."""
+    params = A.stack([A.init_params(np.random.RandomState(seed), True) for seed in seeds])
+    M = len(seeds)
+    src = A.make_test_set(5)[:6 * M].reshape(M, 6, 5)
     hs_enc = A.encoder(params, src)
-    dec_in = np.concatenate([np.full((6, 1), A.START), src[:, ::-1][:, :-1]], axis=1)
+    dec_in = np.concatenate([np.full((M, 6, 1), A.START), src[:, :, ::-1][:, :, :-1]], axis=2)
     for query in ("after", "before"):
         model = A.Model(params, A.Setting(query=query))
         logits_all = teacher_forced_logits(model, src)
-        h = hs_enc[:, -1]
+        h = hs_enc[:, :, -1]
         for t in range(5):
-            h, logits, alpha = A.decode_step(model, h, dec_in[:, t], hs_enc)
-            assert logits.shape == (6, A.VOCAB) and alpha.shape == (6, 1, 5)
-            np.testing.assert_allclose(logits, logits_all[:, t], rtol=1e-12, atol=1e-15)
+            h, logits, alpha = A.decode_step(model, h, dec_in[:, :, t], hs_enc)
+            assert logits.shape == (M, 6, A.VOCAB) and alpha.shape == (M, 6, 1, 5) and h.shape == (M, 6, A.HIDDEN)
+            np.testing.assert_allclose(logits, logits_all[:, :, t], rtol=1e-12, atol=1e-15)
 
 
 def test_queries_of_and_its_backward_move_each_step_to_where_it_came_from():
     """The before-update query of step t is the decoder's state t − 1 (step 1: the encoder's last state);
     queries_backward hands each step's gradient back to exactly that state."""
     rng = np.random.RandomState(13)
-    hs_enc, hs_dec, dq = rng.randn(2, 4, 3), rng.randn(2, 4, 3), rng.randn(2, 4, 3)
+    hs_enc, hs_dec, dq = rng.randn(2, 3, 4, 3), rng.randn(2, 3, 4, 3), rng.randn(2, 3, 4, 3)   # (M, B, T, H)
     assert A.queries_of(hs_enc, hs_dec, "after") is hs_dec
     before = A.queries_of(hs_enc, hs_dec, "before")
-    assert np.array_equal(before[:, 0], hs_enc[:, -1]) and np.array_equal(before[:, 1:], hs_dec[:, :-1])
+    assert before.shape == hs_dec.shape
+    assert np.array_equal(before[:, :, 0], hs_enc[:, :, -1]) and np.array_equal(before[:, :, 1:], hs_dec[:, :, :-1])
     d_dec, d_enc_last = A.queries_backward(dq, "after")
     assert d_dec is dq and d_enc_last is None
     d_dec, d_enc_last = A.queries_backward(dq, "before")
-    assert np.array_equal(d_enc_last, dq[:, 0]) and np.array_equal(d_dec[:, :-1], dq[:, 1:]) and not d_dec[:, -1].any()
+    assert d_dec.shape == dq.shape and d_enc_last.shape == (2, 3, 3)
+    assert np.array_equal(d_enc_last, dq[:, :, 0]) and np.array_equal(d_dec[:, :, :-1], dq[:, :, 1:])
+    assert not d_dec[:, :, -1].any()
     # the backward is the transpose of the forward: <queries_of(x), dq> = <x, queries_backward(dq)>
     forward_dot = (before * dq).sum()
-    backward_dot = (hs_dec * d_dec).sum() + (hs_enc[:, -1] * d_enc_last).sum()
+    backward_dot = (hs_dec * d_dec).sum() + (hs_enc[:, :, -1] * d_enc_last).sum()
     assert forward_dot == pytest.approx(backward_dot, rel=1e-13)
 
 
@@ -281,6 +289,7 @@ def test_mm_2d_adds_in_k_order_exactly():
     ((32, 16), (16, 16)), ((16, 32), (32, 6)), ((16, 320), (320, 16)), ((4, 3), (3, 1)),
     ((32, 10, 10), (32, 10, 16)), ((32, 10, 16), (32, 16, 10)), ((32, 10, 32), (32, 6)),
     ((100, 1, 16), (100, 16, 10)), ((2, 3, 4, 5), (5, 6)), ((4, 5), (3, 5, 2)),
+    ((1, 320, 16), (1, 16, 16)), ((3, 160, 32), (3, 32, 6)), ((2, 16, 320), (2, 320, 16)), ((2, 2, 3), (2, 3, 4)),
 ])
 def test_mm_equals_the_k_ordered_sum_for_every_layout(shape_a, shape_b):
     rng = np.random.RandomState(2)
@@ -296,18 +305,33 @@ def test_mm_equals_the_k_ordered_sum_for_every_layout(shape_a, shape_b):
 def test_mm_matches_numpy_for_every_shape_the_model_uses():
     rng = np.random.RandomState(3)
     for sa, sb in [((32, 16), (16, 16)), ((100, 16), (16, 16)), ((4, 3), (3, 1)), ((1, 3), (3, 4)),
-                   ((32, 10, 10), (32, 10, 16)), ((32, 10, 32), (32, 6)), ((100, 1, 16), (100, 16, 10))]:
+                   ((32, 10, 10), (32, 10, 16)), ((32, 10, 32), (32, 6)), ((100, 1, 16), (100, 16, 10)),
+                   ((1, 320, 16), (1, 16, 16)), ((3, 160, 32), (3, 32, 6)), ((2, 16, 320), (2, 320, 16))]:
         a, b = rng.randn(*sa), rng.randn(*sb)
         np.testing.assert_allclose(A.mm(a, b), a @ b, rtol=1e-12, atol=1e-12)
 
 
 def test_right_multiplier_gives_mms_bits_in_the_transposed_layout():
     rng = np.random.RandomState(5)
-    W, x = rng.randn(16, 16), rng.randn(32, 16)
+    W, x = rng.randn(1, 16, 16), rng.randn(32, 16)              # one model: W (1, K, N)
     times_W = A.right_multiplier(W, 32)
-    assert np.array_equal(times_W(np.ascontiguousarray(x.T)), A.mm(x, W).T)
-    assert np.array_equal(times_W(x.T), A.mm(x, W).T)          # a transposed view works too
-    assert np.array_equal(A.right_multiplier(W.T, 32)(x.T), A.mm(x, W.T).T)
+    assert np.array_equal(times_W(np.ascontiguousarray(x.T)), A.mm(x, W[0]).T)
+    assert np.array_equal(times_W(x.T), A.mm(x, W[0]).T)       # a transposed view works too
+    assert np.array_equal(A.right_multiplier(np.swapaxes(W, 1, 2), 32)(x.T), A.mm(x, W[0].T).T)
+
+
+def test_right_multiplier_multiplies_each_models_columns_by_its_own_matrix():
+    """W (M, K, N) and x_cols (K, M·batch), the first model's batch of columns first: each model's columns
+    come out as mm of its rows by its own W, bit for bit; a model's columns never see another's W."""
+    rng = np.random.RandomState(6)
+    W, x = rng.randn(3, 16, 6), rng.randn(3, 32, 16)
+    x_cols = np.concatenate([x[m].T for m in range(3)], axis=1)      # (K, M·batch)
+    out = A.right_multiplier(W, 32)(x_cols)
+    assert out.shape == (6, 3 * 32)
+    for m in range(3):
+        assert same_bits(out[:, m * 32:(m + 1) * 32], A.mm(x[m], W[m]).T)
+    swapped = A.right_multiplier(W[::-1].copy(), 32)(x_cols)        # the same columns, the models' W in another order
+    assert not np.array_equal(swapped[:, :32], out[:, :32]) and same_bits(swapped[:, 32:64], out[:, 32:64])
 
 
 # The lesson's rnn, rnn_backward and input_grads come two ways: with FAST off, the loops written as the
@@ -340,7 +364,7 @@ def recurrence(x_rows, Wh, h0, dhs, tokens, Wx):
     """rnn, rnn_backward, input_grads and the bias's gradient in turn: (hs, dz, dWh, dh0, dWx, db)."""
     hs = A.rnn(x_rows, Wh, h0)
     dz, dWh, dh0 = A.rnn_backward(dhs, hs, h0, Wh)
-    return hs, dz, dWh, dh0, A.input_grads(dz, tokens, Wx), A.bias_grad(dz, np.zeros(Wx.shape[:-2] + Wx.shape[-1:]))
+    return hs, dz, dWh, dh0, A.input_grads(dz, tokens, Wx), A.bias_grad(dz)
 
 
 def laid_out(x, layout):
@@ -357,15 +381,15 @@ def test_the_flag_chooses_which_loops_run(monkeypatch):
     for name in ("rnn_fast", "rnn_backward_fast", "input_grads_fast"):
         monkeypatch.setattr(A, name, lambda *args, name=name: name)
     rng = np.random.RandomState(4)
-    x_rows, Wh, h0, dhs = rng.randn(3, 4, 16), rng.randn(16, 16) / 4, rng.randn(3, 16), rng.randn(3, 4, 16)
-    tokens, Wx = rng.randint(0, A.VOCAB, size=(3, 4)), np.zeros((A.VOCAB, 16))
+    x_rows, Wh, h0, dhs = rng.randn(1, 3, 4, 16), rng.randn(1, 16, 16) / 4, rng.randn(1, 3, 16), rng.randn(1, 3, 4, 16)
+    tokens, Wx = rng.randint(0, A.VOCAB, size=(1, 3, 4)), np.zeros((1, A.VOCAB, 16))
     assert A.FAST is True                                   # the lesson runs the fast loops
     assert A.rnn(x_rows, Wh, h0) == "rnn_fast" and A.rnn_backward(dhs, x_rows, h0, Wh) == "rnn_backward_fast"
     assert A.input_grads(dhs, tokens, Wx) == "input_grads_fast"
     monkeypatch.setattr(A, "FAST", False)
     hs, dz, dWh, dh0, dWx, db = recurrence(x_rows, Wh, h0, dhs, tokens, Wx)
-    assert hs.shape == dz.shape == (3, 4, 16) and dWh.shape == (16, 16) and dh0.shape == (3, 16)
-    assert dWx.shape == (A.VOCAB, 16) and db.shape == (16,)
+    assert hs.shape == dz.shape == (1, 3, 4, 16) and dWh.shape == (1, 16, 16) and dh0.shape == (1, 3, 16)
+    assert dWx.shape == (1, A.VOCAB, 16) and db.shape == (1, 16)
 
 
 @pytest.mark.parametrize("layout", ["rows", "units outermost"])
@@ -375,31 +399,32 @@ def test_the_fast_loops_give_the_plain_loops_bits(B, T, layout):
     every shape the lesson uses (batch 32 in training, 100 in evaluation), whatever the layout of the
     gradient coming in, down to the bias's gradient summed from dz."""
     rng = np.random.RandomState(B + T)
-    x_rows, Wh, h0 = rng.randn(B, T, 16), rng.randn(16, 16) / 4, rng.randn(B, 16)
-    dhs = laid_out(rng.randn(B, T, 16), layout)
-    tokens = rng.randint(0, A.VOCAB, size=(B, T))
-    fast, plain = both_ways(lambda: recurrence(x_rows, Wh, h0, dhs, tokens, np.zeros((A.VOCAB, 16))))
-    assert fast[0].shape == (B, T, 16) and fast[4].shape == (A.VOCAB, 16)
+    x_rows, Wh, h0 = rng.randn(1, B, T, 16), rng.randn(1, 16, 16) / 4, rng.randn(1, B, 16)   # one model: M = 1
+    dhs = laid_out(rng.randn(1, B, T, 16), layout)
+    tokens = rng.randint(0, A.VOCAB, size=(1, B, T))
+    fast, plain = both_ways(lambda: recurrence(x_rows, Wh, h0, dhs, tokens, np.zeros((1, A.VOCAB, 16))))
+    assert fast[0].shape == (1, B, T, 16) and fast[4].shape == (1, A.VOCAB, 16)
     assert [same_bits(a, b) for a, b in zip(fast, plain)] == [True] * 6
 
 
-@pytest.mark.parametrize("S, B, T", [(1, 32, 5), (1, 32, 10), (5, 32, 5), (5, 32, 10), (2, 3, 4)])
-def test_stacked_models_each_get_the_bits_of_their_own_loop(S, B, T):
-    """S models stacked (Wh (S, H, H), rows grouped by model; a single model trains as a stack of one):
-    the fast and the plain loops agree on the stack, and each model's rows and gradients are exactly
-    what the plain loop gives that model alone."""
-    rng = np.random.RandomState(S * B + T)
-    x_rows, Wh, h0, dhs = rng.randn(S * B, T, 16), rng.randn(S, 16, 16) / 4, rng.randn(S * B, 16), rng.randn(S * B, T, 16)
-    tokens = rng.randint(0, A.VOCAB, size=(S * B, T))
-    fast, plain = both_ways(lambda: recurrence(x_rows, Wh, h0, dhs, tokens, np.zeros((S, A.VOCAB, 16))))
+@pytest.mark.parametrize("M, B, T", [(1, 32, 5), (1, 32, 10), (5, 32, 5), (5, 32, 10), (2, 3, 4)])
+def test_stacked_models_each_get_the_bits_of_their_own_loop(M, B, T):
+    """M models stacked (Wh (M, H, H), a batch (M, B, …) of which model m reads batch m; a single model is a
+    stack of one): the fast and the plain loops agree on the stack, and each model's states and gradients are
+    exactly what the plain loop gives that model alone."""
+    rng = np.random.RandomState(M * B + T)
+    x_rows, Wh, h0, dhs = rng.randn(M, B, T, 16), rng.randn(M, 16, 16) / 4, rng.randn(M, B, 16), rng.randn(M, B, T, 16)
+    tokens = rng.randint(0, A.VOCAB, size=(M, B, T))
+    fast, plain = both_ways(lambda: recurrence(x_rows, Wh, h0, dhs, tokens, np.zeros((M, A.VOCAB, 16))))
     assert [same_bits(a, b) for a, b in zip(fast, plain)] == [True] * 6
     hs, dz, dWh, dh0, dWx, db = fast
-    assert dWh.shape == (S, 16, 16) and dWx.shape == (S, A.VOCAB, 16) and db.shape == (S, 16)
-    for i in range(S):
-        mine = slice(i * B, (i + 1) * B)
+    assert hs.shape == dz.shape == (M, B, T, 16) and dh0.shape == (M, B, 16)
+    assert dWh.shape == (M, 16, 16) and dWx.shape == (M, A.VOCAB, 16) and db.shape == (M, 16)
+    for m in range(M):
+        mine = slice(m, m + 1)                                         # model m alone: a stack of one
         with plain_loops():
-            alone = recurrence(x_rows[mine], Wh[i], h0[mine], dhs[mine], tokens[mine], np.zeros((A.VOCAB, 16)))
-        mine_of_stack = (hs[mine], dz[mine], dWh[i], dh0[mine], dWx[i], db[i])
+            alone = recurrence(x_rows[mine], Wh[mine], h0[mine], dhs[mine], tokens[mine], np.zeros((1, A.VOCAB, 16)))
+        mine_of_stack = [a[mine] for a in fast]
         assert [same_bits(a, b) for a, b in zip(mine_of_stack, alone)] == [True] * 6
 
 
@@ -407,38 +432,89 @@ def test_the_plain_loops_are_the_formula_written_out():
     """The plain loops (FAST off) against the recurrence, its backward and the one-hot product written out
     with NumPy's own tanh, @ and indexing (to rounding): the bits the fast loops match are the formula's."""
     rng = np.random.RandomState(3)
-    x_rows, Wh, h0, dhs = rng.randn(4, 6, 16), rng.randn(16, 16) / 4, rng.randn(4, 16), rng.randn(4, 6, 16)
-    tokens = rng.randint(0, A.VOCAB, size=(4, 6))
+    x_rows, Wh, h0, dhs = rng.randn(2, 4, 6, 16), rng.randn(2, 16, 16) / 4, rng.randn(2, 4, 16), rng.randn(2, 4, 6, 16)
+    tokens = rng.randint(0, A.VOCAB, size=(2, 4, 6))     # two models stacked, each with its own Wh
     with plain_loops():
-        hs, dz, dWh, dh0, dWx, db = recurrence(x_rows, Wh, h0, dhs, tokens, np.zeros((A.VOCAB, 16)))
+        hs, dz, dWh, dh0, dWx, db = recurrence(x_rows, Wh, h0, dhs, tokens, np.zeros((2, A.VOCAB, 16)))
     ref_hs = [h0]
-    for t in range(6):                                    # h_t = tanh(x_t + h_{t−1} Wh)
-        ref_hs.append(np.tanh(x_rows[:, t] + ref_hs[-1] @ Wh))
-    np.testing.assert_allclose(hs, np.stack(ref_hs[1:], axis=1), rtol=1e-13, atol=1e-15)
+    for t in range(6):                                    # h_t = tanh(x_t + h_{t−1} Wh), each model its own Wh
+        ref_hs.append(np.tanh(x_rows[:, :, t] + ref_hs[-1] @ Wh))
+    np.testing.assert_allclose(hs, np.stack(ref_hs[1:], axis=2), rtol=1e-13, atol=1e-15)
     ref_dz, back = np.empty_like(dz), np.zeros_like(h0)
     for t in reversed(range(6)):                          # dz_t = (dhs_t + dz_{t+1} Whᵀ) (1 − h_t²)
-        ref_dz[:, t] = (dhs[:, t] + back) * (1 - ref_hs[t + 1] ** 2)
-        back = ref_dz[:, t] @ Wh.T
-    h_prev = np.stack(ref_hs[:-1], axis=1)                # the h_{t−1} each step multiplies by Wh
+        ref_dz[:, :, t] = (dhs[:, :, t] + back) * (1 - ref_hs[t + 1] ** 2)
+        back = ref_dz[:, :, t] @ np.swapaxes(Wh, 1, 2)
+    h_prev = np.stack(ref_hs[:-1], axis=2)                # the h_{t−1} each step multiplies by Wh
     np.testing.assert_allclose(dz, ref_dz, rtol=1e-12, atol=1e-14)
-    np.testing.assert_allclose(dWh, np.einsum("bti,btj->ij", h_prev, ref_dz), rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(dWh, np.einsum("mbti,mbtj->mij", h_prev, ref_dz), rtol=1e-12, atol=1e-14)
     np.testing.assert_allclose(dh0, back, rtol=1e-12, atol=1e-14)
-    ref_dWx = np.zeros((A.VOCAB, 16))
-    for b, t in np.ndindex(tokens.shape):                 # each step's dz goes to the row of the token it read
-        ref_dWx[tokens[b, t]] += ref_dz[b, t]
+    ref_dWx = np.zeros((2, A.VOCAB, 16))
+    for m, b, t in np.ndindex(tokens.shape):              # each step's dz goes to its model's row of the token it read
+        ref_dWx[m, tokens[m, b, t]] += ref_dz[m, b, t]
     np.testing.assert_allclose(dWx, ref_dWx, rtol=1e-12, atol=1e-14)
-    np.testing.assert_allclose(db, ref_dz.sum(axis=(0, 1)), rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(db, ref_dz.sum(axis=(1, 2)), rtol=1e-12, atol=1e-14)
 
 
-@pytest.mark.parametrize("B, T", [(32, 5), (32, 10), (3, 4)])
-def test_input_grads_give_the_one_hot_products_bits(B, T):
-    rng = np.random.RandomState(7 + T)
-    tokens, dz = rng.randint(0, A.VOCAB, size=(B, T)), rng.randn(B, T, 16)
-    fast, plain = both_ways(lambda: A.input_grads(dz, tokens, np.zeros((A.VOCAB, 16))))
-    one_hot_product = A.mm(A.one_hot(tokens.reshape(-1)).T, A.as_rows(dz))     # one_hot(tokens)ᵀ @ dz, in k order
-    assert same_bits(fast, plain) and same_bits(plain, one_hot_product)
-    assert same_bits(A.bias_grad(dz, np.zeros(16)), A.as_rows(dz).sum(axis=0))
-    np.testing.assert_allclose(one_hot_product, A.one_hot(tokens).reshape(-1, A.VOCAB).T @ dz.reshape(-1, 16), rtol=1e-12)
+@pytest.mark.parametrize("M, B, T", [(1, 32, 5), (1, 32, 10), (1, 3, 4), (3, 32, 5)])
+def test_input_grads_give_the_one_hot_products_bits(M, B, T):
+    """Each model's Wx gradient is the one-hot matrix of its own tokens, transposed, times its own dz (all
+    samples and steps as rows), added in k order; the bias's gradient the sum of its own rows."""
+    rng = np.random.RandomState(7 + T + M)
+    tokens, dz = rng.randint(0, A.VOCAB, size=(M, B, T)), rng.randn(M, B, T, 16)
+    fast, plain = both_ways(lambda: A.input_grads(dz, tokens, np.zeros((M, A.VOCAB, 16))))
+    assert same_bits(fast, plain) and fast.shape == (M, A.VOCAB, 16)
+    db = A.bias_grad(dz)
+    assert db.shape == (M, 16)
+    for m in range(M):
+        rows = dz[m].reshape(-1, 16)                                             # model m's rows (B·T, H)
+        one_hot_product = A.mm(A.one_hot(tokens[m].reshape(-1)).T, rows)         # one_hot(tokens)ᵀ @ dz, in k order
+        assert same_bits(plain[m], one_hot_product)
+        assert same_bits(db[m], rows.sum(axis=0))
+        np.testing.assert_allclose(one_hot_product, A.one_hot(tokens[m]).reshape(-1, A.VOCAB).T @ rows, rtol=1e-12)
+
+
+def test_stack_puts_the_model_axis_first_and_each_model_reads_only_its_own_parameters():
+    """stack makes every array (M, …) with model m's own at index m; model_numbers pairs batch m with model m;
+    lookup, linear, affine, weight_grad and bias_grad give each model exactly what its own parameters give its
+    own batch alone, bit for bit; and a change to one model's parameters reaches only that model's batch."""
+    models = [A.init_params(np.random.RandomState(seed), True) for seed in (40, 41, 42)]
+    stacked = A.stack(models)
+    assert list(stacked) == list(models[0])
+    for name in stacked:
+        assert stacked[name].shape == (3,) + models[0][name].shape
+        assert all(same_bits(stacked[name][m], models[m][name]) for m in range(3))
+    assert all(A.stack(models[1:2])[name].shape == (1,) + models[1][name].shape for name in stacked)   # M = 1
+    rng = np.random.RandomState(43)
+    tokens = rng.randint(0, A.VOCAB, size=(3, 4, 5))
+    numbers = A.model_numbers(tokens)
+    assert numbers.shape == (3, 1, 1) and list(numbers.ravel()) == [0, 1, 2]
+    assert A.model_numbers(tokens[:, :, 0]).shape == (3, 1) and A.model_numbers(tokens[:1]).shape == (1, 1, 1)
+    Wx, b = stacked["enc_Wx"], rng.randn(3, 16)                         # a non-zero bias, so that it shows
+    looked = A.lookup(Wx, b, tokens)
+    assert looked.shape == (3, 4, 5, 16)
+    for m in range(3):
+        assert same_bits(looked[m], Wx[m][tokens[m]] + b[m])
+        np.testing.assert_allclose(looked[m], A.one_hot(tokens[m]) @ Wx[m] + b[m], rtol=1e-13)
+    x, d, W, bo = rng.randn(3, 4, 5, 32), rng.randn(3, 4, 5, A.VOCAB), stacked["Wo"], rng.randn(3, A.VOCAB)
+    assert A.rows(x).shape == (3, 20, 32) and same_bits(A.rows(x)[1], x[1].reshape(20, 32))
+    product, shifted = A.linear(x, W), A.affine(x, W, bo)
+    assert product.shape == shifted.shape == (3, 4, 5, A.VOCAB)
+    dW, db = A.weight_grad(x, d), A.bias_grad(d)
+    assert dW.shape == W.shape and db.shape == bo.shape
+    for m in range(3):
+        alone = A.mm(x[m].reshape(20, 32), W[m]).reshape(4, 5, A.VOCAB)
+        assert same_bits(product[m], alone) and same_bits(shifted[m], alone + bo[m])
+        assert same_bits(dW[m], A.mm(x[m].reshape(20, 32).T, d[m].reshape(20, A.VOCAB)))
+        assert same_bits(db[m], d[m].reshape(20, A.VOCAB).sum(axis=0))
+    np.testing.assert_allclose(shifted, x @ W[:, None] + bo[:, None, None], rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(dW, np.einsum("mbtk,mbtn->mkn", x, d), rtol=1e-12, atol=1e-14)
+    changed_Wx, changed_W, changed_b = Wx.copy(), W.copy(), bo.copy()
+    changed_Wx[1] += 1.0
+    changed_W[1] += 1.0
+    changed_b[1] += 1.0
+    for after, before in ((A.lookup(changed_Wx, b, tokens), looked), (A.linear(x, changed_W), product),
+                          (A.affine(x, W, changed_b), shifted)):
+        assert same_bits(after[0], before[0]) and same_bits(after[2], before[2]) and not (after[1] == before[1]).any()
 
 
 @pytest.mark.parametrize("setting", [A.Setting(attention=False), A.Setting(), A.Setting(query="before", lr=0.02),
@@ -452,7 +528,8 @@ def test_training_with_the_plain_loops_gives_the_same_bits(setting):
     for a, b in zip(fast, plain, strict=True):
         assert list(a) == list(b) and all(same_bits(a[name], b[name]) for name in a)
         assert sorted(a.losses) == sorted(b.losses) == [20] and same_bits(a.losses[20], b.losses[20])
-    assert not same_bits(fast[0]["Wo"], A.init_params(np.random.RandomState(A.SEED_INIT), setting.attention)["Wo"])
+    assert fast[0]["Wo"].shape[0] == 1                    # each trained model: a stack of one
+    assert not np.array_equal(fast[0]["Wo"][0], A.init_params(np.random.RandomState(A.SEED_INIT), setting.attention)["Wo"])
 
 
 def test_exp_and_tanh_agree_with_the_c_library_to_a_few_ulp():
@@ -517,9 +594,10 @@ def test_a_setting_is_a_frozen_value_with_the_lessons_defaults_and_a_model_is_it
     with pytest.raises(dataclasses.FrozenInstanceError):
         setting.query = "before"
     assert [s.describe() for s in SETTINGS] == ["不用注意力", "用注意力，更新后的查询", "用注意力，更新前的查询", "平均对照"]
-    params = A.init_params(np.random.RandomState(0), True)
+    params = A.stack([A.init_params(np.random.RandomState(0), True)])       # one model: every array (1, …)
     model = A.Model(params, A.Setting(query="before"))
     assert dict(model) == params and list(model) == list(params) and all(model[n] is params[n] for n in params)
+    assert all(p.shape[0] == 1 for p in model.values())
     assert model.setting == A.Setting(query="before") and model.losses == {} and model.course == {}
     assert A.count_params(model) == 934
 
@@ -528,11 +606,11 @@ def test_a_setting_is_a_frozen_value_with_the_lessons_defaults_and_a_model_is_it
 def test_every_gradient_matches_central_differences(setting):
     """Setting(uniform=True) is the control of section 五: weights fixed at 1/T, gradient only through the values."""
     rng = np.random.RandomState(11)
-    model = A.Model(A.init_params(np.random.RandomState(12), setting.attention), setting)
+    model = A.Model(A.stack([A.init_params(np.random.RandomState(12), setting.attention)]), setting)
     for p in model.values():
         p += rng.uniform(-0.5, 0.5, p.shape)           # non-zero biases, larger weights
-    src = rng.randint(0, 5, size=(3, 4))
-    tgt = src[:, ::-1]
+    src = rng.randint(0, 5, size=(1, 3, 4))            # one model: (M, B, T)
+    tgt = src[:, :, ::-1]
     losses, grads = A.loss_and_grads(model, src, tgt)
     assert losses.shape == (1,) and same_bits(losses, A.forward(model, src, tgt)[0])
     assert list(grads) == list(model)
@@ -555,27 +633,38 @@ def test_every_gradient_matches_central_differences(setting):
 
 @pytest.mark.parametrize("setting", SETTINGS[1:], ids=SETTING_IDS[1:])
 def test_stacked_gradients_are_each_models_own(setting):
-    """loss_and_grads on two models stacked (rows grouped by model) gives, for each model, exactly the
-    loss and the gradients of that model on its own rows."""
+    """loss_and_grads on two models stacked (batch m for model m) gives, for each model, exactly the
+    loss and the gradients of that model on its own batch, bit for bit."""
     rng = np.random.RandomState(21)
     models = [A.init_params(np.random.RandomState(seed), True) for seed in (30, 31)]
-    src = rng.randint(0, 5, size=(2 * 6, 5))
-    _, stack = A.as_vector(models)
-    losses, grads = A.loss_and_grads(A.Model(stack, setting), src, src[:, ::-1])
-    assert losses.shape == (2,)
+    src = rng.randint(0, 5, size=(2, 6, 5))
+    _, views = A.as_vector(A.stack(models))                              # as train stacks them
+    losses, grads = A.loss_and_grads(A.Model(views, setting), src, src[:, :, ::-1])
+    assert losses.shape == (2,) and all(grads[name].shape == views[name].shape for name in views)
     for i, params in enumerate(models):
-        rows = src[i * 6:(i + 1) * 6]
-        (loss,), alone = A.loss_and_grads(A.Model(params, setting), rows, rows[:, ::-1])
-        assert losses[i] == loss
-        assert all(np.array_equal(grads[name][i], alone[name]) for name in params)
+        mine = src[i:i + 1]
+        (loss,), alone = A.loss_and_grads(A.Model(A.stack([params]), setting), mine, mine[:, :, ::-1])
+        assert same_bits(losses[i], loss)
+        assert all(same_bits(grads[name][i:i + 1], alone[name]) for name in params)
+    assert not np.array_equal(grads["Wo"][0], grads["Wo"][1])          # two models, two different gradients
 
 
 def test_flatten_lays_the_gradients_out_as_as_vector_lays_the_parameters():
-    """flatten(grads, like=views) puts every gradient in the cell of theta that holds its parameter, whatever
+    """as_vector copies the stacked parameters into theta, one row per model, with views of the same names and
+    shapes; flatten(grads, like=views) puts every gradient in the cell of theta that holds its parameter, whatever
     the order of the gradients' names."""
     models = [A.init_params(np.random.RandomState(seed), True) for seed in (30, 31, 32)]
-    theta, views = A.as_vector(models)
+    stacked = A.stack(models)
+    theta, views = A.as_vector(stacked)
     assert theta.shape == (3, 934) and all(np.shares_memory(view, theta) for view in views.values())
+    assert list(views) == list(stacked) and all(same_bits(views[name], stacked[name]) for name in stacked)
+    assert not any(np.shares_memory(p, theta) for p in stacked.values())          # a copy
+    for m, params in enumerate(models):
+        assert same_bits(theta[m], np.concatenate([params[name].ravel() for name in params]))
+    start = sum(stacked[name][0].size for name in list(stacked)[:list(stacked).index("Wo")])   # where Wo begins
+    views["Wo"][2, 0, 0] = 7.0                                                     # a view: writes into theta
+    assert theta[2, start] == 7.0 and (theta[:2, start] != 7.0).all()
+    views["Wo"][2, 0, 0] = stacked["Wo"][2, 0, 0]
     shuffled = {name: views[name] for name in reversed(list(views))}
     assert same_bits(A.flatten(shuffled, like=views), theta)
     one = {name: p[1:2] for name, p in views.items()}                  # a stack of one model
@@ -591,42 +680,44 @@ def test_train_and_evaluate_is_evaluate_of_train():
 
 
 def test_cross_entropy_averages_each_models_own_rows():
-    """S models stacked: each model's loss is the mean cross-entropy over its own rows and steps, and the
+    """M models stacked: each model's loss is the mean cross-entropy over its own batch and steps, and the
     gradient is (p − y) divided by the number of tokens one model sees."""
     rng = np.random.RandomState(22)
-    logits, tgt = rng.randn(6, 4, A.VOCAB), rng.randint(0, A.VOCAB, size=(6, 4))
-    losses, dlogits = A.cross_entropy(logits, tgt, S=2)
+    logits, tgt = rng.randn(2, 3, 4, A.VOCAB), rng.randint(0, A.VOCAB, size=(2, 3, 4))
+    losses, dlogits = A.cross_entropy(logits, tgt)
     p = np.exp(logits) / np.exp(logits).sum(axis=-1, keepdims=True)
     y = np.eye(A.VOCAB)[tgt]
-    picked = -np.log((p * y).sum(axis=-1))                    # (6, 4)
-    np.testing.assert_allclose(losses, [picked[:3].mean(), picked[3:].mean()], rtol=1e-13)
+    picked = -np.log((p * y).sum(axis=-1))                    # (2, 3, 4)
+    assert losses.shape == (2,) and dlogits.shape == logits.shape
+    np.testing.assert_allclose(losses, [picked[0].mean(), picked[1].mean()], rtol=1e-13)
     np.testing.assert_allclose(dlogits, (p - y) / 12, rtol=1e-12, atol=1e-16)
-    one, d_one = A.cross_entropy(logits, tgt)
+    one, d_one = A.cross_entropy(logits.reshape(1, 6, 4, A.VOCAB), tgt.reshape(1, 6, 4))   # the same rows, one model
     assert one.shape == (1,) and one[0] == pytest.approx(picked.mean(), rel=1e-13)
-    np.testing.assert_allclose(d_one, (p - y) / 24, rtol=1e-12, atol=1e-16)
+    np.testing.assert_allclose(d_one, (p - y).reshape(1, 6, 4, A.VOCAB) / 24, rtol=1e-12, atol=1e-16)
 
 
 def test_query_before_update_uses_the_previous_state():
     """With the before-update query, step t of teacher-forced training and of greedy decoding both
     query with the state before step t's update: their weights agree on a correct prefix."""
-    model = A.Model(A.init_params(np.random.RandomState(3), True), A.Setting(query="before"))
-    src = A.make_test_set(5)[:4]
+    model = A.Model(A.stack([A.init_params(np.random.RandomState(3), True)]), A.Setting(query="before"))
+    src = A.make_test_set(5)[:4][None]                    # one model: (1, B, T)
     tokens, alpha = A.predict(model, src)
     hs_enc = A.encoder(model, src)
-    dec_in = np.concatenate([np.full((4, 1), A.START), tokens[:, :-1]], axis=1)
-    hs_dec = A.decoder(model, dec_in, hs_enc[:, -1])
-    queries = np.concatenate([hs_enc[:, -1:], hs_dec[:, :-1]], axis=1)
+    dec_in = np.concatenate([np.full((1, 4, 1), A.START), tokens[:, :, :-1]], axis=2)
+    hs_dec = A.decoder(model, dec_in, hs_enc[:, :, -1])
+    queries = np.concatenate([hs_enc[:, :, -1:], hs_dec[:, :, :-1]], axis=2)
     _, expected = A.attend(queries, hs_enc)
+    assert alpha.shape == expected.shape == (1, 4, 5, 5)
     np.testing.assert_allclose(alpha, expected, rtol=1e-12)
 
 
 def test_predict_uses_attention_only_when_the_model_has_it():
-    src = A.make_test_set(5)[:8]
+    src = A.make_test_set(5)[:8][None]                    # one model: (1, B, T)
     for attention in (False, True):
         tokens, alpha = A.predict(untrained(attention), src)
-        assert tokens.shape == (8, 5)
+        assert tokens.shape == (1, 8, 5)
         if attention:
-            assert alpha.shape == (8, 5, 5)
+            assert alpha.shape == (1, 8, 5, 5)
             np.testing.assert_allclose(alpha.sum(axis=-1), 1.0, rtol=1e-14)
         else:
             assert alpha is None
@@ -649,7 +740,7 @@ def test_a_model_decodes_with_its_own_setting_without_being_told():
     assert same_evaluation(own, A.evaluate(A.Model(trained, A.Setting(query="before", lr=0.02)), test))
     other = A.evaluate(A.Model(trained, A.Setting(query="after", lr=0.02)), test)
     assert not np.array_equal(own.alpha, other.alpha)
-    hs_enc = A.encoder(trained, test)                     # step 1 asked with the encoder's last state
+    hs_enc = A.encoder(trained, test[None])[0]            # step 1 asked with the encoder's last state
     assert same_bits(own.alpha[:, :1], A.attend(hs_enc[:, -1:], hs_enc)[1])
     uniform = A.evaluate(A.Model(trained, A.Setting(uniform=True)), test)   # the control decodes with 1/T
     assert (uniform.alpha == 0.2).all() and same_evaluation(uniform, A.with_uniform_weights(trained, test))
@@ -661,8 +752,8 @@ def test_unchanged_marks_exactly_the_elements_training_never_moved():
     test = A.make_test_set(5)
     for attention in (False, True):
         (model,) = A.train(A.Setting(attention=attention), test, 20)
-        same = A.unchanged(model)
-        assert list(same) == list(model) and all(same[n].shape == model[n].shape for n in model)
+        same = A.unchanged(model)                          # the one model's masks, without the model axis
+        assert list(same) == list(model) and all(same[n].shape == model[n].shape[1:] for n in model)
         assert same["enc_Wx"][A.START].all()
         assert sum(int(mask.sum()) for mask in same.values()) == same["enc_Wx"][A.START].size
         assert all(mask.all() for mask in A.unchanged(untrained(attention)).values())
@@ -726,13 +817,13 @@ def test_main_prints_the_transcript_even_when_loaded_by_path(capsys, monkeypatch
     another process; it must fall back to computing in-process and print the same bytes."""
     calls = []
     monkeypatch.setattr(A, "attention_runs", lambda setting, **options: calls.append((setting, options))
-                        or fake_runs(setting, **options))
+                        or fake_runs(setting, options["checkpoints"]))
     monkeypatch.setattr(A, "reversal_comparison", fake_comparison)
     monkeypatch.setattr(A, "train_and_evaluate", fake_plain)
     A.main()
     out = capsys.readouterr().out
-    assert calls == [(A.BOOK_SETTING, {"checkpoints": A.GROWTH_CHECKPOINTS}),
-                     (A.PICKING_SETTING, {"checkpoints": A.GROWTH_CHECKPOINTS})]
+    section_five = {"length": 10, "rounds": 3000, "checkpoints": A.GROWTH_CHECKPOINTS}
+    assert calls == [(A.BOOK_SETTING, section_five), (A.PICKING_SETTING, section_five)]
     assert "838      934      参数" in out and "1.0000   1.0000   整串全对" in out
     assert "每一行的峰值落在输入第几列：10 9 8 7 6 5 4 3 2 1" in out and "：第一个模型形成了，第二个模型形成了。" in out
 
@@ -761,10 +852,10 @@ def test_print_transcript_takes_the_runs_main_started_once_and_trains_the_rest(c
     monkeypatch.setattr(A, "reversal_comparison", fake_comparison)
     monkeypatch.setattr(A, "train_and_evaluate", fake_plain)
     trained = []
-    monkeypatch.setattr(A, "attention_runs", lambda setting, checkpoints: trained.append(setting)
+    monkeypatch.setattr(A, "attention_runs", lambda setting, length, rounds, checkpoints: trained.append(setting)
                         or fake_runs(setting, checkpoints))
     started = Future()
-    started.set_result(fake_runs(A.BOOK_SETTING, A.GROWTH_CHECKPOINTS)[0])   # as train_ten_letters returns it
+    started.set_result(fake_runs(A.BOOK_SETTING, A.GROWTH_CHECKPOINTS)[0])   # as train_section_five returns it
     monkeypatch.setattr(A, "STARTED", {A.BOOK_SETTING: started})
     A.print_transcript()
     out = capsys.readouterr().out
@@ -774,8 +865,10 @@ def test_print_transcript_takes_the_runs_main_started_once_and_trains_the_rest(c
 
 
 def untrained(attention, setting=None):
-    """The lesson's initial parameters, as a model of this setting (by default the plain one of its kind)."""
-    return A.Model(A.init_params(np.random.RandomState(A.SEED_INIT), attention), setting or A.Setting(attention=attention))
+    """The lesson's initial parameters, as a model of this setting (by default the plain one of its kind):
+    a stack of one, every array (1, …)."""
+    return A.Model(A.stack([A.init_params(np.random.RandomState(A.SEED_INIT), attention)]),
+                   setting or A.Setting(attention=attention))
 
 
 def fake_plain(setting, length, rounds):
@@ -802,7 +895,9 @@ def evaluated(per_token, alpha=None, whole=0.0):
     return A.Evaluation(whole, per_token, np.full(10, per_token), alpha, None)
 
 
-def fake_runs(setting, checkpoints=()):
+def fake_runs(setting, checkpoints=(), *, length=10, rounds=3000):
+    """Stands in for attention_runs: one run of section 五's length and rounds, its alignment formed."""
+    assert (length, rounds) == (10, 3000)
     matrix = np.eye(10)[::-1] * 0.91 + 0.01                # a perfect reversal
     model = untrained(True, setting)
     model.course = {n: A.Checkpoint(0.75 if n >= 200 else 0.2 + n / 1000, 0.4 if n >= 200 else 0.2 + n / 1000,
@@ -834,13 +929,13 @@ def test_decoding_with_fixed_weights_uses_exactly_those_weights():
     # one (T, T) matrix is every sequence's: the same as the (B, T, T) stack of it
     assert same_evaluation(A.evaluate(model, test, A.reversal_weights(5)), A.evaluate(model, test, given))
     ones = np.full((20, 5, 5), 1 / 5)                      # 1/T given as weights is what a uniform model decodes with
-    tokens_given, _ = A.predict(model, test, ones)
-    tokens_uniform, alpha_uniform = A.predict(A.Model(model, A.Setting(uniform=True)), test)
+    tokens_given, _ = A.predict(model, test[None], ones)
+    tokens_uniform, alpha_uniform = A.predict(A.Model(model, A.Setting(uniform=True)), test[None])
     assert np.array_equal(tokens_given, tokens_uniform) and (alpha_uniform == 0.2).all()
     # the context really comes from the given column: putting all weight on one encoder step changes the answer
     first = np.zeros((20, 5, 5))
     first[..., 0] = 1.0
-    assert not np.array_equal(A.predict(model, test, first)[0], A.predict(model, test, given)[0])
+    assert not np.array_equal(A.predict(model, test[None], first)[0], A.predict(model, test[None], given)[0])
 
 
 def test_fixed_weights_use_row_t_at_step_t():
@@ -850,12 +945,12 @@ def test_fixed_weights_use_row_t_at_step_t():
     (model,) = A.train(A.Setting(), A.make_test_set(5), 30)
     rng = np.random.RandomState(6)
     fixed = A.softmax(rng.randn(20, 5, 5))
-    tokens, alpha = A.predict(model, test, fixed)
-    assert np.array_equal(alpha, fixed)
+    tokens, alpha = A.predict(model, test[None], fixed)
+    assert alpha.shape == (1, 20, 5, 5) and np.array_equal(alpha[0], fixed)
     later = fixed.copy()
     later[:, 3:] = A.reversal_weights(5)[3:]              # rows 4 and 5 differ
-    early_tokens, _ = A.predict(model, test, later)
-    assert np.array_equal(early_tokens[:, :3], tokens[:, :3])
+    early_tokens, _ = A.predict(model, test[None], later)
+    assert np.array_equal(early_tokens[:, :, :3], tokens[:, :, :3])
 
 
 def test_interventions_report_what_evaluate_gives_for_each_replacement():
@@ -865,7 +960,7 @@ def test_interventions_report_what_evaluate_gives_for_each_replacement():
     swaps = A.interventions(model, test, own.alpha)
     assert list(swaps.greedy) == ["reversal", "shifted", "other", "uniform"]
     assert sorted(swaps.forced) == ["other", "own", "reversal", "shifted", "uniform"]
-    tokens, _ = A.predict(model, test, A.reversal_weights(5, shift=-1))
+    tokens = A.predict(model, test[None], A.reversal_weights(5, shift=-1))[0][0]
     pointed = test[:, [3, 2, 1, 0, 4]]                   # row r reads column 5 − r, the last row wraps to column 5
     assert swaps.follows == (tokens == pointed).mean() and same_bits(swaps.greedy["shifted"].tokens, tokens)
     assert swaps.greedy["shifted"].per_token == (tokens == test[:, ::-1]).mean()
@@ -882,16 +977,17 @@ def test_interventions_report_what_evaluate_gives_for_each_replacement():
 
 def fed_step_by_step(model, src, fixed_weights=None):
     """The right letters fed one step at a time through decode_step (each step reads the correct previous letter,
-    not the model's own output): the oracle forced_tokens, which does all steps at once, must match."""
+    not the model's own output): the oracle forced_tokens, which does all steps at once, must match.
+    One model (M = 1), src (B, T); the tokens (B, T)."""
     B, T = src.shape
-    hs_enc = A.encoder(model, src)
-    h, token = hs_enc[:, -1], np.full(B, A.START)
+    hs_enc = A.encoder(model, src[None])
+    h, token = hs_enc[:, :, -1], np.full((1, B), A.START)
     tokens = np.empty((B, T), dtype=np.int64)
     for t in range(T):
         fixed = None if fixed_weights is None else fixed_weights[..., t:t + 1, :]
         h, logits, _ = A.decode_step(model, h, token, hs_enc, fixed_weights=fixed)
-        tokens[:, t] = logits.argmax(axis=-1)
-        token = src[:, T - 1 - t]                      # the reversal's letter at step t
+        tokens[:, t] = logits[0].argmax(axis=-1)
+        token = src[None, :, T - 1 - t]                # the reversal's letter at step t
     return tokens
 
 
@@ -907,24 +1003,26 @@ def test_forced_tokens_are_the_right_letters_fed_step_by_step():
         for fixed in (None, A.reversal_weights(5), A.uniform_weights(5), other):
             assert np.array_equal(A.forced_tokens(model, src, fixed), fed_step_by_step(model, src, fixed))
         fed_tokens = A.forced_tokens(model, src)
-        assert np.array_equal(fed_tokens, teacher_forced_logits(model, src).argmax(axis=-1))
-        greedy, _ = A.predict(model, src)
-        assert not np.array_equal(fed_tokens, greedy)  # an untrained model's own outputs differ: the feeding matters
+        assert fed_tokens.shape == src.shape
+        assert np.array_equal(fed_tokens, teacher_forced_logits(model, src[None])[0].argmax(axis=-1))
+        greedy, _ = A.predict(model, src[None])
+        assert not np.array_equal(fed_tokens, greedy[0])  # an untrained model's own outputs differ: the feeding matters
 
 
 @pytest.mark.parametrize("query", ["after", "before"])
 def test_the_readout_gradients_from_frozen_features_are_loss_and_grads_own(query):
     rng = np.random.RandomState(5)
-    params = A.init_params(rng, True)
+    params = A.stack([A.init_params(rng, True)])                                   # one model
     src = rng.randint(0, A.LETTERS, size=(6, 5))
     uniform = A.Model(params, A.Setting(query=query, uniform=True))
-    _, full = A.loss_and_grads(uniform, src, src[:, ::-1])
+    _, full = A.loss_and_grads(uniform, src[None], src[None, :, ::-1])
     features = A.frozen_features(A.Model(params, A.Setting(query=query)), src)    # whatever the model's own setting
+    assert features.shape == (1, 6, 5, 2 * A.HIDDEN)
     assert same_bits(features, A.frozen_features(uniform, src))
-    _, dlogits = A.cross_entropy(A.affine(features, params["Wo"], params["bo"]), src[:, ::-1])
-    grads = A.readout_grads(uniform, features, dlogits)
+    _, dlogits = A.cross_entropy(A.affine(features, params["Wo"], params["bo"]), src[None, :, ::-1])
+    grads = A.readout_grads(features, dlogits)
     assert sorted(grads) == ["Wo", "bo"]
-    assert np.array_equal(grads["Wo"], full["Wo"]) and np.array_equal(grads["bo"], full["bo"])
+    assert same_bits(grads["Wo"], full["Wo"]) and same_bits(grads["bo"], full["bo"])
 
 
 @pytest.mark.parametrize("f", ["exp", "tanh"])
@@ -969,9 +1067,9 @@ def test_the_frozen_context_of_one_step_is_that_of_every_step(query):
     # With 1/T weights every step's context is the same sum: frozen_features computes one step and spreads it.
     # Checked against the whole (B, T, T) product at length 10, where a changed order of addition would show.
     rng = np.random.RandomState(6)
-    model = A.Model(A.init_params(rng, True), A.Setting(query=query))
+    model = A.Model(A.stack([A.init_params(rng, True)]), A.Setting(query=query))
     src = rng.randint(0, A.LETTERS, size=(7, 10))
-    _, hs_enc, hs_dec = A.teacher_forced_states(model, src, src[:, ::-1])
+    _, hs_enc, hs_dec = A.teacher_forced_states(model, src[None], src[None, :, ::-1])
     every_step, _ = A.attend(hs_dec, hs_enc, A.uniform_weights(10))
     assert same_bits(A.frozen_features(model, src), np.concatenate([hs_dec, every_step], axis=-1))
 
@@ -988,8 +1086,8 @@ def test_refitting_the_readout_changes_only_wo_and_bo_and_leaves_the_model_untou
     assert not np.array_equal(refit["Wo"], model["Wo"]) and not np.array_equal(refit["bo"], model["bo"])
     # the refit minimises the loss with 1/T weights: it is lower after than before, on fresh batches
     rng = np.random.RandomState(99)
-    src = rng.randint(0, A.LETTERS, size=(200, 5))
-    loss = lambda m: A.forward(A.Model(m, A.Setting(uniform=True)), src, src[:, ::-1])[0][0]
+    src = rng.randint(0, A.LETTERS, size=(1, 200, 5))
+    loss = lambda m: A.forward(A.Model(m, A.Setting(uniform=True)), src, src[:, :, ::-1])[0][0]
     assert loss(refit) < loss(model)
 
 
@@ -1038,10 +1136,10 @@ def test_attention_runs_trains_and_examines_each_pair_of_seeds():
 
 def test_the_encoder_reads_its_input_in_order_and_the_check_notices_when_it_does_not(monkeypatch):
     test = A.make_test_set(10)[:20]
-    params = A.init_params(np.random.RandomState(A.SEED_INIT), True)
+    params = A.stack([A.init_params(np.random.RandomState(A.SEED_INIT), True)])
     assert A.encoder_reads_in_order(params, test)
     reading_backwards = A.encoder
-    monkeypatch.setattr(A, "encoder", lambda p, src: reading_backwards(p, src[:, ::-1]))
+    monkeypatch.setattr(A, "encoder", lambda p, src: reading_backwards(p, src[..., ::-1]))   # src (M, B, T)
     assert not A.encoder_reads_in_order(params, test)
 
 
@@ -1383,6 +1481,38 @@ def test_each_trained_model_carries_the_seeds_it_was_trained_from():
     assert A.Model({}, A.Setting()).seeds is None                   # not trained: no seeds
     alone = A.train(A.Setting(), A.make_test_set(5), 3, seed_list=[(6, 106)])[0]
     assert all(np.array_equal(alone[name], models[1][name]) for name in alone)   # the seeds are what made it
+
+
+def test_section_five_at_eight_letters_is_one_line_of_its_settings(capsys, monkeypatch):
+    """SECTION_FIVE_LENGTH names section 五's length once: set to 8 (the one line below), the trainings, every
+    table, matrix and label the section prints are for 8 letters, and the book's 10-letter figures stand aside
+    (its column empty, its matrix not beside ours). The trainings and the output layer's refit are cut short
+    (the other lines): what is tested is that nothing of the section still assumes 10."""
+    monkeypatch.setattr(A, "SECTION_FIVE_LENGTH", 8)                                  # the one line
+    monkeypatch.setattr(A, "SECTION_FIVE_ROUNDS", 20)
+    monkeypatch.setattr(A, "GROWTH_CHECKPOINTS", (0, 10, 20))
+    monkeypatch.setattr(A, "REFIT_ROUNDS", 20)
+    monkeypatch.setattr(A, "REFIT_CHECKPOINTS", (10, 20))
+    runs = {name: A.section_five_result(setting) for name, setting in A.SECTION_FIVE.items()}
+    plains = {name: A.section_five_result(A.without_attention(setting)) for name, setting in A.SECTION_FIVE.items()}
+    assert all(run.matrix.shape == (8, 8) and run.sample.shape == (8,) for run in runs.values())
+    assert all(plain.own.tokens.shape == (A.TEST_SIZE, 8) for plain in plains.values())
+    A.print_section_five(runs, plains)
+    A.print_section_five_matrices(runs)
+    A.print_interventions(runs)
+    for name, run in runs.items():
+        A.print_long_run_numbers(run, name + "模型")
+    out = capsys.readouterr().out
+    assert out.startswith("8 位，同一个种子，各训练 20 轮；")
+    book_cells = [line.split()[0] for line in out.split("\n")[2:7]]     # the table's first column: the book's
+    assert book_cells == ["-"] * 5
+    assert "拿掉挑选（解码时权重全换成 1/8）之后的逐位正确" in out
+    assert "两个权重矩阵，每格是权重的百分之几（均匀是 12.5）；我们的是测试集" in out and "原书" not in out.split("\n\n")[1]
+    assert "（甲）倒序要的那一列：第 r 行只有第 9 − r 列是 1" in out and "末行绕回第 8 列" in out
+    assert "（丁）全是 1/8（拿掉挑选）" in out and "（戊）全是 1/8，只重新训练输出层 20 轮" in out
+    assert "   1    2    3    4    5    6    7    8   模型，解码时的权重" in out
+    assert "落在反对角线（输入 9 − r）上的有" in out
+    assert not re.search(r"1/10|第 1[01] (?!轮)|10 位", out)                  # a round may be the 10th
 
 
 def test_a_third_model_in_section_five_is_one_line_of_its_table(capsys):

@@ -35,8 +35,9 @@ def tiny_module():
         def mm(a, b):
             return a @ b
 
-        def right_multiplier(W, batch):
-            return lambda xT: (xT.T @ W).T
+        def right_multiplier(W, batch):              # W (M, K, N); xT (K, M·batch), model by model
+            return lambda xT: np.concatenate([(x.T @ Wm).T for x, Wm in zip(np.split(xT, len(W), axis=1), W)],
+                                             axis=1)
 
         def f():
             x = np.linspace(0.0, 1.0, 5)                 # function
@@ -70,10 +71,10 @@ def test_both_product_functions_count_their_elements():
     floor.COUNTER.__init__()
     with floor.instrumented(module):
         module.mm(np.ones((3, 4)), np.ones((4, 5)))
-        times_W = module.right_multiplier(np.ones((4, 5)), 7)
-        times_W(np.ones((4, 7)))
-        times_W(np.ones((4, 7)))
-    assert floor.COUNTER.product_elements == 3 * 4 * 5 + 2 * (4 * 5 * 7)
+        times_W = module.right_multiplier(np.ones((2, 4, 5)), 7)    # two models, a batch of 7 each
+        times_W(np.ones((4, 2 * 7)))
+        times_W(np.ones((4, 2 * 7)))
+    assert floor.COUNTER.product_elements == 3 * 4 * 5 + 2 * (2 * 4 * 5 * 7)
 
 
 def test_instrumented_training_gives_the_same_bits(lesson):
@@ -147,8 +148,8 @@ def test_plain_numpy_lesson_swaps_every_exact_function(monkeypatch):
     lesson = plain_numpy.load_plain_lesson()
     assert sys.modules["attention"] is lesson
     assert (lesson.mm, lesson.exp, lesson.tanh) == (np.matmul, np.exp, np.tanh)
-    W, xT = np.random.RandomState(0).randn(16, 6), np.random.RandomState(1).randn(16, 32)
-    np.testing.assert_allclose(lesson.right_multiplier(W, 32)(xT), (xT.T @ W).T, rtol=1e-14)
+    W, xT = np.random.RandomState(0).randn(1, 16, 6), np.random.RandomState(1).randn(16, 32)   # one model: (1, K, N)
+    np.testing.assert_allclose(lesson.right_multiplier(W, 32)(xT), (xT.T @ W[0]).T, rtol=1e-14)
     (model,) = lesson.train(lesson.Setting(), lesson.make_test_set(5), 2)  # runs end to end
     assert lesson.count_params(model) == 934
 

@@ -227,15 +227,15 @@ def test_the_cell_summary_counts_seed_by_seed_wins_of_the_uniform_control(capsys
 def test_with_the_before_update_query_row_one_asks_with_the_encoders_last_state():
     """Step 1's before-update query is the encoder's last state itself: row 1 of the weights is
     attend(h_enc[T], H_enc), which experiment six measures before any training."""
-    model = E.Model(E.init_params(np.random.RandomState(0), True), E.Setting(query="before"))
-    src = E.make_test_set(10)[:5]
+    model = E.Model(E.stack([E.init_params(np.random.RandomState(0), True)]), E.Setting(query="before"))
+    src = E.make_test_set(10)[:5][None]                 # one model: (1, B, T)
     _, alpha = A.predict(model, src)
     hs_enc = A.encoder(model, src)
-    _, expected = A.attend(hs_enc[:, -1:], hs_enc)
-    assert np.array_equal(alpha[:, 0], expected[:, 0])
+    _, expected = A.attend(hs_enc[:, :, -1:], hs_enc)
+    assert alpha.shape == (1, 5, 10, 10) and np.array_equal(alpha[:, :, 0], expected[:, :, 0])
     peaks, last = E.first_row_at_start("before")
     assert len(peaks) == len(last) == len(E.EXPERIMENT_SEEDS) and all(1 <= p <= 10 for p in peaks)
-    first_row = E.evaluate(E.Model(E.init_params(np.random.RandomState(0), True), E.Setting(query="before")),
+    first_row = E.evaluate(E.Model(E.stack([E.init_params(np.random.RandomState(0), True)]), E.Setting(query="before")),
                            E.make_test_set(10)).alpha.mean(axis=0)[0]
     assert peaks[0] == first_row.argmax() + 1 and last[0] == first_row[-1] * 10
 
