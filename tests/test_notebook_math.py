@@ -257,6 +257,10 @@ PROSE = {  # each as the lesson's Markdown: \\ is one backslash of text
     "\\\\ before a brace": f"$\\substack{{a\\\\\\\\}}$ `{ACTIVE_MATH}` $b$",
     "an HTML block": f"<div>\n\\\\( {ACTIVE_MATH} \\\\) $ {ACTIVE_MATH} $\n</div>",
     "\\ref in text": "见 \\\\ref{x} 和 \\\\eqref{y}",
+    "a backtick in a formula, then backticks": "$$$$`$$``",
+    "a backtick in an inline formula": f"$a`b$ {ACTIVE_MATH} `c$d` e",
+    "a backtick in a display formula": f"$$a`b$$ `{ACTIVE_MATH}` $$c$$",
+    "a backtick in a math fence": f"```math\na`b\n```\n\n`{ACTIVE_MATH}` $x$",
 }
 
 

@@ -112,6 +112,9 @@ def formula(latex: str, display: bool = False, table: bool = False) -> str:
     MathJax's commands that make links, styles or ids, or load code, are written out as text; in a table cell a |
     is \\vert. Its braces balance as JupyterLab's removeMath counts them (an open one closed at the end; \\\\ before
     a brace, which it would read as \\ and an escaped brace, spaced off): else it reads on past the closing $."""
+    dollars = "$$" if display else "$"
+    if "`" in latex:
+        return formula_as_text(dollars + latex + dollars, table)
     out, depth = [], 0
     tokens = LATEX_TOKEN.findall(latex)
     for index, token in enumerate(tokens):
@@ -136,8 +139,14 @@ def formula(latex: str, display: bool = False, table: bool = False) -> str:
     written = re.sub(r"\](?=[(\[])", "]{}", written)  # in LaTeX {} is nothing
     if display:
         written = re.sub(r"\n\s*\n", "\n", written)  # a blank line would end the paragraph that holds it
-    dollars = "$$" if display else "$"
     return f"{dollars}{written}{dollars}"
+
+
+def formula_as_text(written: str, table: bool) -> str:
+    """A formula that holds a backtick, shown as the text it is: JupyterLab's pre-pass takes a backtick for code even
+    inside a formula, and would leave the formula's closing $ to MathJax, which pairs it with whatever follows."""
+    lines = re.sub(r"\n\s*\n", "\n", written).split("\n")  # a blank line would end the paragraph that holds it
+    return "\n".join(markdown_text(line, line_start=True, table=table) for line in lines)
 
 
 def destination(href: str) -> str | None:
