@@ -9,8 +9,8 @@ from urllib.parse import unquote
 
 from . import blocks
 from .inline import caption_of
-from .model import (Caption, Document, MAX_SUGGESTIONS, OWN_LINK, chunk_anchor, chunk_name, output_anchor, references,
-                    root_anchor)
+from .model import (Caption, Document, MAX_SUGGESTIONS, OWN_LINK, Source, chunk_anchor, chunk_name, output_anchor,
+                    references, root_anchor)
 
 
 def find_captions(tokens: list) -> list[Caption]:
@@ -91,10 +91,11 @@ def expected_captions(doc: Document) -> dict[int, tuple[str, str, str, list[str]
     return expected
 
 
-def caption_problems(doc: Document, captions: list[Caption], tokens: list) -> list[tuple[int, str]]:
-    """Captions (find_captions; the reader has put them in doc.captions) that do not name the fence below them.
-    A document that has no caption needs none; one that has any needs one above every chunk, root and
-    transcript fence, and its links must lead somewhere."""
+def caption_problems(doc: Document, source: Source) -> list[tuple[int, str]]:
+    """Captions (find_captions, in source.captions; those above a fence are in doc.captions too) that do not name the
+    fence below them. A document that has no caption needs none; one that has any needs one above every chunk, root
+    and transcript fence, and its links must lead somewhere."""
+    captions = source.captions
     if not captions:
         return []
     problems = []
@@ -126,7 +127,7 @@ def caption_problems(doc: Document, captions: list[Caption], tokens: list) -> li
                 problems.append((caption.line, f"the caption of {label} links {now}, but the fence includes "
                                  f"{should}, in this order; write: {wanted}"))
     anchors = {caption.anchor for caption in captions}
-    for line, anchor in own_links(tokens):
+    for line, anchor in own_links(source.tokens):
         if anchor not in anchors:
             near = difflib.get_close_matches(anchor, sorted(anchors), n=1) if len(problems) < MAX_SUGGESTIONS else []
             problems.append((line, f"the link to #{anchor} leads nowhere: no caption has <a name=\"{anchor}\">"

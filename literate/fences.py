@@ -104,7 +104,7 @@ def nested_root_problems(doc: Document) -> list[tuple[int, str]]:
 
 def assign_transcripts(doc: Document, found: list[tuple[str | None, Transcript]]) -> list[tuple[int, str]]:
     """Attach each {transcript} fence to its program; a program's fences numbered part=1, part=2, ... in
-    document order are the parts of one output. Returns the problems."""
+    document order are the parts of one output. Returns the fences it could not attach, and why."""
     programs = [target for target in doc.roots if target.endswith(".py")]
     problems = []
     fences: dict[str, list[Transcript]] = {}
@@ -143,15 +143,20 @@ def assign_transcripts(doc: Document, found: list[tuple[str | None, Transcript]]
                              + f"; it is part {number} of {target} in document order: write part={number} "
                              "(every fence of a program's output is numbered, 1, 2, ... in document order)"))
             continue
-        problems += split_problems(target, parts)
         doc.transcripts[target] = Transcript(first.fence_line, first.closing_line,
                                              "".join(part.content for part in parts), first.markup, parts=parts)
     return problems
 
 
-def split_problems(target: str, parts: list[Transcript]) -> list[tuple[int, str]]:
-    """update finds where part N (N >= 2) begins in new output by its first line, so that line must be
-    in the output exactly once: a part must not be empty, nor begin with a line printed twice."""
+def split_problems(doc: Document) -> list[tuple[int, str]]:
+    """update finds where part N (N >= 2) of a program's output begins in new output by its first line, so that
+    line must be in the output exactly once: a part must not be empty, nor begin with a line printed twice."""
+    return [problem for target, transcript in doc.transcripts.items()
+            for problem in program_split_problems(target, transcript.parts)]
+
+
+def program_split_problems(target: str, parts: list[Transcript]) -> list[tuple[int, str]]:
+    """split_problems for the parts of one program's output (none: its output is one fence)."""
     problems = []
     printed = collections.Counter(line for part in parts for line in output_lines(part.content))
     for part in parts[1:]:

@@ -1,24 +1,26 @@
 """Reading the Markdown: bytes to text, markdown-it tokens to a Document (fences, chunks, roots, transcripts, and
-the typed blocks of reading.py that the back ends walk)."""
+the typed blocks of reading.py that the back ends walk), then the checks every tool runs on the finished document."""
 
 from __future__ import annotations
 
 import errno
+import functools
 import os
 import posixpath
 import re
 import stat
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from .captions import caption_problems, find_captions, math_warnings
 from .files import describe, file_kind, read_regular
 from .ipython import misread
 from .model import (Document, LINE_BREAKING, LINE_WITH_END, MAX_MARKDOWN_BYTES, PYTHON_LANGUAGE, chunk_name, Piece,
-                    Playground, Transcript, UserError)
+                    Playground, Source, Transcript, UserError)
 from .declarations import is_declaration, read_declarations
 from .fences import (assign_transcripts, fence_attributes, misplaced_python, nested_root_problems,
-                     output_fence_problems, target_problem)
+                     output_fence_problems, split_problems, target_problem)
 from .reading import Reader, read_blocks
 from .startup import missing
 from .validation import (CONTROL, anchor_problems, invisible_problems, lookalike, parts_problems,
@@ -74,37 +76,10 @@ def markdown_parser() -> MarkdownIt:
     return parser
 
 
-def footnote_problems(references: dict, lines: list[str]) -> list[tuple[int, str]]:
-    """GitHub shows a footnote ([^1]: text) where CommonMark reads a link reference definition, which neither the
-    check nor the page shows: its numbers would go unchecked, its text missing from the page. Refused, at the
-    line that defines it (the parser gives a definition no line: the first line that holds its label)."""
-    labels = {label for label in references if label.startswith("^")}  # as markdown-it keeps them: upper case
-    found = {}
-    for number, text in enumerate(lines, 1):
-        for match in re.finditer(r"\[(\^[^\]]{1,999})\]:", text) if labels and "[^" in text else ():
-            found.setdefault(" ".join(match[1].split()).lower().upper(), (number, match[1]))
-    why = ("GitHub shows it as a footnote, but CommonMark reads it as a link's target: the check does not read it "
-           "and the page does not show it; write it as a sentence or in parentheses")
-    return [(line, f"[{written[:40]}]: is a footnote: {why}")
-            for line, written in sorted(found.get(label, (1, label)) for label in labels)]
-
-
 def read_inline(text: str) -> list:
     """The spans (blocks.py) of a line of Markdown that is not in the lesson's body (the notebook's words the lesson
     declares), read as the lesson's own text is read."""
     return [span for token in markdown_parser().parseInline(text) for span in Reader({}, {}).inline(token).spans]
-
-
-def playground_problems(doc: Document) -> list[tuple[int, str]]:
-    """A playground of a Python program is a cell in the notebook: one IPython would not run as the Python it is (a
-    shell command, a magic) is refused by every tool, not only by the notebook."""
-    problems = []
-    for found in doc.playgrounds.values():
-        python = found.program.endswith(".py")
-        wrong = misread(found.lines, f"the playground of {found.program}") if python else None
-        if wrong:
-            problems.append((found.fence_line + 1 + wrong[0], f"{wrong[1]}; write it as Python"))
-    return problems
 
 
 def load(path: Path, shown: str) -> Document:
@@ -145,7 +120,39 @@ def existing_target_problem(doc: Document, target: str) -> str | None:
 
 
 def parse_document(path: Path, shown: str, text: str) -> Document:
-    """Fences, chunks and transcripts of the Markdown text (line endings already \\n)."""
+    """Fences, chunks and transcripts of the Markdown text (line endings already \\n), built, then checked: every
+    problem of either stage is reported at once, sorted by line."""
+    doc, source, problems = build_document(path, shown, text)
+    problems += [problem for check in CHECKS for problem in check(doc, source)]
+    doc.warnings = hidden_code_warnings(doc, source) + math_warnings(doc)
+    if problems:
+        raise UserError(*(f"{doc.where(line)}: error: {what}" for line, what in sorted(problems)))
+    if not doc.roots:
+        raise UserError(f"{shown}: error: no root chunk, nothing to tangle; "
+                        "start one with ```python {file=generated/attention.py}")
+    return doc
+
+
+def build_document(path: Path, shown: str, text: str) -> tuple[Document, Source, list[tuple[int, str]]]:
+    """The whole Document (chunks, roots, playgrounds, declarations, transcripts, captions, blocks), what the parser
+    saw besides it, and what could not be read into it (line, why): the checks then see a finished document."""
+    tokens, references = parse_markdown(shown, text)
+    doc = Document(path=path, shown=shown, lines=text.split("\n"))
+    problems, loose_transcripts, illustrations = read_fences(doc, tokens)
+    doc.declared, declaration_problems = read_declarations(
+        [(token.map[0] + 1, token.content) for token in tokens if token.type == "html_block" and token.map
+         and is_declaration(token.content) and "-->" in token.content])  # unclosed: hidden_code_problems says so
+    problems += declaration_problems
+    problems += assign_transcripts(doc, loose_transcripts)  # after the roots: a transcript names its program
+    captions = find_captions(tokens)
+    doc.captions = {caption.fence_line: caption for caption in captions if caption.fence_line is not None}
+    doc.blocks, reading_problems = read_blocks(tokens, doc.fences(), doc.playgrounds, doc.captions)
+    problems += reading_problems
+    return doc, Source(tokens, references, captions, illustrations), problems
+
+
+def parse_markdown(shown: str, text: str) -> tuple[list, dict]:
+    """markdown-it's tokens of the text, and its link reference definitions."""
     environment: dict = {}
     try:
         tokens = markdown_parser().parse(text, environment)
@@ -156,18 +163,21 @@ def parse_document(path: Path, shown: str, text: str) -> Document:
                         f"{MarkdownIt('commonmark').options['maxNesting']} levels: a list counts two, a quote "
                         "one): it would leave out this block and the rest of the lesson after it; nest them less "
                         "deeply") from None
-    lines = text.split("\n")
-    doc = Document(path=path, shown=shown, lines=lines)
-    problems = control_problems(lines)
-    problems += footnote_problems(environment.get("references", {}), lines)
-    problems += hidden_code_problems(doc, tokens, lines)
-    loose_transcripts: list[tuple[str | None, Transcript]] = []
+    return tokens, environment.get("references", {})
+
+
+def read_fences(doc: Document, tokens: list) -> tuple[list[tuple[int, str]], list[tuple[str | None, Transcript]],
+                                                      list[tuple[int, str]]]:
+    """Put each fence where its attributes say (doc.chunks, doc.roots, doc.playgrounds). Returns what could not be
+    read (line, why), the transcript fences with the program each names (assign_transcripts attaches them), and the
+    fences read as illustrations (line, language)."""
+    problems, loose_transcripts, illustrations = [], [], []
     for token in tokens:
         if token.type != "fence":
             continue
         line = token.map[0] + 1
-        if not is_closed(token, lines):
-            where = "the file" if token.map[1] >= len(lines) - 1 else "its list item or quote"
+        if not is_closed(token, doc.lines):
+            where = "the file" if token.map[1] >= len(doc.lines) - 1 else "its list item or quote"
             problems.append((line, f"unterminated code fence: no closing {token.markup} before the end of {where}"))
             continue
         try:
@@ -189,115 +199,9 @@ def parse_document(path: Path, shown: str, text: str) -> Document:
             doc.playgrounds[line] = Playground(line, posixpath.normpath(playground), code, lang)
         elif transcript is not None:
             loose_transcripts.append((transcript, Transcript(line, token.map[1], token.content, token.markup, part)))
-        elif PYTHON_LANGUAGE.fullmatch(lang):
-            problems.append((line, f"{lang} fence with neither {{#name}} nor {{file=...}}: the reader would "
-                             + "see code that never runs; name it, or use ```text for an illustration"))
-    doc.declared, declaration_problems = read_declarations(
-        [(token.map[0] + 1, token.content) for token in tokens if token.type == "html_block" and token.map
-         and is_declaration(token.content) and "-->" in token.content])  # unclosed: hidden_code_problems says so
-    problems += declaration_problems
-    problems += [(line, f"〈{name}〉 in the notebook's {key} names no chunk: rename it to the chunk's name")
-                 for key, text, line in doc.declared.texts() for name in re.findall(r"〈([^〈〉]+)〉", text)
-                 if chunk_name(name) not in doc.chunks and name not in doc.roots]
-    problems += [(line, f"{{playground={found.program}}} names no program: a playground uses the names of one "
-                        "{file=....py} root" + lookalike(found.program, doc.roots))
-                 for line, found in doc.playgrounds.items()
-                 if found.program not in doc.roots or not found.program.endswith(".py")]
-    problems += playground_problems(doc)
-    problems += nested_root_problems(doc)
-    problems += assign_transcripts(doc, loose_transcripts)
-    problems += invisible_problems(doc)
-    problems += reference_problems(doc)
-    problems += misplaced_python(doc)
-    problems += parts_problems(doc)
-    problems += anchor_problems(doc)
-    captions = find_captions(tokens)
-    doc.captions = {caption.fence_line: caption for caption in captions if caption.fence_line is not None}
-    problems += caption_problems(doc, captions, tokens)
-    doc.blocks, reading_problems = read_blocks(tokens, doc.fences(), doc.playgrounds, doc.captions)
-    problems += reading_problems
-    problems += output_fence_problems(doc)  # output nothing compares: refused by every tool, the page's too
-    doc.warnings += math_warnings(doc)
-    if problems:
-        raise UserError(*(f"{doc.where(line)}: error: {what}" for line, what in sorted(problems)))
-    if not doc.roots:
-        raise UserError(f"{shown}: error: no root chunk, nothing to tangle; "
-                        "start one with ```python {file=generated/attention.py}")
-    return doc
-
-
-def control_problems(lines: list[str]) -> list[tuple[int, str]]:
-    """Invisible control characters: markdown-it would turn NUL into U+FFFD, and tools disagree on the rest."""
-    problems = []
-    for number, line in enumerate(lines, 1):
-        match = CONTROL.search(line)
-        if match:
-            code = ord(match[0])
-            what = "a NUL byte" if code == 0 else f"an invisible control character U+{code:04X}"
-            problems.append((number, f"{what}; delete it (in code, write it as an escape: \\x{code:02x})"))
-    return problems
-
-
-HTML_BLOCK_END = [  # the HTML blocks that end only at a marker: (how one starts, what ends it, what it is)
-    (re.compile(r"<!--"), re.compile(r"-->"), "HTML comment", "-->"),
-    (re.compile(r"<(script|pre|style|textarea)(?=[\s>]|$)", re.I),
-     re.compile(r"</(?:script|pre|style|textarea)>", re.I), "<{0}> block", "</{0}>"),
-    (re.compile(r"<\?"), re.compile(r"\?>"), "HTML processing instruction", "?>"),
-    (re.compile(r"<!\[CDATA\["), re.compile(r"\]\]>"), "CDATA section", "]]>"),
-    (re.compile(r"<![A-Za-z]"), re.compile(r">"), "HTML declaration", ">"),
-]
-FENCE_LIKE = re.compile(r"^[ \t]*(?:`{3,}|~{3,})")
-# the first { found without backtracking ([^`{]*, not [^`]*: that took time quadratic in a line of many {)
-FENCE_WITH_ATTRIBUTES = re.compile(r"^[ \t>]*(?:(?:[-+*]|[0-9]{1,9}[.)])[ \t]+)*(?:`{3,}[^`{]*|~{3,}[^{]*)\{.*\}[ \t]*$")
-
-
-def hidden_code_problems(doc: Document, tokens: list, lines: list[str]) -> list[tuple[int, str]]:
-    """Code that Markdown silently reads as something else: an HTML comment (or <pre>, ...) that never
-    closes hides the rest of the document (an error); a fence line with {attributes} that is not a fence,
-    or an indented closing fence that does not close, changes what is code (warnings, in doc.warnings)."""
-    problems, warnings = [], []
-    owner: dict[int, object] = {}  # 0-based line -> the fence, indented code or HTML block holding it
-    for token in tokens:
-        if token.type in ("fence", "code_block", "html_block") and token.map:
-            for number in range(*token.map):
-                owner.setdefault(number, token)
-        if token.type == "html_block":
-            content = token.content.lstrip(" ")
-            for start, end, what, closer in HTML_BLOCK_END:
-                opening = start.match(content)
-                if opening:
-                    tag = [group.lower() for group in opening.groups()]
-                    what, closer = what.format(*tag), closer.format(*tag)
-                    if not end.search(content):
-                        fences = sum(bool(FENCE_LIKE.match(line)) for line in content.split("\n"))
-                        where = "file" if token.map[1] >= len(lines) - 1 else "list item or quote"
-                        hidden = f", {fences} code fence line{'s' if fences != 1 else ''} included" if fences else ""
-                        problems.append((token.map[0] + 1, f"unclosed {what}: no {closer} follows, so Markdown "
-                                         f"hides the rest of the {where}{hidden}; close it"))
-                    break
-        if token.type == "fence" and token.map and len(token.markup) >= 3:
-            closing = re.compile(rf"(?: {{4,}}|[ ]*\t[ \t]*){re.escape(token.markup[0])}{{{len(token.markup)},}}[ \t]*")
-            for offset, code in enumerate(token.content.split("\n")[:-1]):
-                if closing.fullmatch(code):
-                    warnings.append((token.map[0] + 2 + offset, f"indented 4 or more spaces, so it does not close "
-                                     f"the fence opened at line {token.map[0] + 1}: it is code; unindent it to close"))
-    for number, line in enumerate(lines):
-        if not FENCE_WITH_ATTRIBUTES.match(line):
-            continue
-        token = owner.get(number)
-        if token is None:
-            why = "Markdown reads it as text (a line indented 4 or more spaces continues a paragraph)"
-        elif token.type == "fence":
-            continue  # its opening line, or code that shows a fence
-        elif token.type == "code_block":
-            why = "it is indented 4 or more spaces, which makes an indented code block"
-        elif token.content.lstrip(" ").startswith("<!--"):
-            continue  # commented out on purpose
         else:
-            why = f"it is inside the HTML block that starts at line {token.map[0] + 1} (no blank line between them)"
-        warnings.append((number + 1, f"looks like a code fence but is not one: {why}; its code is not tangled"))
-    doc.warnings = [f"{doc.where(line)}: warning: {what}" for line, what in sorted(warnings)]
-    return problems
+            illustrations.append((line, lang))
+    return problems, loose_transcripts, illustrations
 
 
 def is_closed(token, lines: list[str]) -> bool:
@@ -313,3 +217,169 @@ def is_closed(token, lines: list[str]) -> bool:
 def fence_runs(marker: str, text: str) -> list[str]:
     """The runs of fence characters on the lines of text that would close a fence of that marker."""
     return re.findall(rf"(?m)^ {{0,3}}({re.escape(marker)}+)[ \t]*$", text)
+
+
+# The checks: each refuses something a finished document says (building has refused what it could not read), and
+# returns (line, why) for each. Each is called check(doc, source); one that reads the document alone takes doc alone,
+# and CHECKS calls it through document_only.
+Check = Callable[[Document, Source], list[tuple[int, str]]]
+
+
+def document_only(check: Callable[[Document], list[tuple[int, str]]]) -> Check:
+    """A check that reads the document alone, called as every check is: check(doc, source)."""
+    @functools.wraps(check)
+    def called(doc: Document, source: Source) -> list[tuple[int, str]]:
+        return check(doc)
+    return called
+
+
+def control_problems(doc: Document) -> list[tuple[int, str]]:
+    """Invisible control characters: markdown-it would turn NUL into U+FFFD, and tools disagree on the rest."""
+    problems = []
+    for number, line in enumerate(doc.lines, 1):
+        match = CONTROL.search(line)
+        if match:
+            code = ord(match[0])
+            what = "a NUL byte" if code == 0 else f"an invisible control character U+{code:04X}"
+            problems.append((number, f"{what}; delete it (in code, write it as an escape: \\x{code:02x})"))
+    return problems
+
+
+def footnote_problems(doc: Document, source: Source) -> list[tuple[int, str]]:
+    """GitHub shows a footnote ([^1]: text) where CommonMark reads a link reference definition, which neither the
+    check nor the page shows: its numbers would go unchecked, its text missing from the page. Refused, at the
+    line that defines it (the parser gives a definition no line: the first line that holds its label)."""
+    labels = {label for label in source.references if label.startswith("^")}  # as markdown-it keeps them: upper case
+    found = {}
+    for number, text in enumerate(doc.lines, 1):
+        for match in re.finditer(r"\[(\^[^\]]{1,999})\]:", text) if labels and "[^" in text else ():
+            found.setdefault(" ".join(match[1].split()).lower().upper(), (number, match[1]))
+    why = ("GitHub shows it as a footnote, but CommonMark reads it as a link's target: the check does not read it "
+           "and the page does not show it; write it as a sentence or in parentheses")
+    return [(line, f"[{written[:40]}]: is a footnote: {why}")
+            for line, written in sorted(found.get(label, (1, label)) for label in labels)]
+
+
+HTML_BLOCK_END = [  # the HTML blocks that end only at a marker: (how one starts, what ends it, what it is)
+    (re.compile(r"<!--"), re.compile(r"-->"), "HTML comment", "-->"),
+    (re.compile(r"<(script|pre|style|textarea)(?=[\s>]|$)", re.I),
+     re.compile(r"</(?:script|pre|style|textarea)>", re.I), "<{0}> block", "</{0}>"),
+    (re.compile(r"<\?"), re.compile(r"\?>"), "HTML processing instruction", "?>"),
+    (re.compile(r"<!\[CDATA\["), re.compile(r"\]\]>"), "CDATA section", "]]>"),
+    (re.compile(r"<![A-Za-z]"), re.compile(r">"), "HTML declaration", ">"),
+]
+FENCE_LIKE = re.compile(r"^[ \t]*(?:`{3,}|~{3,})")
+# the first { found without backtracking ([^`{]*, not [^`]*: that took time quadratic in a line of many {)
+FENCE_WITH_ATTRIBUTES = re.compile(r"^[ \t>]*(?:(?:[-+*]|[0-9]{1,9}[.)])[ \t]+)*(?:`{3,}[^`{]*|~{3,}[^{]*)\{.*\}[ \t]*$")
+
+
+def hidden_code_problems(doc: Document, source: Source) -> list[tuple[int, str]]:
+    """Code that Markdown silently reads as something else: an HTML comment (or <pre>, ...) that never closes hides
+    the rest of the document (hidden_code_warnings says what else changes what is code, less harmfully)."""
+    problems = []
+    for token in source.tokens:
+        if token.type != "html_block":
+            continue
+        content = token.content.lstrip(" ")
+        for start, end, what, closer in HTML_BLOCK_END:
+            opening = start.match(content)
+            if opening:
+                tag = [group.lower() for group in opening.groups()]
+                what, closer = what.format(*tag), closer.format(*tag)
+                if not end.search(content):
+                    fences = sum(bool(FENCE_LIKE.match(line)) for line in content.split("\n"))
+                    where = "file" if token.map[1] >= len(doc.lines) - 1 else "list item or quote"
+                    hidden = f", {fences} code fence line{'s' if fences != 1 else ''} included" if fences else ""
+                    problems.append((token.map[0] + 1, f"unclosed {what}: no {closer} follows, so Markdown "
+                                     f"hides the rest of the {where}{hidden}; close it"))
+                break
+    return problems
+
+
+def hidden_code_warnings(doc: Document, source: Source) -> list[str]:
+    """Code that Markdown silently reads as something else, warned about (the lesson may mean it): a fence line
+    with {attributes} that is not a fence, or an indented closing fence that does not close, changes what is code."""
+    warnings = []
+    owner: dict[int, object] = {}  # 0-based line -> the fence, indented code or HTML block holding it
+    for token in source.tokens:
+        if token.type in ("fence", "code_block", "html_block") and token.map:
+            for number in range(*token.map):
+                owner.setdefault(number, token)
+        if token.type == "fence" and token.map and len(token.markup) >= 3:
+            closing = re.compile(rf"(?: {{4,}}|[ ]*\t[ \t]*){re.escape(token.markup[0])}{{{len(token.markup)},}}[ \t]*")
+            for offset, code in enumerate(token.content.split("\n")[:-1]):
+                if closing.fullmatch(code):
+                    warnings.append((token.map[0] + 2 + offset, f"indented 4 or more spaces, so it does not close "
+                                     f"the fence opened at line {token.map[0] + 1}: it is code; unindent it to close"))
+    for number, line in enumerate(doc.lines):
+        if not FENCE_WITH_ATTRIBUTES.match(line):
+            continue
+        token = owner.get(number)
+        if token is None:
+            why = "Markdown reads it as text (a line indented 4 or more spaces continues a paragraph)"
+        elif token.type == "fence":
+            continue  # its opening line, or code that shows a fence
+        elif token.type == "code_block":
+            why = "it is indented 4 or more spaces, which makes an indented code block"
+        elif token.content.lstrip(" ").startswith("<!--"):
+            continue  # commented out on purpose
+        else:
+            why = f"it is inside the HTML block that starts at line {token.map[0] + 1} (no blank line between them)"
+        warnings.append((number + 1, f"looks like a code fence but is not one: {why}; its code is not tangled"))
+    return [f"{doc.where(line)}: warning: {what}" for line, what in sorted(warnings)]
+
+
+def python_illustration_problems(doc: Document, source: Source) -> list[tuple[int, str]]:
+    """A fence in a Python language (python, py3, ...) that is no chunk, root or playground: the reader would see
+    code that never runs. Marked {illustration} too: Python that is shown is Python that runs."""
+    return [(line, f"{lang} fence with neither {{#name}} nor {{file=...}}: the reader would see code that never "
+                   "runs; name it, or use ```text for an illustration")
+            for line, lang in source.illustrations if PYTHON_LANGUAGE.fullmatch(lang)]
+
+
+def declared_name_problems(doc: Document) -> list[tuple[int, str]]:
+    """The notebook's words (its notebook-* declarations) name code as the lesson does, 〈name〉: a name that is no
+    chunk or root would send the reader looking for code that is not there."""
+    return [(line, f"〈{name}〉 in the notebook's {key} names no chunk: rename it to the chunk's name")
+            for key, text, line in doc.declared.texts() for name in re.findall(r"〈([^〈〉]+)〉", text)
+            if chunk_name(name) not in doc.chunks and name not in doc.roots]
+
+
+def playground_name_problems(doc: Document) -> list[tuple[int, str]]:
+    """A playground runs with the names one Python program defines: {playground=PATH} names a .py root."""
+    return [(line, f"{{playground={found.program}}} names no program: a playground uses the names of one "
+                   "{file=....py} root" + lookalike(found.program, doc.roots))
+            for line, found in doc.playgrounds.items()
+            if found.program not in doc.roots or not found.program.endswith(".py")]
+
+
+def playground_problems(doc: Document) -> list[tuple[int, str]]:
+    """A playground of a Python program is a cell in the notebook: one IPython would not run as the Python it is (a
+    shell command, a magic) is refused by every tool, not only by the notebook."""
+    problems = []
+    for found in doc.playgrounds.values():
+        python = found.program.endswith(".py")
+        wrong = misread(found.lines, f"the playground of {found.program}") if python else None
+        if wrong:
+            problems.append((found.fence_line + 1 + wrong[0], f"{wrong[1]}; write it as Python"))
+    return problems
+
+
+CHECKS: tuple[Check, ...] = (  # run in this order, reported sorted by line (then by text)
+    document_only(control_problems),
+    footnote_problems,
+    hidden_code_problems,
+    python_illustration_problems,
+    document_only(declared_name_problems),
+    document_only(playground_name_problems),
+    document_only(playground_problems),
+    document_only(nested_root_problems),
+    document_only(split_problems),
+    document_only(invisible_problems),
+    document_only(reference_problems),
+    document_only(misplaced_python),
+    document_only(parts_problems),
+    document_only(anchor_problems),
+    caption_problems,
+    document_only(output_fence_problems),  # output nothing compares: refused by every tool, the page's too
+)

@@ -171,6 +171,18 @@ class Document:
 
 
 @dataclass(frozen=True)
+class Source:
+    """What reading the Markdown saw besides the Document, kept for the checks that refuse what the document says
+    (markdown.CHECKS); the back ends read the Document alone."""
+
+    tokens: list  # the parser's tokens (markdown-it's), in document order
+    references: dict  # the link reference definitions, by label as the parser keeps it (upper case)
+    captions: list[Caption]  # every caption found, those above no fence too (doc.captions keeps the others)
+    # (line, language) of each fence read as an illustration: no chunk, root, transcript or playground
+    illustrations: list[tuple[int, str]]
+
+
+@dataclass(frozen=True)
 class ProseNumber:
     line: int
     text: str
