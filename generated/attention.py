@@ -1,5 +1,5 @@
 # Generated from attention.md by tangle.py — edit attention.md and run make tangle, or edit here and run make stitch.
-# sha256 of the lines below: 12347b2ecc5849b9d1b6e15477230c44fcc2ce0ade7703eb0cdc60fff727c52f
+# sha256 of the lines below: f7160147bc2ddad33bffd73351cc3cf855f7e8d8c846e482774d41272bf9e4de
 # attention.md:320 (generated/attention.py)
 """注意力：每次解码时自己回头挑重点。
 
@@ -1389,15 +1389,15 @@ def mm(a, b):
 # 其余各维怎么摆只影响速度：最里层放最长、又在内存里连续的那一维，NumPy 的内层循环一次做得最多。
 
 def matrix_product(a, b):
-    """(M, K) @ (K, N)。"""
-    if len(a) > b.shape[1]:                           # M 更长：乘积摆成 (K, N, M)
+    """(R, K) @ (K, N)：R 行。"""
+    if len(a) > b.shape[1]:                           # R 更长：乘积摆成 (K, N, R)
         return np.add.reduce(b[:, :, None] * np.ascontiguousarray(a.T)[:, None, :], axis=0).T
     return np.add.reduce(a.T[:, :, None] * np.ascontiguousarray(b)[:, None, :], axis=0)
 
 
 def batched_product(a, b):
-    """(B, M, K) @ (B, K, N)。乘积摆成 (K, M, N, B)：批量在最里层。"""
-    a_t = np.ascontiguousarray(a.transpose(2, 1, 0))   # (K, M, B)
+    """(B, R, K) @ (B, K, N)：B 批，每批 R 行。乘积摆成 (K, R, N, B)：批量在最里层。"""
+    a_t = np.ascontiguousarray(a.transpose(2, 1, 0))   # (K, R, B)
     b_t = np.ascontiguousarray(b.transpose(1, 2, 0))   # (K, N, B)
     return np.add.reduce(a_t[:, :, None, :] * b_t[:, None, :, :], axis=0).transpose(2, 0, 1)
 
