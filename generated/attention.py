@@ -1,5 +1,5 @@
 # Generated from attention.md by tangle.py — edit attention.md and run make tangle, or edit here and run make stitch.
-# sha256 of the lines below: f7160147bc2ddad33bffd73351cc3cf855f7e8d8c846e482774d41272bf9e4de
+# sha256 of the lines below: b060894ab6497d0acde9032fbc810f34c939b78ccf87d056dfcda588fd65f97d
 # attention.md:320 (generated/attention.py)
 """注意力：每次解码时自己回头挑重点。
 
@@ -1084,11 +1084,21 @@ class Plain(NamedTuple):
     own: Evaluation
 
 
+def letters_in(runs):
+    """第五节这几次训练（runs：{名字: Run}）的序列有几位：T。"""
+    return len(next(iter(runs.values())).matrix)
+
+
+def beside_book(T):
+    """原书的数字是 10 位的：序列一样长，才和它并排。"""
+    return T == len(BOOK_MATRIX)
+
+
 def print_section_five(runs, plains):
     """第五节：原书，同一个种子的几次训练（runs：{名字: Run}），每次旁边一个不用注意力的模型（plains：
     {名字: Plain}，学习率和它一样），一张数字表。原书的数字只在序列和它一样长（10 位）时并排。"""
-    T = len(next(iter(runs.values())).matrix)
-    as_book = T == len(BOOK_MATRIX)
+    T = letters_in(runs)
+    as_book = beside_book(T)
     from_book = lambda value: value if as_book else None
     rounds = next(iter(runs.values())).rounds
     print("%d 位，同一个种子，各训练 %d 轮%s；%s。" % (T, rounds, "（原书也是）" if as_book and rounds == BOOK_ROUNDS else "", "，".join(
@@ -1112,8 +1122,8 @@ def print_section_five(runs, plains):
 
 def print_section_five_matrices(runs):
     """第五节的三张矩阵（正文里画成图，数字折叠在图下）；原书的只在序列和它一样长时并排。"""
-    T = len(next(iter(runs.values())).matrix)
-    book = {"原书": BOOK_MATRIX} if T == len(BOOK_MATRIX) else {}
+    T = letters_in(runs)
+    book = {"原书": BOOK_MATRIX} if beside_book(T) else {}
     print("%s个权重矩阵，每格是权重的百分之几（均匀是 %g）；%s我们的是测试集 %d 条的平均。"
           % (how_many(len(book) + len(runs)), 100 / T, "原书的照抄原书，" if book else "", TEST_SIZE))
     matrices = {**book, **{name + "模型": run.matrix for name, run in runs.items()}}
@@ -1193,7 +1203,7 @@ REPLACEMENTS = (("reversal", "（甲）倒序要的那一列：第 r 行只有�
 def print_interventions(by_name):
     """第五节的干预：同一个模型，解码时把权重换掉，逐位正确怎么变。每个模型一列，贪心解码和喂对的字母各一组。"""
     names, runs = list(by_name), list(by_name.values())
-    T = len(runs[0].matrix)
+    T = letters_in(by_name)
     print("把权重换掉：参数一个不动（（戊）除外），只在解码时把每一步的注意力权重换成别的（逐位正确）。")
     print("；".join("%s模型：%s，学习率 %g" % (name, QUERY_NAMES[run.setting.query], run.setting.lr)
                    for name, run in zip(names, runs)) + "。")
@@ -1224,7 +1234,7 @@ def print_interventions(by_name):
 
 def print_forced_by_position(runs):
     """喂对的字母时，每种权重下按输出位置的逐位正确。标签放在数字后面，数字的列在任何字体里都对得齐。"""
-    T = len(next(iter(runs.values())).matrix)
+    T = letters_in(runs)
     print("喂对的字母时，按输出位置的逐位正确：")
     print(" ".join("%4d" % (r + 1) for r in range(T)) + "   模型，解码时的权重")
     labels = (("own", "不换"),) + tuple((name, label[:3]) for name, label in REPLACEMENTS)
@@ -1296,7 +1306,7 @@ def print_transcript():
     print()
     print_reading_order(*next(iter(runs.items())))         # 编码器按不按顺序读，哪个模型都一样：用第一个
 
-# attention.md:3387 (附录：同时训练)
+# attention.md:3397 (附录：同时训练)
 def in_background(pool, function, *args, **options):
     """让另一个进程去算 function(*args, **options)，返回一个之后取结果的 Future。进程之间按「模块名.函数名」
     传函数，所以这个模块要能按名字导入；不能的时候（比如被别的程序按文件路径执行），就当场算。"""
@@ -1316,7 +1326,7 @@ def main():
             STARTED[setting] = in_background(pool, train_section_five, setting)
         print_transcript()
 
-# attention.md:3331 (转置着存的循环)
+# attention.md:3341 (转置着存的循环)
 def right_multiplier(W, batch):
     """循环里要拿同一个 W 乘很多次：返回函数 f，f(x_cols) = (x @ W).T，x_cols 是转置着存的 (K, M·batch)：
     先是第 1 个模型的 batch 列，再是第 2 个的……W (M, K, N)，每个模型乘自己的 W。
@@ -1362,7 +1372,7 @@ def input_grads_fast(dz, tokens, Wx):
     cells = (row[:, None] * H + np.arange(H)).ravel()              # dz 的每个数加到哪一格 (M·B·T·H,)
     return np.bincount(cells, weights=dz.ravel(), minlength=M * V * H).reshape(Wx.shape)
 
-# attention.md:3444 (精确的矩阵乘法、exp 与 tanh)
+# attention.md:3454 (精确的矩阵乘法、exp 与 tanh)
 def mm(a, b):
     """a @ b，形状规则同 np.matmul；但每个结果都按 k = 0, 1, 2, … 的顺序一项项加出来。"""
     if a.ndim == 1:                                   # 左边是一个向量：当成一行来乘
@@ -1524,7 +1534,7 @@ def log(x):
     result += s                                     # e·ln2 + 2s·series
     return result
 
-# attention.md:3411 (附录：让释放的内存留在进程里)
+# attention.md:3421 (附录：让释放的内存留在进程里)
 def keep_freed_memory():
     """让 glibc 把释放的内存留着重用，不还给系统。只在 glibc 上做：别的 C 库没有 mallopt，或者编号不同。"""
     try:
