@@ -39,6 +39,7 @@ TITLE_TEXT = str.maketrans({"\\": "&#92;", "$": "&#36;", '"': "&quot;"})  # an a
 MATHJAX_ACTIVE = {"href", "url", "class", "cssId", "style", "attr", "data", "unicode", "require", "bbox", "mmlToken",
                   "toggle", "mathtip", "texttip", "action", "tooltip", "html", "htmlData"}
 LATEX_TOKEN = re.compile(r"\\[A-Za-z]+|\\.|.", re.S)
+BLANK_LINES = re.compile(r"\n\s*\n")  # in a formula: a blank line would end the paragraph that holds it
 
 
 def markdown_text(text: str, line_start: bool = False, table: bool = False, label: bool = False) -> str:
@@ -138,14 +139,14 @@ def formula(latex: str, display: bool = False, table: bool = False) -> str:
     written = "".join(out) + "}" * depth
     written = re.sub(r"\](?=[(\[])", "]{}", written)  # in LaTeX {} is nothing
     if display:
-        written = re.sub(r"\n\s*\n", "\n", written)  # a blank line would end the paragraph that holds it
+        written = BLANK_LINES.sub("\n", written)
     return f"{dollars}{written}{dollars}"
 
 
 def formula_as_text(written: str, table: bool) -> str:
     """A formula that holds a backtick, shown as the text it is: JupyterLab's pre-pass takes a backtick for code even
     inside a formula, and would leave the formula's closing $ to MathJax, which pairs it with whatever follows."""
-    lines = re.sub(r"\n\s*\n", "\n", written).split("\n")  # a blank line would end the paragraph that holds it
+    lines = BLANK_LINES.sub("\n", written).split("\n")
     return "\n".join(markdown_text(line, line_start=True, table=table) for line in lines)
 
 
