@@ -18,6 +18,7 @@ from urllib.parse import unquote
 from .. import blocks, model
 from ..blocks import children as inside  # the blocks inside a list, an item or a quote
 from ..htmlsource import SourceParser  # the author's HTML read as the page reads it
+from ..rendering import draw, draw_span
 from .escaping import code_span, destination, formula, fragment, html_text, markdown_text, preformatted, title
 
 LINK_DROPPED = "（链接去掉了：只链到页内、相对路径、http(s) 和 mailto）"
@@ -30,33 +31,10 @@ def lesson_lines(doc: model.Document, attached: dict[str, str] | None = None) ->
     """For each line of the lesson (by index), the Markdown the notebook writes for it, or None: nothing.
     attached: the images shown from data in the cell itself (a figure the tools draw): their src -> that data URL."""
     written: list[str | None] = [None] * len(doc.lines)
-    for index, text in block_lines(doc.blocks, attached=attached or {}):
+    for index, text in MarkdownBlocks(attached or {}).siblings(doc.blocks):
         index = min(index, len(written) - 1)
         written[index] = text if written[index] is None else written[index] + "\n" + text
     return written
-
-
-def block_lines(siblings: list, tight: bool = False, attached: dict[str, str] | None = None) -> list[Line]:
-    """Blocks that stand side by side (the lesson's, a list item's, a quote's), a blank line or as many as the
-    lesson has between two of them (none in a tight list). A block that writes nothing (a comment) leaves its
-    lines blank."""
-    out: list[Line] = []
-    previous, other = None, False  # the last block written; whether the list written last took the other marker
-    for block in siblings:
-        if isinstance(block, blocks.ListBlock):  # a list right after another of its kind would continue it
-            other = isinstance(previous, blocks.ListBlock) and previous.ordered == block.ordered and not other
-        lines = one_block(block, other, attached or {})
-        if not lines:
-            continue
-        if previous is not None and not tight:
-            gap = [(index, "") for index in range(previous.end, block.line - 1)]
-            # none where the lesson has none between a heading or a fence and what is next to it; else one at least
-            # (a list's or a quote's last line holds the blank lines after it: its next line would continue it)
-            closed = any(map(stands_alone, (previous, block))) and not inside(previous)
-            out += gap or ([] if closed else [(block.line - 1, "")])
-        out += lines
-        previous = block
-    return out
 
 
 def stands_alone(block) -> bool:
@@ -69,33 +47,91 @@ def is_math(fence: blocks.Fence) -> bool:
     return fence.language == "math" and fence.kind == "illustration"
 
 
-def one_block(block, other_marker: bool, attached: dict[str, str]) -> list[Line]:
-    first = block.line - 1
-    if isinstance(block, blocks.Heading):
-        text = inline_markdown(block.inline.spans, heading=True, attached=attached)
+class MarkdownBlocks:
+    """The notebook's drawing of each kind of block (rendering.Blocks): the Markdown lines written for it, each
+    with the lesson's line it stands for. attached: see lesson_lines. other_marker: whether the list drawn next
+    takes the other marker (siblings says so: a list right after another of its kind would continue it)."""
+
+    def __init__(self, attached: dict[str, str]):
+        self.attached, self.other_marker = attached, False
+
+    def siblings(self, siblings: list, tight: bool = False) -> list[Line]:
+        """Blocks that stand side by side (the lesson's, a list item's, a quote's), a blank line or as many as the
+        lesson has between two of them (none in a tight list). A block that writes nothing (a comment) leaves its
+        lines blank."""
+        out: list[Line] = []
+        previous, other = None, False  # the last block written; whether the list written last took the other marker
+        for block in siblings:
+            if isinstance(block, blocks.ListBlock):
+                other = isinstance(previous, blocks.ListBlock) and previous.ordered == block.ordered and not other
+            self.other_marker = other
+            lines = draw(block, self)
+            if not lines:
+                continue
+            if previous is not None and not tight:
+                gap = [(index, "") for index in range(previous.end, block.line - 1)]
+                # none where the lesson has none between a heading or a fence and what is next to it; else one at
+                # least (a list's or a quote's last line holds the blank lines after it: its next line would
+                # continue it)
+                closed = any(map(stands_alone, (previous, block))) and not inside(previous)
+                out += gap or ([] if closed else [(block.line - 1, "")])
+            out += lines
+            previous = block
+        return out
+
+    def inline(self, spans: list, **where) -> str:
+        return inline_markdown(spans, attached=self.attached, **where)
+
+    def heading(self, block: blocks.Heading) -> list[Line]:
+        text = self.inline(block.inline.spans, heading=True)
         text = text[:-1] + "\\#" if text.endswith("#") else text  # a closing # would be taken off
-        return [(first, "#" * block.level + (" " + text if text else ""))]
-    if isinstance(block, blocks.Paragraph):
-        text = (formula(block.display, True) if block.display is not None
-                else inline_markdown(block.inline.spans, attached=attached))
+        return [(block.line - 1, "#" * block.level + (" " + text if text else ""))]
+
+    def paragraph(self, block: blocks.Paragraph) -> list[Line]:
+        text = formula(block.display, True) if block.display is not None else self.inline(block.inline.spans)
         return numbered(block, text.split("\n"))
-    if isinstance(block, blocks.Fence):
+
+    def fence(self, block: blocks.Fence) -> list[Line]:
         return numbered(block, fence_lines(block))
-    if isinstance(block, blocks.CodeBlock):
+
+    def code_block(self, block: blocks.CodeBlock) -> list[Line]:
         content = block.content.rstrip("\n")
         return numbered(block, preformatted(content) or ["    " + line if line else "" for line in content.split("\n")])
-    if isinstance(block, blocks.HtmlBlock):
+
+    def html_block(self, block: blocks.HtmlBlock) -> list[Line]:
         text = html_block(block.html, block.unmatched).rstrip("\n")
         return numbered(block, text.split("\n")) if text.strip() else []
-    if isinstance(block, blocks.Rule):
-        return [(first, "---")]
-    if isinstance(block, blocks.ListBlock):
-        return list_lines(block, other_marker, attached)
-    if isinstance(block, blocks.Quote):
-        return [(index, "> " + text if text else ">") for index, text in block_lines(inside(block), attached=attached)]
-    if isinstance(block, blocks.Table):
-        return table_lines(block, attached)
-    return []
+
+    def rule(self, block: blocks.Rule) -> list[Line]:
+        return [(block.line - 1, "---")]
+
+    def list(self, block: blocks.ListBlock) -> list[Line]:
+        """Each item with its marker (- or 1., the other one, * or 1), for a list that follows one of its kind),
+        the lines of what it holds indented under it; a blank line between two items unless the list is tight."""
+        other_marker = self.other_marker
+        tight = any(isinstance(child, blocks.Paragraph) and child.tight for item in block.items
+                    for child in inside(item))
+        out: list[Line] = []
+        for number, item in enumerate(block.items, 1 if block.start is None else block.start):
+            marker = (f"{number}{')' if other_marker else '.'}" if block.ordered else "*" if other_marker else "-")
+            lines = self.siblings(inside(item), tight)
+            if out and not tight:
+                out.append((item.line - 1, ""))
+            indent = " " * (len(marker) + 1)
+            out += [(index, (marker + " " if k == 0 else indent if text else "") + text)
+                    for k, (index, text) in enumerate(lines)] or [(item.line - 1, marker)]
+        return out
+
+    def quote(self, block: blocks.Quote) -> list[Line]:
+        return [(index, "> " + text if text else ">") for index, text in self.siblings(inside(block))]
+
+    def table(self, block: blocks.Table) -> list[Line]:
+        def row(cells) -> str:
+            return "| " + " | ".join(self.inline(cell.inline.spans, table=True) or " " for cell in cells) + " |"
+        rule = {None: "---", "left": ":---", "center": ":---:", "right": "---:"}
+        out = [(r.line - 1, row(r.cells)) for r in block.head]
+        out.append((block.line, "|" + "|".join(rule[cell.align] for cell in block.head[0].cells) + "|"))
+        return out + [(r.line - 1, row(r.cells)) for r in block.body or []]
 
 
 def numbered(block, lines: list[str]) -> list[Line]:
@@ -119,32 +155,6 @@ def fence_lines(fence: blocks.Fence) -> list[str]:
     return [marker + fence.info, *(content.split("\n") if content else []), marker]
 
 
-def list_lines(block: blocks.ListBlock, other_marker: bool, attached: dict[str, str]) -> list[Line]:
-    """Each item with its marker (- or 1., the other one, * or 1), for a list that follows one of its kind), the
-    lines of what it holds indented under it; a blank line between two items unless the list is tight."""
-    tight = any(isinstance(child, blocks.Paragraph) and child.tight for item in block.items for child in inside(item))
-    out: list[Line] = []
-    for number, item in enumerate(block.items, 1 if block.start is None else block.start):
-        marker = (f"{number}{')' if other_marker else '.'}" if block.ordered else "*" if other_marker else "-")
-        lines = block_lines(inside(item), tight, attached)
-        if out and not tight:
-            out.append((item.line - 1, ""))
-        indent = " " * (len(marker) + 1)
-        out += [(index, (marker + " " if k == 0 else indent if text else "") + text)
-                for k, (index, text) in enumerate(lines)] or [(item.line - 1, marker)]
-    return out
-
-
-def table_lines(table: blocks.Table, attached: dict[str, str]) -> list[Line]:
-    def row(cells) -> str:
-        return "| " + " | ".join(inline_markdown(cell.inline.spans, table=True, attached=attached) or " "
-                                 for cell in cells) + " |"
-    rule = {None: "---", "left": ":---", "center": ":---:", "right": "---:"}
-    out = [(r.line - 1, row(r.cells)) for r in table.head]
-    out.append((table.line, "|" + "|".join(rule[cell.align] for cell in table.head[0].cells) + "|"))
-    return out + [(r.line - 1, row(r.cells)) for r in table.body or []]
-
-
 # ---------------------------------------------------------------- inline
 
 
@@ -158,72 +168,85 @@ def inline_markdown(spans: list, table: bool = False, heading: bool = False, lin
 
 
 class InlineWriter:
-    """The spans written in order, knowing whether the next one starts a line (where a text could open a block)
-    and which caption anchors are open (the </a> that closes one is written with it)."""
+    """The notebook's drawing of each kind of span (rendering.Spans): the spans written in order, knowing whether
+    the next one starts a line (where a text could open a block) and which caption anchors are open (the </a> that
+    closes one is written with it). Texts and numbers side by side are written as one text (pending): 1 and . apart
+    would make a list item."""
 
     def __init__(self, table: bool, heading: bool, line_start: bool, attached: dict[str, str]):
         self.table, self.heading, self.line_start, self.attached = table, heading, line_start, attached
         self.out, self.anchors, self.label = [], 0, False
+        self.pending: list[str] = []
 
     def put(self, text: str) -> None:
+        self.flush()
         if text:
             self.out.append(text)
             self.line_start = False
 
-    def text(self, text: str) -> None:
+    def flush(self) -> None:
+        """Write the texts and numbers waiting to be written together."""
+        if self.pending:
+            joined, self.pending = "".join(self.pending), []
+            self.write_text(joined)
+
+    def write_text(self, text: str) -> None:
         self.put(markdown_text(text, self.line_start, self.table, self.label))
 
     def spans(self, spans: list) -> None:
-        pending: list[str] = []  # texts and numbers side by side are one text (1 and . would make a list item)
-        for span in [*spans, None]:
-            if isinstance(span, (blocks.Text, blocks.Number)):
-                pending.append(span.text)
-                continue
-            if pending:
-                self.text("".join(pending))
-                pending = []
-            if span is not None:
-                self.span(span)
+        for span in spans:
+            draw_span(span, self)
+        self.flush()
 
-    def span(self, span) -> None:
-        if isinstance(span, blocks.Formula):
-            self.put(formula(span.latex, span.display, self.table))
-        elif isinstance(span, blocks.Code):
-            self.put(code_span(span.text, self.table))
-        elif isinstance(span, blocks.Html):
-            self.html(span.html)
-        elif isinstance(span, blocks.Image) and span.src in self.attached:  # a figure: the cell carries its drawing
-            self.put(f"![{markdown_text(span.alt, False, self.table, True)}]({self.attached[span.src]})")
-        elif isinstance(span, blocks.Image):  # nothing is loaded: a link to the picture, its description the text
-            target, alt = destination(span.src) if span.src else None, markdown_text(span.alt, False, self.table, True)
-            self.put(f"[图片：{alt}]({target})" if target else f"图片：{alt}")
-        elif isinstance(span, blocks.Break):
-            if self.heading:
-                self.put(" ")
-            else:
-                self.out.append("\\\n" if span.hard else "\n")
-                self.line_start = True
-        elif isinstance(span, blocks.Link):
-            own = model.OWN_LINK.fullmatch(unquote(span.href))  # a caption's anchor: the id it has here
-            target = f"#{fragment(own[1])}" if own else destination(span.href)
-            self.put("[" if target else "")
-            self.label = bool(target)  # links do not nest
-            self.spans(span.spans)
-            self.label = False
-            if target:
-                self.put(f"]({target}{' ' + title(span.title) if span.title else ''})")
-            else:
-                self.put(LINK_DROPPED)
-        elif isinstance(span, blocks.Styled):
-            mark = EMPHASIS.get(span.tag, "")
-            self.put(mark)
-            self.spans(span.spans)
-            self.put(mark)
+    def text(self, span: blocks.Text) -> None:
+        self.pending.append(span.text)
 
-    def html(self, tag: str) -> None:
+    def number(self, span: blocks.Number) -> None:
+        self.pending.append(span.text)
+
+    def formula(self, span: blocks.Formula) -> None:
+        self.put(formula(span.latex, span.display, self.table))
+
+    def code(self, span: blocks.Code) -> None:
+        self.put(code_span(span.text, self.table))
+
+    def image(self, span: blocks.Image) -> None:
+        alt = markdown_text(span.alt, False, self.table, True)
+        if span.src in self.attached:  # a figure: the cell carries its drawing
+            self.put(f"![{alt}]({self.attached[span.src]})")
+            return
+        target = destination(span.src) if span.src else None  # nothing is loaded: a link to the picture
+        self.put(f"[图片：{alt}]({target})" if target else f"图片：{alt}")
+
+    def line_break(self, span: blocks.Break) -> None:
+        if self.heading:
+            self.put(" ")
+            return
+        self.flush()
+        self.out.append("\\\n" if span.hard else "\n")
+        self.line_start = True
+
+    def link(self, span: blocks.Link) -> None:
+        own = model.OWN_LINK.fullmatch(unquote(span.href))  # a caption's anchor: the id it has here
+        target = f"#{fragment(own[1])}" if own else destination(span.href)
+        self.put("[" if target else "")
+        self.label = bool(target)  # links do not nest
+        self.spans(span.spans)
+        self.label = False
+        self.put(f"]({target}{' ' + title(span.title) if span.title else ''})" if target else LINK_DROPPED)
+
+    def styled(self, span: blocks.Styled) -> None:
+        mark = EMPHASIS.get(span.tag, "")
+        self.put(mark)
+        self.spans(span.spans)
+        self.put(mark)
+
+    def html(self, span: blocks.Html) -> None:
         """Inline HTML: a caption's <a name> as <a id> (closed at once: alone on a line, an open tag would start
         an HTML block, where code spans are not code), the </a> that closed it dropped, a comment dropped, the
         rest shown as the text it is."""
+        self.flush()
+        tag = span.html
         anchor = model.CAPTION_ANCHOR.fullmatch(tag.strip())
         if anchor:
             self.anchors += 1
@@ -231,7 +254,7 @@ class InlineWriter:
         elif tag.strip().lower() == "</a>" and self.anchors:
             self.anchors -= 1
         elif not tag.startswith("<!--"):
-            self.text(tag)
+            self.write_text(tag)
 
 
 # ---------------------------------------------------------------- HTML blocks

@@ -7,10 +7,12 @@ import re
 from importlib import resources
 
 from .. import blocks, model, proofs, prose, quoting
+from ..blocks import children as inside  # the blocks inside a list item or a quote
 from ..figures import drawing, lesson_figures
 from .code import chunk_html, highlighted_lines, playground_html, pygments_css
 from .columns import column_rules
 from ..markup import PROSE_HTML, Markup, join, sanitized, start_tag, tag
+from ..rendering import draw
 from .maths import mathml
 from .numbers import is_count, link_targets, numbers_by_inline
 from .state import GENERATOR, OWN_ID, Page, fence_captions, uses
@@ -34,55 +36,68 @@ def heading_id(page: Page, text: str) -> str:
 
 
 def body_html(page: Page) -> Markup:
-    out, in_section = [], False
-    for event, block, _ in blocks.walk(page.doc.blocks):
-        if event == "close":
-            if isinstance(block, (blocks.ListBlock, blocks.ListItem, blocks.Quote)):
-                out.append(block_close(container_tag(block)))
-        elif isinstance(block, blocks.Paragraph):
-            if block.caption_of is not None:  # drawn as its fence's caption, there
-                continue
-            if block.display is not None:
-                page.in_formulas += len(page.numbers.get(block.inline.key, {}))
-                out += [tag("div", {"class": "math"}, mathml(page, block.display, True, block.line)), "\n"]
-            elif block.tight:  # a tight list's paragraphs are not drawn
-                out.append(render_inline(page, block.inline))
-            else:
-                out += [start_tag("p"), render_inline(page, block.inline), block_close("p")]
-        elif isinstance(block, blocks.Heading):
-            name, text = f"h{block.level}", block.inline.plain
-            anchor = heading_id(page, text)
-            page.headings.append((block.level, anchor, text))
-            if block.level == 2:  # each ## section in a <section>: the contents mark the ones in view
-                out.append(Markup(("</section>\n" if in_section else "") + "<section>\n"))
-                in_section = True
-            out += [start_tag(name, {"id": anchor}), render_inline(page, block.inline), block_close(name)]
-            if block.level == 2:
-                out.append(Markup(tag("a", {"class": "back", "href": "#contents"}, "↑ 目录") + "\n"))
-        elif isinstance(block, blocks.Fence):
-            out.append(fence_html(page, block))
-        elif isinstance(block, blocks.CodeBlock):
-            out.append(Markup(tag("pre", None, tag("code", None, block.content)) + "\n"))
-        elif isinstance(block, blocks.HtmlBlock):
-            out.append(sanitized(block.html, PROSE_HTML, block.unmatched))
-        elif isinstance(block, blocks.Rule):
-            out.append(Markup(start_tag("hr") + "\n"))
-        elif isinstance(block, blocks.ListItem):
-            out.append(start_tag("li"))
-        elif isinstance(block, (blocks.ListBlock, blocks.Quote)):
-            out.append(block_open(container_tag(block), {"start": block.start} if block.ordered else None)
-                       if isinstance(block, blocks.ListBlock) else block_open("blockquote"))
-        elif isinstance(block, blocks.Table):
-            out.append(table_html(page, block))
-    if in_section:
+    """The lesson's blocks as HTML, each ## section in a <section> (the contents mark the ones in view)."""
+    body = PageBlocks(page)
+    out = [draw(block, body) for block in page.doc.blocks]
+    if body.in_section:
         out.append(Markup("</section>\n"))
     return join(out)
 
 
-def container_tag(block) -> str:
-    if isinstance(block, blocks.ListBlock):
-        return "ol" if block.ordered else "ul"
-    return "li" if isinstance(block, blocks.ListItem) else "blockquote"
+class PageBlocks:
+    """The page's drawing of each kind of block (rendering.Blocks), as HTML; in_section: whether a <section> is open."""
+
+    def __init__(self, page: Page):
+        self.page, self.in_section = page, False
+
+    def heading(self, block: blocks.Heading) -> Markup:
+        page, name, text = self.page, f"h{block.level}", block.inline.plain
+        anchor = heading_id(page, text)
+        page.headings.append((block.level, anchor, text))
+        out = []
+        if block.level == 2:  # each ## section in a <section>: the contents mark the ones in view
+            out.append(Markup(("</section>\n" if self.in_section else "") + "<section>\n"))
+            self.in_section = True
+        out += [start_tag(name, {"id": anchor}), render_inline(page, block.inline), block_close(name)]
+        if block.level == 2:
+            out.append(Markup(tag("a", {"class": "back", "href": "#contents"}, "↑ 目录") + "\n"))
+        return join(out)
+
+    def paragraph(self, block: blocks.Paragraph) -> Markup:
+        page = self.page
+        if block.caption_of is not None:  # drawn as its fence's caption, there
+            return Markup("")
+        if block.display is not None:
+            page.in_formulas += len(page.numbers.get(block.inline.key, {}))
+            return join([tag("div", {"class": "math"}, mathml(page, block.display, True, block.line)), "\n"])
+        if block.tight:  # a tight list's paragraphs are not drawn
+            return render_inline(page, block.inline)
+        return join([start_tag("p"), render_inline(page, block.inline), block_close("p")])
+
+    def fence(self, block: blocks.Fence) -> Markup:
+        return fence_html(self.page, block)
+
+    def code_block(self, block: blocks.CodeBlock) -> Markup:
+        return Markup(tag("pre", None, tag("code", None, block.content)) + "\n")
+
+    def html_block(self, block: blocks.HtmlBlock) -> Markup:
+        return sanitized(block.html, PROSE_HTML, block.unmatched)
+
+    def rule(self, block: blocks.Rule) -> Markup:
+        return Markup(start_tag("hr") + "\n")
+
+    def table(self, block: blocks.Table) -> Markup:
+        return table_html(self.page, block)
+
+    def list(self, block: blocks.ListBlock) -> Markup:
+        name = "ol" if block.ordered else "ul"
+        items = [join([start_tag("li"), *(draw(child, self) for child in inside(item)), block_close("li")])
+                 for item in block.items]
+        return join([block_open(name, {"start": block.start} if block.ordered else None), *items, block_close(name)])
+
+    def quote(self, block: blocks.Quote) -> Markup:
+        return join([block_open("blockquote"), *(draw(child, self) for child in inside(block)),
+                     block_close("blockquote")])
 
 
 def fence_html(page: Page, fence: blocks.Fence) -> Markup:

@@ -8,6 +8,7 @@ from urllib.parse import unquote
 from .. import blocks, model
 from ..figures import figure_path
 from ..markup import HTML_TAGS, PROSE_HTML, Markup, end_tag, escape, join, sanitized, start_tag, tag
+from ..rendering import draw_span
 from .maths import mathml
 from .numbers import number_html
 from .state import Page
@@ -16,57 +17,70 @@ from .state import Page
 def render_inline(page: Page, inline: blocks.Inline, name_link: str | None = None) -> Markup:
     """A paragraph's or cell's text: numbers linked, formulas as MathML, the rest from its spans.
     name_link: make the first **bold** a link to this anchor (a caption's name)."""
-    numbers = page.numbers.get(inline.key, {})
-    bold = [None if name_link else False]  # None: the name's bold is still to come; True: inside it
-    out: list = []
-    spans_html(page, inline, inline.spans, numbers, name_link, bold, out)
+    spans = PageSpans(page, inline, name_link)
+    text = spans.all(inline.spans)
     if inline.formula_problem:
         page.problems.append(f"{page.doc.where(inline.line)}: error: cannot find the formulas of this paragraph in "
                              "its text (emphasis or a link inside $...$?); write them as $`...`$")
-    text = join(out)
-    if name_link and bold[0] is None:  # no bold name: the whole caption is the link
+    if name_link and spans.bold is None:  # no bold name: the whole caption is the link
         text = tag("a", {"class": "name", "href": f"#{name_link}"}, text)
     return text
 
 
-def spans_html(page: Page, inline: blocks.Inline, spans: list, numbers: dict, name_link: str | None, bold: list,
-               out: list) -> None:
-    """The spans as HTML, appended to out (nested spans: as deep as the parser nests them, a few levels)."""
-    for span in spans:
-        if isinstance(span, blocks.Text):
-            out.append(escape(span.text))
-        elif isinstance(span, blocks.Number):
-            found = numbers.get(span.offset)
-            out.append(number_html(page, *found, number_contexts(inline, span)) if found else escape(span.text))
-        elif isinstance(span, blocks.Formula):
-            page.in_formulas += sum(offset in numbers for offset in span.numbers)  # the formula shows them
-            out.append(mathml(page, span.latex, span.display, inline.line))
-        elif isinstance(span, blocks.Code):
-            out.append(tag("code", None, span.text))
-        elif isinstance(span, blocks.Html):
-            out.append(sanitized(span.html, PROSE_HTML, span.unmatched))
-        elif isinstance(span, blocks.Image):
-            out.append(image_html(page, span))
-        elif isinstance(span, blocks.Break):
-            out.append(Markup(start_tag("br") + "\n") if span.hard else Markup("\n"))
-        elif isinstance(span, blocks.Link):
-            own = model.OWN_LINK.fullmatch(unquote(span.href))  # a caption's anchor, as written (as the page's ids are)
-            out.append(start_tag("a", {"href": f"#{own[1]}" if own else span.href, "title": span.title}))
-            spans_html(page, inline, span.spans, numbers, name_link, bold, out)
-            out.append(end_tag("a"))
-        elif isinstance(span, blocks.Styled):
-            known = span.tag in HTML_TAGS
-            if span.tag == "strong" and bold[0] is None:
-                bold[0] = True
-                out.append(Markup(start_tag("a", {"class": "name", "href": f"#{name_link}"}) + start_tag("strong")))
-            else:
-                out.append(start_tag(span.tag) if known else Markup(""))
-            spans_html(page, inline, span.spans, numbers, name_link, bold, out)
-            if span.tag == "strong" and bold[0]:
-                bold[0] = False
-                out.append(Markup(end_tag("strong") + end_tag("a")))
-            else:
-                out.append(end_tag(span.tag) if known else Markup(""))
+class PageSpans:
+    """The page's drawing of each kind of span (rendering.Spans) in one text, as HTML. name_link: the first **bold**
+    is a link to this anchor (a caption's name); bold: None while that bold is still to come, True inside it."""
+
+    def __init__(self, page: Page, inline: blocks.Inline, name_link: str | None):
+        self.page, self.inline, self.name_link = page, inline, name_link
+        self.numbers = page.numbers.get(inline.key, {})
+        self.bold: bool | None = None if name_link else False
+
+    def all(self, spans: list) -> Markup:
+        return join([draw_span(span, self) for span in spans])
+
+    def text(self, span: blocks.Text) -> Markup:
+        return escape(span.text)
+
+    def number(self, span: blocks.Number) -> Markup:
+        found = self.numbers.get(span.offset)
+        return number_html(self.page, *found, number_contexts(self.inline, span)) if found else escape(span.text)
+
+    def formula(self, span: blocks.Formula) -> Markup:
+        self.page.in_formulas += sum(offset in self.numbers for offset in span.numbers)  # the formula shows them
+        return mathml(self.page, span.latex, span.display, self.inline.line)
+
+    def code(self, span: blocks.Code) -> Markup:
+        return tag("code", None, span.text)
+
+    def html(self, span: blocks.Html) -> Markup:
+        return sanitized(span.html, PROSE_HTML, span.unmatched)
+
+    def image(self, span: blocks.Image) -> Markup:
+        return image_html(self.page, span)
+
+    def line_break(self, span: blocks.Break) -> Markup:
+        return Markup(start_tag("br") + "\n") if span.hard else Markup("\n")
+
+    def link(self, span: blocks.Link) -> Markup:
+        own = model.OWN_LINK.fullmatch(unquote(span.href))  # a caption's anchor, as written (as the page's ids are)
+        opening = start_tag("a", {"href": f"#{own[1]}" if own else span.href, "title": span.title})
+        return join([opening, self.all(span.spans), end_tag("a")])
+
+    def styled(self, span: blocks.Styled) -> Markup:
+        known = span.tag in HTML_TAGS
+        if span.tag == "strong" and self.bold is None:
+            self.bold = True
+            opening = Markup(start_tag("a", {"class": "name", "href": f"#{self.name_link}"}) + start_tag("strong"))
+        else:
+            opening = start_tag(span.tag) if known else Markup("")
+        inside = self.all(span.spans)
+        if span.tag == "strong" and self.bold:
+            self.bold = False
+            closing = Markup(end_tag("strong") + end_tag("a"))
+        else:
+            closing = end_tag(span.tag) if known else Markup("")
+        return join([opening, inside, closing])
 
 
 def image_html(page: Page, image: blocks.Image) -> Markup:
