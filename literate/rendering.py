@@ -1,6 +1,6 @@
 """How a back end draws the lesson: it writes one method for each kind of block (Blocks) and of span (Spans), and
-draw and draw_span call the one that fits, the only place that tells the kinds apart. The page, the notebook's
-Markdown and any new back end are such a pair of classes; none of them asks what type a block is.
+draw and draw_span call the one that fits: the only place that chooses what to draw by the kind. The page, the
+notebook's Markdown and any new back end are such a pair of classes.
 
 A list's or a quote's method draws what is inside it by calling draw again. The parser reads lists and quotes only
 a few levels deep (markdown.nesting_guard) and spans only MAX_SPAN_DEPTH deep (reading.py), so this recursion is
@@ -25,7 +25,7 @@ class Blocks(Protocol[Drawn]):
     def html_block(self, block: b.HtmlBlock) -> Drawn: ...
     def rule(self, block: b.Rule) -> Drawn: ...
     def table(self, block: b.Table) -> Drawn: ...
-    def list(self, block: b.ListBlock) -> Drawn: ...  # its items: block.items, each holding blocks (.children)
+    def list_block(self, block: b.ListBlock) -> Drawn: ...  # its items: block.items, each holding blocks (.children)
     def quote(self, block: b.Quote) -> Drawn: ...  # the blocks it holds: block.children
 
 
@@ -61,7 +61,7 @@ def draw(block, back_end: Blocks[Drawn]) -> Drawn:
         case b.Table():
             return back_end.table(block)
         case b.ListBlock():
-            return back_end.list(block)
+            return back_end.list_block(block)
         case b.Quote():
             return back_end.quote(block)
     raise TypeError(f"no back end draws a {type(block).__name__} on its own")  # a list item: its list draws it

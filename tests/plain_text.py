@@ -41,7 +41,7 @@ class PlainBlocks:
         return [" | ".join(spans_text(cell.inline.spans) for cell in row.cells)
                 for row in [*block.head, *(block.body or [])]]
 
-    def list(self, block: blocks.ListBlock) -> list[str]:
+    def list_block(self, block: blocks.ListBlock) -> list[str]:
         out = []
         for number, item in enumerate(block.items, block.start or 1):
             marker = f"{number}. " if block.ordered else "- "

@@ -105,7 +105,7 @@ class MarkdownBlocks:
     def rule(self, block: blocks.Rule) -> list[Line]:
         return [(block.line - 1, "---")]
 
-    def list(self, block: blocks.ListBlock) -> list[Line]:
+    def list_block(self, block: blocks.ListBlock) -> list[Line]:
         """Each item with its marker (- or 1., the other one, * or 1), for a list that follows one of its kind),
         the lines of what it holds indented under it; a blank line between two items unless the list is tight."""
         other_marker = self.other_marker

@@ -89,7 +89,7 @@ class PageBlocks:
     def table(self, block: blocks.Table) -> Markup:
         return table_html(self.page, block)
 
-    def list(self, block: blocks.ListBlock) -> Markup:
+    def list_block(self, block: blocks.ListBlock) -> Markup:
         name = "ol" if block.ordered else "ul"
         items = [join([start_tag("li"), *(draw(child, self) for child in inside(item)), block_close("li")])
                  for item in block.items]

@@ -74,13 +74,13 @@ class PageSpans:
             opening = Markup(start_tag("a", {"class": "name", "href": f"#{self.name_link}"}) + start_tag("strong"))
         else:
             opening = start_tag(span.tag) if known else Markup("")
-        inside = self.all(span.spans)
+        drawn = self.all(span.spans)
         if span.tag == "strong" and self.bold:
             self.bold = False
             closing = Markup(end_tag("strong") + end_tag("a"))
         else:
             closing = end_tag(span.tag) if known else Markup("")
-        return join([opening, inside, closing])
+        return join([opening, drawn, closing])
 
 
 def image_html(page: Page, image: blocks.Image) -> Markup:
