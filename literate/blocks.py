@@ -4,6 +4,7 @@ of MD it stands on. The back ends walk these; none of them sees the Markdown par
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass, field
 
 
@@ -103,7 +104,7 @@ class Inline:
 @dataclass
 class Block:
     line: int  # first line of MD, 1-based
-    end: int  # the line after its last, 1-based: lines[line - 1 : end - 1] hold it
+    end: int  # its last line, 1-based: lines[line - 1 : end] hold it
 
 
 @dataclass
@@ -120,17 +121,29 @@ class Paragraph(Block):
     caption_of: int | None = None  # the line of the fence it is the caption of
 
 
+class Role(enum.Enum):
+    """What a fence is to the tools, as its attributes say (fences.fence_attributes)."""
+
+    CHUNK = "chunk"  # a piece of a named chunk: {#name}
+    ROOT = "root"  # a piece of a generated file: {file=PATH}
+    TRANSCRIPT = "transcript"  # what a program printed, or one part of it: {transcript=PATH part=N}
+    PLAYGROUND = "playground"  # code for the reader to change and run: {playground=PATH}
+    ILLUSTRATION = "illustration"  # shown, never run: no attributes, or {illustration}
+    UNREAD = "unread"  # never closed, or attributes that cannot be read: an error says which
+
+
 @dataclass
 class Fence(Block):
-    """A code fence: kind chunk, root, transcript, playground or illustration; label: the chunk's name or the
-    program's path; index: which of that label's fences (0, 1, ...); piece: what tangle read from it (a
-    model.Piece, the model.Transcript part, the model.Playground; None: an illustration); caption: its caption's
-    text, without the <a name> (None: it has none)."""
+    """A code fence and what the tools read from it. label: the chunk's name or the path of the file it belongs to
+    (a transcript's: its program's); index: which of that label's fences it is (0, 1, ... in document order);
+    piece: what tangle reads from it (a model.Piece, the model.Transcript part, the model.Playground; None: an
+    illustration); caption: its caption's text, without the <a name> (None: it has none). The lesson's tables of
+    chunks, roots, playgrounds and transcripts are gathered from these (markdown.index_fences)."""
 
     info: str
     language: str  # the first word of info
     content: str
-    kind: str = "illustration"
+    role: Role = Role.ILLUSTRATION
     label: str = ""
     index: int = 0
     piece: object = None
@@ -175,6 +188,24 @@ class Quote(Block):
 
 
 @dataclass
+class Details(Block):
+    """A fold: the HTML block that opens a <details> (its <summary> with it), the blocks it folds, and the HTML block
+    that closes it, side by side in one list item, quote or the lesson's top. children holds all of them in that
+    order, the opening first and the closing last. A <details> that opens or closes anywhere else (in a
+    paragraph, in another list item) stays the HtmlBlock it is."""
+
+    children: list = field(default_factory=list)
+
+    @property
+    def opening(self) -> HtmlBlock:
+        return self.children[0]
+
+    @property
+    def closing(self) -> HtmlBlock:
+        return self.children[-1]
+
+
+@dataclass
 class Cell:
     header: bool
     align: str | None
@@ -193,10 +224,10 @@ class Table(Block):
 
 
 def children(block) -> list:
-    """The blocks directly inside a block (a list's items, an item's or quote's blocks)."""
+    """The blocks directly inside a block (a list's items, an item's, a quote's or a fold's blocks)."""
     if isinstance(block, ListBlock):
         return block.items
-    if isinstance(block, (ListItem, Quote)):
+    if isinstance(block, (ListItem, Quote, Details)):
         return block.children
     return []
 
@@ -220,6 +251,11 @@ def walk(blocks: list):
             stack.append((iter(inner), block))
         else:
             yield "close", block, depth
+
+
+def fences(blocks: list):
+    """Every fence of the lesson in document order, those in lists and quotes too."""
+    return (block for event, block, _ in walk(blocks) if event == "open" and isinstance(block, Fence))
 
 
 def texts(blocks: list):

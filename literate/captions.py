@@ -8,6 +8,7 @@ import re
 from urllib.parse import unquote
 
 from . import blocks
+from .blocks import Role
 from .inline import caption_of
 from .model import (Caption, Document, MAX_SUGGESTIONS, OWN_LINK, Source, chunk_anchor, chunk_name, output_anchor,
                     references, root_anchor)
@@ -79,15 +80,18 @@ def expected_captions(doc: Document) -> dict[int, tuple[str, str, str, list[str]
     """fence line -> (the fence as written, anchor, title, the chunks it includes in order or None) for every
     fence that tangle reads: pieces of chunks and roots, and transcripts (or their parts)."""
     expected = {}
-    for line, (kind, name, index, piece) in doc.fences().items():
-        if kind == "transcript":
+    for fence in blocks.fences(doc.blocks):
+        name, index, piece = fence.label, fence.index, fence.piece
+        if fence.role is Role.TRANSCRIPT:
             label = f"{{transcript={name}" + (f" part={piece.part}" if piece.part else "") + "}"
             title = f"〈{name}〉的实跑输出" + (f"（第 {piece.part} 段）" if piece.part else "")
-            expected[line] = (label, output_anchor(name, piece.part), title, None)
-        else:
-            label, anchor = (f"{{#{name}}}", chunk_anchor) if kind == "chunk" else (f"{{file={name}}}", root_anchor)
+            expected[fence.line] = (label, output_anchor(name, piece.part), title, None)
+        elif fence.role in (Role.CHUNK, Role.ROOT):
+            label, anchor = (f"{{#{name}}}", chunk_anchor) if fence.role is Role.CHUNK else (f"{{file={name}}}",
+                                                                                              root_anchor)
             includes = [included for _, included in references([piece])]
-            expected[line] = (label, anchor(name, index + 1), f"〈{name}〉" + ("（续）" if index else ""), includes)
+            expected[fence.line] = (label, anchor(name, index + 1), f"〈{name}〉" + ("（续）" if index else ""),
+                                    includes)
     return expected
 
 

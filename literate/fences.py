@@ -10,10 +10,47 @@ import posixpath
 import re
 
 from . import blocks
+from .blocks import Role
 from .model import (Document, HASH_COMMENT_SUFFIXES, LINE_BREAKING, MAX_NAME, MAX_PATH_DEPTH, PYTHON_LANGUAGE,
-                    chunk_name, output_lines, quoted, reference, Transcript, walk)
+                    chunk_name, fence_runs, output_lines, Piece, Playground, quoted, reference, Transcript, walk)
 from .places import confinement_problem
 from .validation import lookalike, shown_line
+
+
+def read_fence(doc: Document, token) -> tuple[Role, str, Piece | Transcript | Playground | None]:
+    """What a fence's attributes make it: its role, its label (a chunk's name, a file's path; a transcript's program
+    as written, "" where it names none: index_fences settles which) and what tangle reads from it. ValueError: why
+    it cannot be read."""
+    line = token.map[0] + 1
+    if not is_closed(token, doc.lines):
+        where = "the file" if token.map[1] >= len(doc.lines) - 1 else "its list item or quote"
+        raise ValueError(f"unterminated code fence: no closing {token.markup} before the end of {where}")
+    lang, name, target, transcript, part, playground = fence_attributes(token.info)
+    code = token.content.split("\n")[:-1]
+    if name is not None:
+        return Role.CHUNK, name, Piece(line, name, code, lang)
+    if target is not None:
+        problem = target_problem(doc, target)
+        if problem:
+            raise ValueError(problem)
+        target = posixpath.normpath(target)
+        return Role.ROOT, target, Piece(line, target, code, lang)
+    if playground is not None:
+        program = posixpath.normpath(playground)
+        return Role.PLAYGROUND, program, Playground(line, program, code, lang)
+    if transcript is not None:
+        return Role.TRANSCRIPT, transcript, Transcript(line, token.map[1], token.content, token.markup, part)
+    return Role.ILLUSTRATION, "", None
+
+
+def is_closed(token, lines: list[str]) -> bool:
+    """markdown-it closes an unterminated fence silently at the end of the file
+    (or of its list item): the last line of the block must be a closing fence."""
+    start, end = token.map
+    if end - 1 <= start:
+        return False
+    last = lines[end - 1].lstrip(" \t>")
+    return any(len(run) >= len(token.markup) for run in fence_runs(token.markup[0], last))
 
 
 def fence_attributes(info: str) -> tuple[str, str | None, str | None, str | None, int | None, str | None]:
@@ -22,10 +59,10 @@ def fence_attributes(info: str) -> tuple[str, str | None, str | None, str | None
     without part=. `pycon {illustration}` is an illustration, as a fence without braces is, said on purpose
     (output_fence_problems)."""
     info = info.strip()
+    lang = fence_language(info)
     if "{" not in info:
-        return (info.split() or [""])[0], None, None, None, None, None
+        return lang, None, None, None, None, None
     brace = info.index("{")
-    lang = (info[:brace].split() or [""])[0]
     if not info.endswith("}"):
         raise ValueError(f"attributes {quoted(info[brace:])} do not end with }}")
     inner = info[brace + 1 : -1].strip()
@@ -72,6 +109,11 @@ def fence_attributes(info: str) -> tuple[str, str | None, str | None, str | None
     return lang, None, target, transcript, part, playground
 
 
+def fence_language(info: str) -> str:
+    """The language a fence's info names: its first word before any {attributes}."""
+    return (info.split("{", 1)[0].split() or [""])[0]
+
+
 def target_problem(doc: Document, target: str) -> str | None:
     """Why a file= path cannot be written to, or None."""
     if not target or LINE_BREAKING.search(target):
@@ -100,6 +142,31 @@ def nested_root_problems(doc: Document) -> list[tuple[int, str]]:
     return [(pieces[0].fence_line, f"file={target} is also a folder of file={other}")
             for target, pieces in doc.roots.items()
             for other in doc.roots if other.startswith(target + "/")]
+
+
+def index_fences(doc: Document) -> list[tuple[int, str]]:
+    """The lesson's tables gathered from its fences, in document order: doc.chunks and doc.roots (each fence's index
+    is its place in its label's list), doc.playgrounds, and doc.transcripts, each transcript fence then labelled
+    with the program it belongs to and indexed among that program's parts. Returns the transcript fences that
+    belong to no program (assign_transcripts says why): they are left UNREAD."""
+    transcript_fences = {}
+    for fence in blocks.fences(doc.blocks):
+        if fence.role in (Role.CHUNK, Role.ROOT):
+            pieces = (doc.chunks if fence.role is Role.CHUNK else doc.roots).setdefault(fence.label, [])
+            fence.index = len(pieces)
+            pieces.append(fence.piece)
+        elif fence.role is Role.PLAYGROUND:
+            doc.playgrounds[fence.line] = fence.piece
+        elif fence.role is Role.TRANSCRIPT:
+            transcript_fences[fence.line] = fence
+    problems = assign_transcripts(doc, [(fence.label, fence.piece) for fence in transcript_fences.values()])
+    for target, transcript in doc.transcripts.items():
+        for index, part in enumerate(transcript.pieces()):
+            fence = transcript_fences.pop(part.fence_line)
+            fence.label, fence.index = target, index
+    for fence in transcript_fences.values():
+        fence.role = Role.UNREAD
+    return problems
 
 
 def assign_transcripts(doc: Document, found: list[tuple[str | None, Transcript]]) -> list[tuple[int, str]]:
@@ -175,6 +242,15 @@ def program_split_problems(target: str, parts: list[Transcript]) -> list[tuple[i
     return problems
 
 
+def python_illustration_problems(doc: Document) -> list[tuple[int, str]]:
+    """A fence in a Python language (python, py3, ...) that is no chunk, root or playground: the reader would see
+    code that never runs. Marked {illustration} too: Python that is shown is Python that runs."""
+    return [(fence.line, f"{language} fence with neither {{#name}} nor {{file=...}}: the reader would see code that "
+                         "never runs; name it, or use ```text for an illustration")
+            for fence in blocks.fences(doc.blocks) if fence.role is Role.ILLUSTRATION
+            for language in [fence_language(fence.info)] if PYTHON_LANGUAGE.fullmatch(language)]
+
+
 def misplaced_python(doc: Document) -> list[tuple[int, str]]:
     """(line, why) for each fence in a Python language (python, py3, ...) that goes into a root that is no .py file:
     only .py roots run, so its Python would never run. Other roots (a .sh script, a .toml setting) are written as
@@ -234,7 +310,7 @@ def output_fence_problems(doc: Document) -> list[tuple[int, str]]:
                 above[depth] = block
             continue
         before, above[depth + 1] = above.get(depth), None
-        if isinstance(block, blocks.Fence) and block.kind == "illustration" and not marked_illustration(block.info):
+        if isinstance(block, blocks.Fence) and block.role is Role.ILLUSTRATION and not marked_illustration(block.info):
             why = output_reason(block.language, block.content, before)
             if why:
                 shown = block.language or "text"

@@ -214,27 +214,31 @@ def without_comments(text: str) -> str:
 DETAILS_TAG = re.compile(r"<(/?)details(?=[\s/>])", re.I)
 
 
-def unmatched_details(tokens) -> dict[int, frozenset[int]]:
+def details_pairs(tokens) -> dict[int, list[tuple[bool, int | None]]]:
     """Pair the author's <details> and </details> over the whole lesson (a fold may open in one block and close
-    in a later one): id(HTML token) -> which of its tags (0, 1, ... in the order they stand) pair with nothing.
-    The page shows those as text, so that an unclosed <details> cannot fold away the rest of the page."""
+    in a later one): id(HTML token) -> for each of its tags in the order they stand, (whether it closes, the number
+    of its pair, shared by a <details> and its </details>; None: it pairs with nothing). The page shows those that
+    pair with nothing as text, so that an unclosed <details> cannot fold away the rest of the page."""
     stack, found = [], []
     for token in tokens:
         for html in [token, *(token.children or [])]:
             if html.type not in ("html_block", "html_inline"):
                 continue
-            for index, match in enumerate(DETAILS_TAG.finditer(without_comments(html.content))):
-                found.append((html, index))
+            for match in DETAILS_TAG.finditer(without_comments(html.content)):
+                found.append([html, bool(match[1]), None])
                 if not match[1]:
-                    stack.append(len(found) - 1)
+                    stack.append(found[-1])
                 elif stack:
-                    found[stack.pop()] = found[-1] = None
-    unmatched: dict[int, frozenset[int]] = {}
-    for entry in found:
-        if entry is not None:
-            html, index = entry
-            unmatched[id(html)] = unmatched.get(id(html), frozenset()) | {index}
-    return unmatched
+                    stack.pop()[2] = found[-1][2] = len(found)
+    pairs: dict[int, list[tuple[bool, int | None]]] = {}
+    for html, closes, pair in found:
+        pairs.setdefault(id(html), []).append((closes, pair))
+    return pairs
+
+
+def unmatched(tags: list[tuple[bool, int | None]]) -> frozenset[int]:
+    """Which of an HTML text's <details> and </details> (details_pairs) pair with nothing."""
+    return frozenset(index for index, (_, pair) in enumerate(tags) if pair is None)
 
 
 def words(text: str) -> tuple[set[str], set[str]]:

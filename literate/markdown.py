@@ -6,7 +6,6 @@ from __future__ import annotations
 import errno
 import functools
 import os
-import posixpath
 import re
 import stat
 import sys
@@ -16,11 +15,10 @@ from pathlib import Path
 from .captions import caption_problems, find_captions, math_warnings
 from .files import describe, file_kind, read_regular
 from .ipython import misread
-from .model import (Document, LINE_BREAKING, LINE_WITH_END, MAX_MARKDOWN_BYTES, PYTHON_LANGUAGE, chunk_name, Piece,
-                    Playground, Source, Transcript, UserError)
+from .model import Document, LINE_BREAKING, LINE_WITH_END, MAX_MARKDOWN_BYTES, chunk_name, Source, UserError
 from .declarations import is_declaration, read_declarations
-from .fences import (assign_transcripts, fence_attributes, misplaced_python, nested_root_problems,
-                     output_fence_problems, split_problems, target_problem)
+from .fences import (index_fences, misplaced_python, nested_root_problems, output_fence_problems,
+                     python_illustration_problems, read_fence, split_problems)
 from .reading import Reader, read_blocks
 from .startup import missing
 from .validation import (CONTROL, anchor_problems, invisible_problems, lookalike, parts_problems,
@@ -138,17 +136,15 @@ def build_document(path: Path, shown: str, text: str) -> tuple[Document, Source,
     saw besides it, and what could not be read into it (line, why): the checks then see a finished document."""
     tokens, references = parse_markdown(shown, text)
     doc = Document(path=path, shown=shown, lines=text.split("\n"))
-    problems, loose_transcripts, illustrations = read_fences(doc, tokens)
+    captions = find_captions(tokens)
+    doc.captions = {caption.fence_line: caption for caption in captions if caption.fence_line is not None}
+    doc.blocks, problems = read_blocks(tokens, doc.captions, functools.partial(read_fence, doc))
+    problems += index_fences(doc)  # the tables of chunks, roots, playgrounds and transcripts, from the blocks
     doc.declared, declaration_problems = read_declarations(
         [(token.map[0] + 1, token.content) for token in tokens if token.type == "html_block" and token.map
          and is_declaration(token.content) and "-->" in token.content])  # unclosed: hidden_code_problems says so
     problems += declaration_problems
-    problems += assign_transcripts(doc, loose_transcripts)  # after the roots: a transcript names its program
-    captions = find_captions(tokens)
-    doc.captions = {caption.fence_line: caption for caption in captions if caption.fence_line is not None}
-    doc.blocks, reading_problems = read_blocks(tokens, doc.fences(), doc.playgrounds, doc.captions)
-    problems += reading_problems
-    return doc, Source(tokens, references, captions, illustrations), problems
+    return doc, Source(tokens, references, captions), problems
 
 
 def parse_markdown(shown: str, text: str) -> tuple[list, dict]:
@@ -164,59 +160,6 @@ def parse_markdown(shown: str, text: str) -> tuple[list, dict]:
                         "one): it would leave out this block and the rest of the lesson after it; nest them less "
                         "deeply") from None
     return tokens, environment.get("references", {})
-
-
-def read_fences(doc: Document, tokens: list) -> tuple[list[tuple[int, str]], list[tuple[str | None, Transcript]],
-                                                      list[tuple[int, str]]]:
-    """Put each fence where its attributes say (doc.chunks, doc.roots, doc.playgrounds). Returns what could not be
-    read (line, why), the transcript fences with the program each names (assign_transcripts attaches them), and the
-    fences read as illustrations (line, language)."""
-    problems, loose_transcripts, illustrations = [], [], []
-    for token in tokens:
-        if token.type != "fence":
-            continue
-        line = token.map[0] + 1
-        if not is_closed(token, doc.lines):
-            where = "the file" if token.map[1] >= len(doc.lines) - 1 else "its list item or quote"
-            problems.append((line, f"unterminated code fence: no closing {token.markup} before the end of {where}"))
-            continue
-        try:
-            lang, name, target, transcript, part, playground = fence_attributes(token.info)
-        except ValueError as error:
-            problems.append((line, str(error)))
-            continue
-        code = token.content.split("\n")[:-1]
-        if name is not None:
-            doc.chunks.setdefault(name, []).append(Piece(line, name, code, lang))
-        elif target is not None:
-            problem = target_problem(doc, target)
-            if problem:
-                problems.append((line, problem))
-            else:
-                target = posixpath.normpath(target)
-                doc.roots.setdefault(target, []).append(Piece(line, target, code, lang))
-        elif playground is not None:
-            doc.playgrounds[line] = Playground(line, posixpath.normpath(playground), code, lang)
-        elif transcript is not None:
-            loose_transcripts.append((transcript, Transcript(line, token.map[1], token.content, token.markup, part)))
-        else:
-            illustrations.append((line, lang))
-    return problems, loose_transcripts, illustrations
-
-
-def is_closed(token, lines: list[str]) -> bool:
-    """markdown-it closes an unterminated fence silently at the end of the file
-    (or of its list item): the last line of the block must be a closing fence."""
-    start, end = token.map
-    if end - 1 <= start:
-        return False
-    last = lines[end - 1].lstrip(" \t>")
-    return any(len(run) >= len(token.markup) for run in fence_runs(token.markup[0], last))
-
-
-def fence_runs(marker: str, text: str) -> list[str]:
-    """The runs of fence characters on the lines of text that would close a fence of that marker."""
-    return re.findall(rf"(?m)^ {{0,3}}({re.escape(marker)}+)[ \t]*$", text)
 
 
 # The checks: each refuses something a finished document says (building has refused what it could not read), and
@@ -329,14 +272,6 @@ def hidden_code_warnings(doc: Document, source: Source) -> list[str]:
     return [f"{doc.where(line)}: warning: {what}" for line, what in sorted(warnings)]
 
 
-def python_illustration_problems(doc: Document, source: Source) -> list[tuple[int, str]]:
-    """A fence in a Python language (python, py3, ...) that is no chunk, root or playground: the reader would see
-    code that never runs. Marked {illustration} too: Python that is shown is Python that runs."""
-    return [(line, f"{lang} fence with neither {{#name}} nor {{file=...}}: the reader would see code that never "
-                   "runs; name it, or use ```text for an illustration")
-            for line, lang in source.illustrations if PYTHON_LANGUAGE.fullmatch(lang)]
-
-
 def declared_name_problems(doc: Document) -> list[tuple[int, str]]:
     """The notebook's words (its notebook-* declarations) name code as the lesson does, 〈name〉: a name that is no
     chunk or root would send the reader looking for code that is not there."""
@@ -369,7 +304,7 @@ CHECKS: tuple[Check, ...] = (  # run in this order, reported sorted by line (the
     document_only(control_problems),
     footnote_problems,
     hidden_code_problems,
-    python_illustration_problems,
+    document_only(python_illustration_problems),
     document_only(declared_name_problems),
     document_only(playground_name_problems),
     document_only(playground_problems),

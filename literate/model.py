@@ -155,20 +155,6 @@ class Document:
     def target_shown(self, target: str) -> str:
         return os.path.join(os.path.dirname(self.shown), target)
 
-    def fences(self) -> dict[int, tuple[str, str, int, Piece | Transcript]]:
-        """Each fence that tangle reads, by the line of its opening fence: (kind: "chunk", "root" or
-        "transcript"; the chunk's name or the program's path; its index among that name's fences, 0, 1, ...
-        in document order; the Piece, or the Transcript part (a transcript in one fence is its own part))."""
-        found: dict[int, tuple[str, str, int, Piece | Transcript]] = {}
-        for kind, table in (("chunk", self.chunks), ("root", self.roots)):
-            for name, pieces in table.items():
-                for index, piece in enumerate(pieces):
-                    found[piece.fence_line] = (kind, name, index, piece)
-        for target, transcript in self.transcripts.items():
-            for index, part in enumerate(transcript.pieces()):
-                found[part.fence_line] = ("transcript", target, index, part)
-        return found
-
 
 @dataclass(frozen=True)
 class Source:
@@ -178,8 +164,6 @@ class Source:
     tokens: list  # the parser's tokens (markdown-it's), in document order
     references: dict  # the link reference definitions, by label as the parser keeps it (upper case)
     captions: list[Caption]  # every caption found, those above no fence too (doc.captions keeps the others)
-    # (line, language) of each fence read as an illustration: no chunk, root, transcript or playground
-    illustrations: list[tuple[int, str]]
 
 
 @dataclass(frozen=True)
@@ -289,6 +273,11 @@ def output_anchor(target: str, part: int | None = None) -> str:
 def output_lines(text: str) -> list[str]:
     lines = text.split("\n")
     return lines[:-1] if lines[-1] == "" else lines
+
+
+def fence_runs(marker: str, text: str) -> list[str]:
+    """The runs of fence characters on the lines of text that would close a fence of that marker."""
+    return re.findall(rf"(?m)^ {{0,3}}({re.escape(marker)}+)[ \t]*$", text)
 
 
 def blank(line: str) -> bool:

@@ -5,25 +5,29 @@ from __future__ import annotations
 
 import bisect
 import itertools
+from collections.abc import Callable
 
 from . import blocks as b
 from .formulas import DISPLAY_MATH, INLINE_MATH, dollar_formulas
-from .inline import BARE_URL, NUMBER, SENTENCE_END, caption_of, html_text, inline_reading, unmatched_details
-from .model import Caption, Piece, Playground, Transcript
+from .inline import BARE_URL, NUMBER, SENTENCE_END, caption_of, details_pairs, html_text, inline_reading, unmatched
+from .model import Caption
 
 CONTAINERS = ("bullet_list_open", "ordered_list_open", "list_item_open", "blockquote_open")
 
 
 MAX_SPAN_DEPTH = 20  # emphasis, links and strikethrough inside each other, as deep as the parser nests blocks
+MAX_FOLD_DEPTH = 20  # <details> folded inside each other; one deeper stays the HTML it is, drawn as such
 
 
-def read_blocks(tokens: list, fences: dict[int, tuple[str, str, int, Piece | Transcript]],
-                playgrounds: dict[int, Playground], captions: dict[int, Caption]) -> tuple[list, list[tuple[int, str]]]:
-    """The blocks of the lesson, and the problems found reading them (line, what): spans nested deeper than
-    MAX_SPAN_DEPTH. fences: Document.fences(); captions: fence line -> its caption."""
-    reader = Reader(unmatched_details(tokens), {caption.line: fence for fence, caption in captions.items()})
+def read_blocks(tokens: list, captions: dict[int, Caption],
+                read_fence: Callable) -> tuple[list, list[tuple[int, str]]]:
+    """The blocks of the lesson, and the problems found reading them (line, what): fences that cannot be read, spans
+    nested deeper than MAX_SPAN_DEPTH. captions: fence line -> its caption; read_fence(token) -> the fence's role,
+    label and piece (fences.read_fence)."""
+    reader = Reader(details_pairs(tokens), {caption.line: fence for fence, caption in captions.items()})
     top: list = []
     stack: list = [top]  # the lists of blocks being filled (a list's: its items), innermost last
+    folds = Folds(stack)
     table = row = None
     caption_tokens: dict[int, tuple] = {}  # fence line -> its caption's inline token and Inline
     index = 0
@@ -39,6 +43,7 @@ def read_blocks(tokens: list, fences: dict[int, tuple[str, str, int, Piece | Tra
             into.append(block)
             stack.append(b.children(block))
         elif kind in ("list_item_close", "bullet_list_close", "ordered_list_close", "blockquote_close"):
+            folds.unclosed()
             stack.pop()
         elif kind == "paragraph_open":
             inline = tokens[index]
@@ -55,12 +60,13 @@ def read_blocks(tokens: list, fences: dict[int, tuple[str, str, int, Piece | Tra
             index += 2
             into.append(b.Heading(line, end, int(token.tag[1]), reader.inline(inline)))
         elif kind == "fence":
-            into.append(fence(token, line, end, fences, playgrounds, reader, caption_tokens))
+            into.append(fence(token, line, end, read_fence, reader, caption_tokens))
         elif kind == "code_block":
             into.append(b.CodeBlock(line, end, token.content))
         elif kind == "html_block":
-            into.append(b.HtmlBlock(line, end, token.content, reader.unmatched.get(id(token), frozenset()),
-                                    reader.html_block(token.content, line)))
+            tags = reader.pairs.get(id(token), [])
+            folds.add(b.HtmlBlock(line, end, token.content, unmatched(tags), reader.html_block(token.content, line)),
+                      tags)
         elif kind == "hr":
             into.append(b.Rule(line, end))
         elif kind == "table_open":
@@ -80,25 +86,72 @@ def read_blocks(tokens: list, fences: dict[int, tuple[str, str, int, Piece | Tra
             context = " | ".join(cell.inline.flat for cell in row.cells)
             for cell in row.cells:
                 cell.inline.context = context
+    folds.unclosed()
     return top, reader.problems
 
 
-def fence(token, line: int, end: int, fences, playgrounds, reader: Reader, caption_tokens) -> b.Fence:
+class Folds:
+    """The <details> folds being read (blocks.Details): each opened by an HTML block that holds one <details>
+    and nothing else of its kind, closed by the HTML block at its level that holds the </details> paired with it
+    (inline.details_pairs). A fold whose list item or quote ends first, or whose </details> stands elsewhere, is
+    no fold: its blocks go back among their neighbours. Folds nest at most MAX_FOLD_DEPTH deep (the back ends
+    draw a fold's blocks by drawing it)."""
+
+    def __init__(self, stack: list):
+        self.stack = stack  # read_blocks' lists of blocks being filled
+        self.open: list[tuple[b.Details, int]] = []  # each fold and its pair's number, innermost last
+
+    def add(self, html: b.HtmlBlock, tags: list[tuple[bool, int | None]]) -> None:
+        """An HTML block in the list being filled: it may open a fold, or close the innermost one there."""
+        closes, pair = tags[0] if len(tags) == 1 else (None, None)
+        if closes is False and pair is not None and len(self.open) < MAX_FOLD_DEPTH:
+            fold = b.Details(html.line, html.end, [html])
+            self.stack[-1].append(fold)
+            self.stack.append(fold.children)
+            self.open.append((fold, pair))
+            return
+        closes_a_fold = closes and any(opened == pair for _, opened in self.open)
+        while closes_a_fold and self.here() and self.open[-1][1] != pair:  # folds inside it not closed before it
+            self.undo()
+        self.stack[-1].append(html)
+        if closes_a_fold and self.here():
+            self.open.pop()[0].end = html.end
+            self.stack.pop()
+
+    def here(self) -> bool:
+        """Whether the list being filled is an open fold's."""
+        return bool(self.open) and self.stack[-1] is self.open[-1][0].children
+
+    def unclosed(self) -> None:
+        """The list being filled ends (its list item or quote, or the lesson): its open folds are none."""
+        while self.here():
+            self.undo()
+
+    def undo(self) -> None:
+        fold, _ = self.open.pop()
+        self.stack.pop()
+        siblings = self.stack[-1]
+        place = next(index for index, block in enumerate(siblings) if block is fold)
+        siblings[place : place + 1] = fold.children
+
+
+def fence(token, line: int, end: int, read_fence: Callable, reader: Reader, caption_tokens) -> b.Fence:
     found = b.Fence(line, end, token.info, (token.info.split() or [""])[0], token.content)
-    if line in fences:
-        found.kind, found.label, found.index, found.piece = fences[line]
-    elif line in playgrounds:
-        found.kind, found.label, found.piece = "playground", playgrounds[line].program, playgrounds[line]
+    try:
+        found.role, found.label, found.piece = read_fence(token)
+    except ValueError as error:
+        found.role = b.Role.UNREAD
+        reader.problems.append((line, str(error)))
     if line in caption_tokens:
         found.caption = reader.caption(*caption_tokens[line])
     return found
 
 
 class Reader:
-    """Inline tokens to Inline texts, numbered in document order; which <details> pair with nothing."""
+    """Inline tokens to Inline texts, numbered in document order; how the <details> pair (inline.details_pairs)."""
 
-    def __init__(self, unmatched: dict[int, frozenset[int]], caption_lines: dict[int, int]):
-        self.unmatched, self.caption_lines, self.count = unmatched, caption_lines, 0
+    def __init__(self, pairs: dict[int, list[tuple[bool, int | None]]], caption_lines: dict[int, int]):
+        self.pairs, self.caption_lines, self.count = pairs, caption_lines, 0
         self.problems: list[tuple[int, str]] = []
 
     def html_block(self, html: str, line: int) -> b.Inline:
@@ -174,7 +227,7 @@ class Reader:
             elif kind == "code_inline":
                 into.append(b.Code(child.content))
             elif kind == "html_inline":
-                into.append(b.Html(child.content, self.unmatched.get(id(child), frozenset())))
+                into.append(b.Html(child.content, unmatched(self.pairs.get(id(child), []))))
             elif kind == "image":
                 into.append(b.Image(child.attrs.get("src", ""), child.content))
             elif kind in ("softbreak", "hardbreak"):

@@ -2,9 +2,9 @@
 draw and draw_span call the one that fits: the only place that chooses what to draw by the kind. The page, the
 notebook's Markdown and any new back end are such a pair of classes.
 
-A list's or a quote's method draws what is inside it by calling draw again. The parser reads lists and quotes only
-a few levels deep (markdown.nesting_guard) and spans only MAX_SPAN_DEPTH deep (reading.py), so this recursion is
-bounded too."""
+A list's, a quote's or a fold's method draws what is inside it by calling draw again. The reading stage reads lists
+and quotes only a few levels deep (markdown.nesting_guard), folds only MAX_FOLD_DEPTH deep and spans MAX_SPAN_DEPTH
+deep (reading.py), so this recursion is bounded too."""
 
 from __future__ import annotations
 
@@ -20,13 +20,14 @@ class Blocks(Protocol[Drawn]):
 
     def heading(self, block: b.Heading) -> Drawn: ...
     def paragraph(self, block: b.Paragraph) -> Drawn: ...
-    def fence(self, block: b.Fence) -> Drawn: ...  # its role: block.kind (chunk, root, transcript, playground, ...)
+    def fence(self, block: b.Fence) -> Drawn: ...  # its role: block.role (a blocks.Role)
     def code_block(self, block: b.CodeBlock) -> Drawn: ...
     def html_block(self, block: b.HtmlBlock) -> Drawn: ...
     def rule(self, block: b.Rule) -> Drawn: ...
     def table(self, block: b.Table) -> Drawn: ...
     def list_block(self, block: b.ListBlock) -> Drawn: ...  # its items: block.items, each holding blocks (.children)
     def quote(self, block: b.Quote) -> Drawn: ...  # the blocks it holds: block.children
+    def details(self, block: b.Details) -> Drawn: ...  # a fold: block.children, its opening and closing HTML included
 
 
 class Spans(Protocol[Drawn]):
@@ -64,6 +65,8 @@ def draw(block, back_end: Blocks[Drawn]) -> Drawn:
             return back_end.list_block(block)
         case b.Quote():
             return back_end.quote(block)
+        case b.Details():
+            return back_end.details(block)
     raise TypeError(f"no back end draws a {type(block).__name__} on its own")  # a list item: its list draws it
 
 

@@ -13,8 +13,8 @@ from typing import Iterator
 from .characters import code_point, unseen
 from .diffing import Stretch, common_ends, exact, side_by_side, too_long_to_diff_exactly
 from .files import rewrite_lesson
-from .markdown import decode_markdown, fence_runs, normalize_newlines, parse_document
-from .model import Document, LINE_WITH_END, MAX_MARKDOWN_BYTES, Transcript, UserError, blank, output_lines
+from .markdown import decode_markdown, normalize_newlines, parse_document
+from .model import Document, LINE_WITH_END, MAX_MARKDOWN_BYTES, Transcript, UserError, blank, fence_runs, output_lines
 from .printed import brief
 from .runner import TERMINAL_CONTROL, inert, report_failed_run, run_program
 from .validation import shown_line

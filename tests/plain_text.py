@@ -24,7 +24,7 @@ class PlainBlocks:
 
     def fence(self, block: blocks.Fence) -> list[str]:
         caption = [spans_text(block.caption.spans)] if block.caption else []
-        role = [f"[{block.kind} {block.label}]"] if block.label else []
+        role = [f"[{block.role.value} {block.label}]"] if block.label else []
         return caption + role + ["    " + line for line in block.content.split("\n")[:-1]]
 
     def code_block(self, block: blocks.CodeBlock) -> list[str]:
@@ -51,6 +51,9 @@ class PlainBlocks:
 
     def quote(self, block: blocks.Quote) -> list[str]:
         return ["> " + line for child in blocks.children(block) for line in draw(child, self)]
+
+    def details(self, block: blocks.Details) -> list[str]:
+        return [line for child in blocks.children(block) for line in draw(child, self)]
 
 
 class PlainSpans:

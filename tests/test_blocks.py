@@ -4,11 +4,14 @@ the back ends walk it without a token of the parser's."""
 import re
 from urllib.parse import unquote
 
+import pytest
+
 import conftest
 import literate.blocks as b
 import literate.markdown
 import literate.proofs
 import literate.prose
+import literate.reading
 from conftest import write
 
 LESSON = """\
@@ -80,10 +83,10 @@ def test_the_lesson_is_read_into_typed_blocks_with_their_lines(tmp_path):
     assert table.body[0].cells[1].inline.context == "0.25 | 0.9300"
     assert display.display == "x^2" and caption.caption_of == 19 and caption.inline.caption
     chunk, root, transcript, illustration = doc.blocks[8], doc.blocks[10], doc.blocks[12], doc.blocks[13]
-    assert (chunk.kind, chunk.label, chunk.language, chunk.piece) == ("chunk", "打印", "python", doc.chunks["打印"][0])
-    assert (root.kind, root.label) == ("root", "generated/p.py")
-    assert (transcript.kind, transcript.piece.content) == ("transcript", "acc 0.9300\n")
-    assert (illustration.kind, illustration.caption) == ("illustration", None)
+    assert (chunk.role.name, chunk.label, chunk.language, chunk.piece) == ("CHUNK", "打印", "python", doc.chunks["打印"][0])
+    assert (root.role.name, root.label) == ("ROOT", "generated/p.py")
+    assert (transcript.role.name, transcript.piece.content) == ("TRANSCRIPT", "acc 0.9300\n")
+    assert (illustration.role.name, illustration.caption) == ("ILLUSTRATION", None)
     shown = [type(span).__name__ for span in chunk.caption.spans]  # without its <a name> and </a>
     assert shown == ["Styled"] and chunk.caption.spans[0].spans == [b.Text("〈打印〉")]
 
@@ -114,3 +117,40 @@ def test_the_back_ends_walk_the_blocks_not_the_parsers_tokens():
     for path in [*(package / "page").glob("*.py"), *(package / "notebook").glob("*.py"), package / "prose.py"]:
         assert not re.search(r"\.(?:type|children|map|nesting|tokens)\b", path.read_text(encoding="utf-8")), path
     assert not hasattr(literate.model.Document(path=conftest.ROOT, shown=""), "tokens")
+
+
+def folds_of(tmp_path, text: str) -> list:
+    """The lesson's top-level blocks, each as its kind; a fold as (Details, the kinds of what it holds)."""
+    doc = literate.markdown.load(write(tmp_path, conftest.small_lesson(text)), "attention.md")
+
+    def kind(block):
+        return (type(block).__name__, [kind(child) for child in block.children]) if isinstance(block, b.Details) \
+            else type(block).__name__
+    return [kind(block) for block in doc.blocks]
+
+
+def test_a_details_block_and_its_closing_block_fold_what_stands_between_them(tmp_path):
+    folded = folds_of(tmp_path, "<details>\n<summary>折起来</summary>\n\n正文\n\n- 一项\n\n</details>\n\n后文")
+    assert ("Details", ["HtmlBlock", "Paragraph", "ListBlock", "HtmlBlock"]) in folded
+    nested = folds_of(tmp_path, "<details>\n\n<details>\n\n里面\n\n</details>\n\n</details>")
+    assert ("Details", ["HtmlBlock", ("Details", ["HtmlBlock", "Paragraph", "HtmlBlock"]), "HtmlBlock"]) in nested
+
+
+@pytest.mark.parametrize("text", [
+    "- <details>\n\n  在一项里\n\n- 下一项\n\n</details>",  # opened in a list item, closed outside it
+    "<details>\n\n一段话里就关上了 </details>\n\n</details>",  # its pair is the </details> in the paragraph
+    "<details>\n\n从不关上",
+    "</details>\n\n<details>\n\n倒过来\n\n",
+])
+def test_a_details_that_opens_and_closes_in_different_places_stays_html(tmp_path, text):
+    assert not any(isinstance(kind, tuple) for kind in folds_of(tmp_path, text))
+
+
+def test_folds_nest_only_so_deep_and_the_deeper_ones_stay_html(tmp_path):
+    deep = literate.reading.MAX_FOLD_DEPTH + 5
+    doc = literate.markdown.load(write(tmp_path, conftest.small_lesson(
+        "<details>\n\n" * deep + "最里面\n\n" + "</details>\n\n" * deep)), "attention.md")
+    depth, block = 0, next(block for block in doc.blocks if isinstance(block, b.Details))
+    while isinstance(block, b.Details):
+        depth, block = depth + 1, next((child for child in block.children if isinstance(child, b.Details)), None)
+    assert depth == literate.reading.MAX_FOLD_DEPTH

@@ -383,6 +383,17 @@ print(3)
     assert following.cell_type == "code" and following.source.startswith("def use():")
 
 
+def test_a_details_shown_as_code_neither_folds_nor_loses_a_line(tmp_path):
+    """A fold is the lesson's <details> block, not a line of text that looks like one: a fence that shows how to
+    write a <details> keeps every line, and the transcript after it is not folded."""
+    text = ("# 折叠\n\nHTML 里这样写一个折叠：\n\n```html\n<details>\n<summary>标题</summary>\n```\n\n"
+            "```python {file=generated/p.py}\nprint('acc 0.93')\n```\n\n```text {transcript}\nacc 0.93\n```\n")
+    nb = notebook.build(literate.markdown.load(write_lesson(tmp_path, text), "lesson.md"))
+    assert any("```html\n<details>\n<summary>标题</summary>\n```" in cell.source for cell in nb.cells)
+    [printing] = [cell for cell in nb.cells if role(cell) == "transcript"]
+    assert "outputs_hidden" not in printing.metadata.get("jupyter", {})
+
+
 @pytest.mark.parametrize("mark, message", [
     ("", "marks 1 parts (`# 第 N 段`), but its transcript has 2"),
     ("    # 第 3 段\n", "expected `# 第 2 段` here (the parts of main() in order), found part 3"),

@@ -37,14 +37,14 @@ def test_the_plain_text_holds_every_heading_in_order_and_every_fences_code():
     text = plain_text(path)
     doc = literate.markdown.parse_document(path, "attention.md", path.read_text(encoding="utf-8"))
     headings = [block.inline.plain for _, block, _ in b.walk(doc.blocks) if isinstance(block, b.Heading)]
-    fences = [block for _, block, _ in b.walk(doc.blocks) if isinstance(block, b.Fence) and block.kind != "illustration"]
+    fences = [block for _, block, _ in b.walk(doc.blocks) if isinstance(block, b.Fence) and block.role is not b.Role.ILLUSTRATION]
     assert len(headings) > 20 and len(fences) > 50
     place = 0
     for heading in headings:  # each after the one before
         place = text.index(heading, place)
     for fence in fences:  # a chunk's, a root's, a transcript's, a playground's code, each line indented
         code = [line for line in fence.content.split("\n") if line.strip()]
-        assert all("    " + line in text for line in code), (fence.line, fence.kind)
+        assert all("    " + line in text for line in code), (fence.line, fence.role)
 
 
 def test_nested_lists_and_quotes_are_drawn_inside_their_container(tmp_path):

@@ -8,6 +8,7 @@ import re
 import sys
 
 from .. import blocks, expansion, markdown, model
+from ..blocks import Role, children as inside  # inside: the blocks inside a fold, a list item or a quote
 from ..figures import drawing, figure_path, inline_spans, lesson_figures
 from ..ipython import misread
 from ..startup import missing
@@ -39,24 +40,51 @@ def language_info() -> dict:
             "nbconvert_exporter": "python", "file_extension": ".py"}
 
 
-def opens_details(lines: list[str | None]) -> list[int]:
-    """Where in lines (split at their line ends) a <details> opens that they do not close."""
-    opened = []
-    for index, line in enumerate(part for line in lines if line is not None for part in line.split("\n")):
-        stripped = line.strip()
-        if stripped.startswith("<details"):
-            opened.append(index)
-        elif stripped == "</details>" and opened:
-            opened.pop()
-    return opened
+def split_fold(lines: list[str | None], fold: blocks.Details) -> None:
+    """A fold (<details>) that a cell starts inside: the cells cannot fold what is in several of them, so in lines
+    (the lesson's, as lesson_lines writes them) its <details> and <summary> become the summary in bold, said to fold
+    the outputs below, and its </details> is dropped. The code cells inside it fold their outputs instead."""
+    opening, closing = fold.opening, fold.closing
+    written = drawn_lines(lines, opening)
+    start = next((index for index, line in enumerate(written) if line.strip().startswith("<details")), None)
+    if start is not None:
+        summary = SUMMARY.match(written[start + 1]) if start + 1 < len(written) else None
+        written[start : start + (2 if summary else 1)] = \
+            [f"**{summary[1]}**（讲义里折叠着；这里折叠的是下面格子的输出，点一下就展开）"] if summary else []
+    put_lines(lines, opening, written)
+    written = drawn_lines(lines, closing)
+    end = next((index for index, line in enumerate(written) if line.strip() == "</details>"), None)
+    put_lines(lines, closing, written[:end] + written[end + 1 :] if end is not None else written)
+
+
+def unfolded(lesson: list):
+    """The blocks side by side at the lesson's top, those in its folds (<details>) in their place."""
+    stack = [iter(lesson)]
+    while stack:
+        block = next(stack[-1], None)
+        if block is None:
+            stack.pop()
+        elif isinstance(block, blocks.Details):
+            stack.append(iter(inside(block)))
+        else:
+            yield block
+
+
+def drawn_lines(lines: list[str | None], block) -> list[str]:
+    """What lesson_lines wrote for a block, line by line."""
+    return [part for line in lines[block.line - 1 : block.end] if line is not None for part in line.split("\n")]
+
+
+def put_lines(lines: list[str | None], block, written: list[str]) -> None:
+    """Write a block's lines anew (all of them at its first line)."""
+    lines[block.line - 1 : block.end] = ["\n".join(written) if written else None] + [None] * (block.end - block.line)
+
 
 class Notebook:
-    """The cells so far, whether a <details> that a code cell split is open, and the id the next Markdown cell
-    takes (a caption's: links lead to it)."""
+    """The cells so far, and the id the next Markdown cell takes (a caption's: links lead to it)."""
 
     def __init__(self):
         self.cells = []
-        self.folding = False
         self.caption_id: str | None = None
 
     def add(self, cell, role: str, **facts):
@@ -66,25 +94,8 @@ class Notebook:
         return cell
 
     def markdown(self, lines: list[str | None]) -> None:
-        """Prose up to the next cell. A <details> opened here and closed in a later cell (it folds a
-        transcript that is a cell's output now) is dropped, and its summary kept in bold."""
-        kept, opened = [], []
-        for line in [part for line in lines if line is not None for part in line.split("\n")]:
-            stripped = line.strip()
-            if stripped.startswith("<details"):
-                opened.append(len(kept))
-            elif stripped == "</details>":
-                if opened:
-                    opened.pop()
-                else:  # closes a fold opened in an earlier cell
-                    self.folding = False
-                    continue
-            kept.append(line)
-        for index in reversed(opened):  # not closed here: the cells below fold their outputs
-            summary = SUMMARY.match(kept[index + 1]) if index + 1 < len(kept) else None
-            kept[index : index + (2 if summary else 1)] = \
-                [f"**{summary[1]}**（讲义里折叠着；这里折叠的是下面格子的输出，点一下就展开）"] if summary else []
-            self.folding = True
+        """Prose up to the next cell."""
+        kept = [part for line in lines if line is not None for part in line.split("\n")]
         text = "\n".join(kept).strip("\n")
         if text.strip():
             caption = self.caption_id is not None and not any(cell.id == self.caption_id for cell in self.cells)
@@ -93,11 +104,12 @@ class Notebook:
                 cell["id"] = self.caption_id
         self.caption_id = None
 
-    def code(self, source: str, role: str, outputs=(), **facts):
+    def code(self, source: str, role: str, outputs=(), folded: bool = False, **facts):
+        """A code cell; folded: its outputs are folded (it stands in a <details> of the lesson)."""
         cell = self.add(v4.new_code_cell(source), role, **facts)
         if outputs:
             cell.outputs = [v4.new_output("stream", name="stdout", text=text) for text in outputs]
-            if self.folding:  # collapsed too, beside it: JupyterLab adds it on opening the notebook else
+            if folded:  # collapsed too, beside it: JupyterLab adds it on opening the notebook else
                 cell.metadata["jupyter"] = {"outputs_hidden": True}
                 cell.metadata["collapsed"] = True
         return cell
@@ -122,33 +134,49 @@ def build(doc: model.Document) -> nbformat.NotebookNode:
         return any(isinstance(span, blocks.Image) and span.src in shown for span in inline_spans(paragraph.inline.spans))
 
     def is_cell(fence: blocks.Fence) -> bool:  # not an illustration, a formula or another program's transcript
-        return fence.kind in ("chunk", "root", "playground") or fence.kind == "transcript" and fence.label == program
+        return fence.role in (Role.CHUNK, Role.ROOT, Role.PLAYGROUND) or (fence.role is Role.TRANSCRIPT
+                                                                          and fence.label == program)
 
     cell_fences = {block.line for _, block, _ in blocks.walk(doc.blocks) if isinstance(block, blocks.Fence)
                    and is_cell(block)}
     # the lesson's top-level blocks that follow a figure: they start a cell, so that the figure's stands alone
-    after_figure = {following.line for block, following in zip(doc.blocks, doc.blocks[1:])
+    top = list(unfolded(doc.blocks))
+    after_figure = {following.line for block, following in zip(top, top[1:])
                     if isinstance(block, blocks.Paragraph) and holds_figure(block)}
+    folds: list[blocks.Details] = []  # the folds around the block, outermost first
+    split: set[int] = set()  # the folds a cell has started in (by line)
 
-    def starts_cell(block, depth: int, cursor: int) -> bool:
+    def folds_prose() -> bool:
+        """Whether the block stands in a fold that no cell has started in: a cell of its own would tear it open."""
+        return any(fold.line not in split for fold in folds)
+
+    def starts_cell(block, level: int) -> bool:
         """A heading; a caption (links lead to its cell, at its top: see escaping.fragment), unless it stands in a
-        <details> opened in the prose since the last cell (from cursor) that folds prose, which a cell of its own
-        would tear open; a figure, and what follows it; a fence that is a cell."""
+        fold that folds prose; a figure (likewise), and what follows it; a fence that is a cell. level: how deep in
+        lists and quotes (folds not counted)."""
         if isinstance(block, blocks.Heading):
-            return depth == 0
-        if depth == 0 and block.line in after_figure and not isinstance(block, blocks.Fence):
+            return level == 0
+        if level == 0 and block.line in after_figure and not isinstance(block, blocks.Fence):
             return True
         if isinstance(block, blocks.Paragraph) and holds_figure(block):  # its drawing in a cell of its own
-            return depth == 0 and not opens_details(lines[cursor : block.line - 1])
+            return level == 0 and not folds_prose()
         if isinstance(block, blocks.Paragraph):
-            return depth == 0 and block.caption_of in doc.captions and (
-                block.caption_of in cell_fences or not opens_details(lines[cursor : block.line - 1]))
+            return level == 0 and block.caption_of in doc.captions and (
+                block.caption_of in cell_fences or not folds_prose())
         return isinstance(block, blocks.Fence) and block.line in cell_fences
 
     notebook, cursor, prelude_done = Notebook(), 0, False
     for event, block, depth in blocks.walk(doc.blocks):
-        if event != "open" or not starts_cell(block, depth, cursor):
+        if isinstance(block, blocks.Details) and event == "open":
+            folds.append(block)
+        elif isinstance(block, blocks.Details):
+            folds.pop()
+        if event != "open" or not starts_cell(block, depth - len(folds)):
             continue  # what is not a cell of its own stays in the prose
+        for fold in folds:
+            if fold.line not in split and block is not fold.opening:  # a cell that starts at a fold holds it
+                split_fold(lines, fold)
+                split.add(fold.line)
         heading = isinstance(block, blocks.Heading)
         start, end, line = block.line - 1, block.end, block.line
         notebook.markdown(lines[cursor:start])
@@ -162,7 +190,7 @@ def build(doc: model.Document) -> nbformat.NotebookNode:
         if heading or not isinstance(block, blocks.Fence):  # a figure, or what follows one: the prose from here on
             continue                                         # in a cell of its own
         cursor, piece = end, block.piece
-        if block.kind == "chunk":
+        if block.role is Role.CHUNK:
             if any(model.reference(code) for code in piece.lines):  # includes other chunks: not Python
                 notebook.markdown([ROOT_NOTE["whole" if how == "whole" else "program"], *lines[start:end]])
             elif block.label not in python_chunks:  # not a top-level statement of a program: run alone, it means else
@@ -170,11 +198,11 @@ def build(doc: model.Document) -> nbformat.NotebookNode:
             else:
                 runs_as_python(doc, piece.lines, line, f"〈{block.label}〉")
                 notebook.code("\n".join(piece.lines), "chunk", chunk=block.label, line=line)
-        elif block.kind == "root":
+        elif block.role is Role.ROOT:
             note_ = ROOT_NOTE[("whole" if how == "whole" else "program") if block.label == program
                               else "other" if block.label.endswith(".py") else "file"]
             notebook.markdown([note_, "", *lines[start:end]])
-        elif block.kind == "playground":  # the reader's, to change and run: not compared with anything (one that
+        elif block.role is Role.PLAYGROUND:  # the reader's, to change and run: not compared with anything (one that
             # IPython would not run as the Python it is never gets here: the lesson's parse refuses it)
             cell = notebook.code("\n".join(piece.lines), "playground", program=piece.program, line=line)
             cell.metadata["tags"] = ["playground"]
@@ -182,13 +210,14 @@ def build(doc: model.Document) -> nbformat.NotebookNode:
             number = block.index + 1
             header = PART_HEADER.format(printing=printing, function=doc.declared.parts.function)
             notebook.code(header + "\n".join(printing_lines[number]), "transcript", outputs=[piece.content],
-                          program=program, part=number, line=line)
+                          folded=bool(folds), program=program, part=number, line=line)
         elif how == "main":
             notebook.code(MAIN_HEADER.format(program=program) + main, "transcript", outputs=[piece.content],
-                          program=program, line=line)
+                          folded=bool(folds), program=program, line=line)
         elif how == "whole":
             cell = notebook.code(WHOLE_HEADER.format(md=doc.path.name, program=program) + body.rstrip("\n"),
-                                 "transcript", outputs=[piece.content], program=program, line=line)
+                                 "transcript", outputs=[piece.content], folded=bool(folds), program=program,
+                                 line=line)
             cell.metadata["jupyter"] = {"source_hidden": True, **cell.metadata.get("jupyter", {})}
         else:
             notebook.markdown([UNPRINTED_NOTE, "", *lines[start:end]])

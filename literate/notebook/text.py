@@ -16,7 +16,7 @@ import re
 from urllib.parse import unquote
 
 from .. import blocks, model
-from ..blocks import children as inside  # the blocks inside a list, an item or a quote
+from ..blocks import Role, children as inside  # inside: the blocks inside a list, an item or a quote
 from ..htmlsource import SourceParser  # the author's HTML read as the page reads it
 from ..rendering import draw, draw_span
 from .escaping import code_span, destination, formula, fragment, html_text, markdown_text, preformatted, title
@@ -44,7 +44,7 @@ def stands_alone(block) -> bool:
 
 
 def is_math(fence: blocks.Fence) -> bool:
-    return fence.language == "math" and fence.kind == "illustration"
+    return fence.language == "math" and fence.role is Role.ILLUSTRATION
 
 
 class MarkdownBlocks:
@@ -124,6 +124,9 @@ class MarkdownBlocks:
 
     def quote(self, block: blocks.Quote) -> list[Line]:
         return [(index, "> " + text if text else ">") for index, text in self.siblings(inside(block))]
+
+    def details(self, block: blocks.Details) -> list[Line]:
+        return self.siblings(inside(block))  # its <details> and </details> are HTML blocks
 
     def table(self, block: blocks.Table) -> list[Line]:
         def row(cells) -> str:

@@ -7,7 +7,7 @@ import re
 from importlib import resources
 
 from .. import blocks, model, proofs, prose, quoting
-from ..blocks import children as inside  # the blocks inside a list item or a quote
+from ..blocks import Role, children as inside  # inside: the blocks inside a list item or a quote
 from ..figures import drawing, lesson_figures
 from .code import chunk_html, highlighted_lines, playground_html, pygments_css
 from .columns import column_rules
@@ -99,13 +99,16 @@ class PageBlocks:
         return join([block_open("blockquote"), *(draw(child, self) for child in inside(block)),
                      block_close("blockquote")])
 
+    def details(self, block: blocks.Details) -> Markup:
+        return join([draw(child, self) for child in inside(block)])  # its <details> and </details> are HTML blocks
+
 
 def fence_html(page: Page, fence: blocks.Fence) -> Markup:
-    if fence.kind == "transcript":
+    if fence.role is Role.TRANSCRIPT:
         return transcript_html(page, fence.label, fence.index)
-    if fence.kind in ("chunk", "root"):
-        return chunk_html(page, fence.kind, fence.label, fence.index)
-    if fence.kind == "playground":
+    if fence.role in (Role.CHUNK, Role.ROOT):
+        return chunk_html(page, fence.role.value, fence.label, fence.index)
+    if fence.role is Role.PLAYGROUND:
         return playground_html(page, fence.piece)
     if fence.language == "math":
         return Markup(tag("div", {"class": "math"}, mathml(page, fence.content, True, fence.line)) + "\n")
