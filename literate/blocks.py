@@ -79,11 +79,24 @@ class Styled:
 class Inline:
     """The text of a paragraph, heading or table cell: its spans, and the text as the prose checks read it."""
 
-    key: int  # its place among the lesson's inline texts, 0, 1, ... (ProseNumber.inline)
+    key: int  # its place among the lesson's inline texts, 0, 1, ... (ProseNumber.inline, Document.layouts)
     line: int  # its first line of MD (a table cell: its row's)
     source: str  # as written in MD
     spans: list = field(default_factory=list)
     flat: str = ""  # inline.inline_parts: code, HTML and URLs as one separator, line breaks as \n
+    context: str = ""  # what its numbers are read in: its text, or for a table cell the whole row
+    plain: str = ""  # its text and code only (a heading's title)
+    caption: bool = False  # it opens with a caption's <a name="chunk-|file-|output-...">
+    formulas: list[tuple[int, str, bool]] = field(default_factory=list)  # formulas.dollar_formulas of its source
+    formula_problem: bool = False  # its $...$ formulas are not all found in its text
+
+
+@dataclass
+class Layout:
+    """Where the code, HTML, emphasis and images of a text (an Inline, by its key: Document.layouts) stand in its
+    flat reading: what the prose check reads besides the characters (a number split by one of them is refused),
+    which no back end draws from."""
+
     comments: list[tuple[int, str]] = field(default_factory=list)  # (offset in flat, inline HTML)
     marks: list[int] = field(default_factory=list)  # offsets in flat where emphasis or a link opens or closes
     described: list[tuple[int, int]] = field(default_factory=list)  # (start, end) in flat of images' descriptions
@@ -91,11 +104,6 @@ class Inline:
     # (offset in flat, what a reader may see of it): of HTML markup (inline.markup_text: a title, an alt text, a
     # tag the page shows as text) and of a link's or image's title (a tooltip); its numbers are checked, not drawn
     markup: list[tuple[int, str]] = field(default_factory=list)
-    context: str = ""  # what its numbers are read in: its text, or for a table cell the whole row
-    plain: str = ""  # its text and code only (a heading's title)
-    caption: bool = False  # it opens with a caption's <a name="chunk-|file-|output-...">
-    formulas: list[tuple[int, str, bool]] = field(default_factory=list)  # formulas.dollar_formulas of its source
-    formula_problem: bool = False  # its $...$ formulas are not all found in its text
 
 
 # ---------------------------------------------------------------- blocks
@@ -158,7 +166,7 @@ class CodeBlock(Block):
 @dataclass
 class HtmlBlock(Block):
     """The author's HTML. text: what the reader sees of it (inline.html_text: its text between tags and comments,
-    each of those a separator and listed in text.comments), read by the prose check as a paragraph is."""
+    each of those a separator and listed in its Layout's comments), read by the prose check as a paragraph is."""
 
     html: str
     unmatched: frozenset[int] = frozenset()

@@ -146,22 +146,22 @@ def numbers_in_inline(doc: Document, inline: blocks.Inline, first_line: int, who
     draws the text's numbers (not those of an HTML block, nor of an image's description). Linear in the text: every
     lookup below is a bisection in positions found once. in_row: for a table cell, where it stands in its row's
     text (inline.context), the sentence each of its numbers is read in (quoting.said)."""
-    text, comments = inline.flat, inline.comments
+    text, layout = inline.flat, doc.layouts[inline.key]
     ends = quoting.sentence_ends(text) if in_row is None else None
     newlines = [match.start() for match in re.finditer("\n", text)]
 
     def line_of(offset: int) -> int:
         return first_line + bisect.bisect_left(newlines, offset)
 
-    problems += [(line_of(offset), why) for offset, why in broken_numbers(text, comments, inline.marks, inline.codes)]
-    problems += [(line_of(offset) + seen.count("\n", 0, inner), why) for offset, seen in inline.markup
+    problems += [(line_of(offset), why) for offset, why in broken_numbers(text, layout.comments, layout.marks, layout.codes)]
+    problems += [(line_of(offset) + seen.count("\n", 0, inner), why) for offset, seen in layout.markup
                  for inner, why in broken_numbers(seen, [], [])]
     turned = reordered(inline.source)
     if turned:
         problems.append((first_line + inline.source.count("\n", 0, turned[0]), turned[1]))
     book = Spans(text, [match.start() for match in re.finditer(BOOK_WORD, text)], BOOK_SPAN_END)
     cited = []
-    for offset, html in comments:
+    for offset, html in layout.comments:
         program = cited_program(doc, html, line_of(offset), problems, alone=False)
         if program is not None:
             cited.append((offset, program, line_of(offset)))
@@ -181,9 +181,9 @@ def numbers_in_inline(doc: Document, inline: blocks.Inline, first_line: int, who
             return quoting.said(text, match.start(), match.end(), ends)
         return quoting.said(inline.context, in_row + match.start(), in_row + match.end(), None)
 
-    numbers = [number(match.start(), match, line_of(match.start()), drawn and not in_image(inline, match.start()),
+    numbers = [number(match.start(), match, line_of(match.start()), drawn and not in_image(layout, len(text), match.start()),
                       in_text(match)) for match in claims(text)]
-    for offset, seen in inline.markup:
+    for offset, seen in layout.markup:
         seen_ends = quoting.sentence_ends(seen)
         numbers += [number(offset, match, line_of(offset) + seen.count("\n", 0, match.start()), False,
                            quoting.said(seen, match.start(), match.end(), seen_ends)) for match in claims(seen)]
@@ -220,10 +220,11 @@ def declared_numbers(doc: Document, target: str) -> set[str]:
             if isinstance(node, ast.Constant) and type(node.value) is int and node.value >= 0}
 
 
-def in_image(inline: blocks.Inline, offset: int) -> bool:
-    """Whether the offset is in an image's description (which the page shows, but does not draw as text)."""
-    described = bisect.bisect_right(inline.described, (offset, len(inline.flat))) - 1
-    return described >= 0 and offset < inline.described[described][1]
+def in_image(layout: blocks.Layout, length: int, offset: int) -> bool:
+    """Whether the offset (in a text of that length) is in an image's description (which the page shows, but does
+    not draw as text)."""
+    described = bisect.bisect_right(layout.described, (offset, length)) - 1
+    return described >= 0 and offset < layout.described[described][1]
 
 
 class Quotes:
