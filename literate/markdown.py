@@ -121,7 +121,8 @@ def parse_document(path: Path, shown: str, text: str) -> Document:
     """Fences, chunks and transcripts of the Markdown text (line endings already \\n), built, then checked: every
     problem of either stage is reported at once, sorted by line."""
     doc, source, problems = build_document(path, shown, text)
-    problems += [problem for check in CHECKS for problem in check(doc, source)]
+    problems += [problem for check in DOCUMENT_CHECKS for problem in check(doc)]
+    problems += [problem for check in SOURCE_CHECKS for problem in check(doc, source)]
     doc.warnings = hidden_code_warnings(doc, source) + math_warnings(doc)
     if problems:
         raise UserError(*(f"{doc.where(line)}: error: {what}" for line, what in sorted(problems)))
@@ -163,17 +164,10 @@ def parse_markdown(shown: str, text: str) -> tuple[list, dict]:
 
 
 # The checks: each refuses something a finished document says (building has refused what it could not read), and
-# returns (line, why) for each. Each is called check(doc, source); one that reads the document alone takes doc alone,
-# and CHECKS calls it through document_only.
-Check = Callable[[Document, Source], list[tuple[int, str]]]
-
-
-def document_only(check: Callable[[Document], list[tuple[int, str]]]) -> Check:
-    """A check that reads the document alone, called as every check is: check(doc, source)."""
-    @functools.wraps(check)
-    def called(doc: Document, source: Source) -> list[tuple[int, str]]:
-        return check(doc)
-    return called
+# returns (line, why) for each: check(doc), or check(doc, source) for the few that read what the parser saw besides.
+# All are run, and what they find is reported sorted by line (then by text).
+DocumentCheck = Callable[[Document], list[tuple[int, str]]]
+SourceCheck = Callable[[Document, Source], list[tuple[int, str]]]
 
 
 def control_problems(doc: Document) -> list[tuple[int, str]]:
@@ -300,21 +294,23 @@ def playground_problems(doc: Document) -> list[tuple[int, str]]:
     return problems
 
 
-CHECKS: tuple[Check, ...] = (  # run in this order, reported sorted by line (then by text)
-    document_only(control_problems),
+DOCUMENT_CHECKS: tuple[DocumentCheck, ...] = (
+    control_problems,
+    python_illustration_problems,
+    declared_name_problems,
+    playground_name_problems,
+    playground_problems,
+    nested_root_problems,
+    split_problems,
+    invisible_problems,
+    reference_problems,
+    misplaced_python,
+    parts_problems,
+    anchor_problems,
+    output_fence_problems,  # output nothing compares: refused by every tool, the page's too
+)
+SOURCE_CHECKS: tuple[SourceCheck, ...] = (
     footnote_problems,
     hidden_code_problems,
-    document_only(python_illustration_problems),
-    document_only(declared_name_problems),
-    document_only(playground_name_problems),
-    document_only(playground_problems),
-    document_only(nested_root_problems),
-    document_only(split_problems),
-    document_only(invisible_problems),
-    document_only(reference_problems),
-    document_only(misplaced_python),
-    document_only(parts_problems),
-    document_only(anchor_problems),
     caption_problems,
-    document_only(output_fence_problems),  # output nothing compares: refused by every tool, the page's too
 )

@@ -160,7 +160,7 @@ class Document:
 @dataclass(frozen=True)
 class Source:
     """What reading the Markdown saw besides the Document, kept for the checks that refuse what the document says
-    (markdown.CHECKS); the back ends read the Document alone."""
+    (markdown.SOURCE_CHECKS); the back ends read the Document alone."""
 
     tokens: list  # the parser's tokens (markdown-it's), in document order
     references: dict  # the link reference definitions, by label as the parser keeps it (upper case)

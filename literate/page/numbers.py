@@ -20,33 +20,33 @@ def best_line(page: Page, number: model.ProseNumber, lines: list[int], contexts:
         return lines[0]
     known = []  # each context as the index of its text among those read (equal paragraphs: one index)
     for key, text in contexts:
-        if key not in page.context_index:
+        if key not in page.links.context_index:
             value = text()
-            if value not in page.text_index:
-                page.text_index[value] = len(page.texts)
-                page.texts.append(value)
-            page.context_index[key] = page.text_index[value]
-        known.append(page.context_index[key])
+            if value not in page.links.text_index:
+                page.links.text_index[value] = len(page.links.texts)
+                page.links.texts.append(value)
+            page.links.context_index[key] = page.links.text_index[value]
+        known.append(page.links.context_index[key])
     memo = (number.text, number.program, *known)
-    if memo not in page.best:
-        page.best[memo] = max(lines[:MAX_CANDIDATES], key=line_scorer(page, number, known))
-    return page.best[memo]
+    if memo not in page.links.best:
+        page.links.best[memo] = max(lines[:MAX_CANDIDATES], key=line_scorer(page, number, known))
+    return page.links.best[memo]
 
 
 def line_scorer(page: Page, number: model.ProseNumber, contexts: list[int]):
     """The score of a transcript line for a number read in these contexts (indexes of their texts)."""
     scorers = []
     for index in contexts:
-        if index not in page.context_words:
-            page.context_words[index] = inline.words(page.texts[index])
-        scorers.append(page.context_words[index])
+        if index not in page.links.context_words:
+            page.links.context_words[index] = inline.words(page.links.texts[index])
+        scorers.append(page.links.context_words[index])
 
     def score(line: int) -> tuple:
         """Each intersection walks the smaller set, the line's: a paragraph of thousands of numbers is never
         copied per number (the number itself, also printed there, is taken off the count instead)."""
-        if line not in page.line_words:
-            page.line_words[line] = inline.words(page.transcript_text[line])
-        pairs, printed = page.line_words[line]
+        if line not in page.links.line_words:
+            page.links.line_words[line] = inline.words(page.transcript_text[line])
+        pairs, printed = page.links.line_words[line]
         itself = number.text in printed
         return (*(len(pairs & want) + 2 * (len(printed & others) - (itself and number.text in others))
                   for want, others in scorers), -line)
@@ -101,11 +101,11 @@ def quoted(page: Page, line: int, number: str) -> str:
     text = page.transcript_text[line].strip()
     if len(text) <= TOOLTIP_QUOTE:
         return text
-    if line not in page.number_places:  # each long line read once, however many numbers link to it
-        places = page.number_places[line] = {}
+    if line not in page.links.number_places:  # each long line read once, however many numbers link to it
+        places = page.links.number_places[line] = {}
         for match in inline.NUMBER.finditer(text):
             places.setdefault(match[0], match.start())
-    at = page.number_places[line].get(number, 0)
+    at = page.links.number_places[line].get(number, 0)
     start = min(max(0, at - TOOLTIP_QUOTE // 2), len(text) - TOOLTIP_QUOTE)
     end = start + TOOLTIP_QUOTE
     return ("…" if start else "") + text[start:end] + ("…" if end < len(text) else "")
@@ -128,7 +128,7 @@ def link_targets(sources) -> dict[int, set[str]]:
 def transcript_line(page: Page, line: int, text: str) -> Markup:
     """One output line, anchored L<line>; each number a prose link may land on in a box of its own, anchored
     too, so that the link highlights the number itself."""
-    wanted, out, position = set(page.targets.get(line, ())), [], 0
+    wanted, out, position = set(page.links.targets.get(line, ())), [], 0
     for match in inline.NUMBER.finditer(text) if wanted else ():
         if match[0] in wanted:
             wanted.discard(match[0])

@@ -17,6 +17,21 @@ GENERATOR = "weave.py"  # <meta name="generator">: marks the pages weave.py wrot
 
 
 @dataclass
+class LinkCache:
+    """Where the page's number links land, found once (page/numbers.py): these keep the page linear in the size of
+    the lesson, each text read once."""
+
+    line_words: dict[int, tuple[set[str], set[str]]] = field(default_factory=dict)  # MD line -> its words, numbers
+    context_index: dict[tuple, int] = field(default_factory=dict)  # (Inline key, span) -> index of its text
+    text_index: dict[str, int] = field(default_factory=dict)  # a context's text -> its index in texts
+    texts: list[str] = field(default_factory=list)
+    context_words: dict[int, tuple[set[str], set[str]]] = field(default_factory=dict)  # index -> words, numbers
+    best: dict[tuple, int] = field(default_factory=dict)  # (number, program, contexts) -> the line it links
+    targets: dict[int, set[str]] = field(default_factory=dict)  # MD line -> the numbers a prose link may land on
+    number_places: dict[int, dict[str, int]] = field(default_factory=dict)  # long MD line -> number -> where first
+
+
+@dataclass
 class Page:
     """What the rendering functions share: the document, and what they have found so far."""
 
@@ -30,16 +45,8 @@ class Page:
     heading_counts: dict[str, int] = field(default_factory=dict)  # a heading's anchor -> how many have it
     headings: list[tuple[int, str, str]] = field(default_factory=list)  # (level, id, text)
     linked: list[tuple[model.ProseNumber, int]] = field(default_factory=list)  # number, transcript line
-    # caches that keep the page linear in the size of the lesson: each text is read once
-    line_words: dict[int, tuple[set[str], set[str]]] = field(default_factory=dict)  # MD line -> its words, numbers
-    context_index: dict[tuple, int] = field(default_factory=dict)  # (Inline key, span) -> index of its text
-    text_index: dict[str, int] = field(default_factory=dict)  # a context's text -> its index in texts
-    texts: list[str] = field(default_factory=list)
-    context_words: dict[int, tuple[set[str], set[str]]] = field(default_factory=dict)  # index -> words, numbers
-    best: dict[tuple, int] = field(default_factory=dict)  # (number, program, contexts) -> the line it links
+    links: LinkCache = field(default_factory=LinkCache)
     formulas: dict[tuple[str, bool], Markup] = field(default_factory=dict)  # (LaTeX, display) -> its MathML
-    targets: dict[int, set[str]] = field(default_factory=dict)  # MD line -> the numbers a prose link may land on
-    number_places: dict[int, dict[str, int]] = field(default_factory=dict)  # long MD line -> number -> where first
     figures: dict[str, Markup] = field(default_factory=dict)  # a figure's path -> its drawing (figures.py)
     figure_sources: set[tuple[str, int]] = field(default_factory=set)  # (program, fence index) a figure draws
     widths: set[tuple[str, int]] = field(default_factory=set)  # the column boxes used (see columns)
