@@ -79,11 +79,12 @@ class Styled:
 class Inline:
     """The text of a paragraph, heading or table cell: its spans, and the text as the prose checks read it."""
 
-    key: int  # its place among the lesson's inline texts, 0, 1, ... (ProseNumber.inline, Document.layouts)
+    key: int  # its place among the lesson's inline texts, 0, 1, ... (ProseNumber.inline)
     line: int  # its first line of MD (a table cell: its row's)
     source: str  # as written in MD
     spans: list = field(default_factory=list)
     flat: str = ""  # inline.inline_parts: code, HTML and URLs as one separator, line breaks as \n
+    layout: Layout = field(default_factory=lambda: Layout())  # where its code, HTML, emphasis, images stand in flat
     context: str = ""  # what its numbers are read in: its text, or for a table cell the whole row
     plain: str = ""  # its text and code only (a heading's title)
     caption: bool = False  # it opens with a caption's <a name="chunk-|file-|output-...">
@@ -93,9 +94,8 @@ class Inline:
 
 @dataclass
 class Layout:
-    """Where the code, HTML, emphasis and images of a text (an Inline, by its key: Document.layouts) stand in its
-    flat reading: what the prose check reads besides the characters (a number split by one of them is refused),
-    which no back end draws from."""
+    """Where the code, HTML, emphasis and images of a text (Inline.layout) stand in its flat reading: what the
+    prose check reads besides the characters (a number split by one of them is refused); no back end draws it."""
 
     comments: list[tuple[int, str]] = field(default_factory=list)  # (offset in flat, inline HTML)
     marks: list[int] = field(default_factory=list)  # offsets in flat where emphasis or a link opens or closes

@@ -139,7 +139,7 @@ def build_document(path: Path, shown: str, text: str) -> tuple[Document, Source,
     doc = Document(path=path, shown=shown, lines=text.split("\n"))
     captions = find_captions(tokens)
     doc.captions = {caption.fence_line: caption for caption in captions if caption.fence_line is not None}
-    doc.blocks, doc.layouts, problems = read_blocks(tokens, doc.captions, functools.partial(read_fence, doc))
+    doc.blocks, problems = read_blocks(tokens, doc.captions, functools.partial(read_fence, doc))
     problems += index_fences(doc)  # the tables of chunks, roots, playgrounds and transcripts, from the blocks
     doc.declared, declaration_problems = read_declarations(
         [(token.map[0] + 1, token.content) for token in tokens if token.type == "html_block" and token.map

@@ -138,7 +138,6 @@ class Document:
     transcripts: dict[str, Transcript] = field(default_factory=dict)
     captions: dict[int, Caption] = field(default_factory=dict)  # fence line -> the caption just above it
     blocks: list = field(default_factory=list)  # the lesson as typed blocks (blocks.py), what the back ends walk
-    layouts: list = field(default_factory=list)  # of each text (blocks.Inline) by its key: blocks.Layout
     warnings: list[str] = field(default_factory=list)
     playgrounds: dict[int, Playground] = field(default_factory=dict)  # fence line -> the playground there
     declared: Declarations = field(default_factory=Declarations)  # what the lesson declares for the tools

@@ -146,7 +146,7 @@ def numbers_in_inline(doc: Document, inline: blocks.Inline, first_line: int, who
     draws the text's numbers (not those of an HTML block, nor of an image's description). Linear in the text: every
     lookup below is a bisection in positions found once. in_row: for a table cell, where it stands in its row's
     text (inline.context), the sentence each of its numbers is read in (quoting.said)."""
-    text, layout = inline.flat, doc.layouts[inline.key]
+    text, layout = inline.flat, inline.layout
     ends = quoting.sentence_ends(text) if in_row is None else None
     newlines = [match.start() for match in re.finditer("\n", text)]
 

@@ -20,7 +20,7 @@ MAX_FOLD_DEPTH = 20  # <details> folded inside each other; one deeper stays the 
 
 
 def read_blocks(tokens: list, captions: dict[int, Caption],
-                read_fence: Callable) -> tuple[list, list[b.Layout], list[tuple[int, str]]]:
+                read_fence: Callable) -> tuple[list, list[tuple[int, str]]]:
     """The blocks of the lesson, and the problems found reading them (line, what): fences that cannot be read, spans
     nested deeper than MAX_SPAN_DEPTH. captions: fence line -> its caption; read_fence(token) -> the fence's role,
     label and piece (fences.read_fence)."""
@@ -87,7 +87,7 @@ def read_blocks(tokens: list, captions: dict[int, Caption],
             for cell in row.cells:
                 cell.inline.context = context
     folds.unclosed()
-    return top, reader.layouts, reader.problems
+    return top, reader.problems
 
 
 class Folds:
@@ -151,23 +151,24 @@ class Reader:
     """Inline tokens to Inline texts, numbered in document order; how the <details> pair (inline.details_pairs)."""
 
     def __init__(self, pairs: dict[int, list[tuple[bool, int | None]]], caption_lines: dict[int, int]):
-        self.pairs, self.caption_lines = pairs, caption_lines
-        self.layouts: list[b.Layout] = []  # of each Inline read, by its key
+        self.pairs, self.caption_lines, self.count = pairs, caption_lines, 0
         self.problems: list[tuple[int, str]] = []
 
     def html_block(self, html: str, line: int) -> b.Inline:
         """What the reader sees of an HTML block, as an Inline of its own (no spans: the page draws the HTML)."""
         parts, tags, markup = html_text(html)
         flat = "".join(parts)
-        self.layouts.append(b.Layout(comments=tags, markup=markup))
-        return b.Inline(len(self.layouts) - 1, line, html, flat=flat, context=flat)
+        found = b.Inline(self.count, line, html, flat=flat, layout=b.Layout(comments=tags, markup=markup), context=flat)
+        self.count += 1
+        return found
 
     def inline(self, token) -> b.Inline:
         parts, read = inline_reading(token)
         flat = "".join(parts)
-        self.layouts.append(b.Layout(read["html"], read["marks"], read["described"], read["codes"], read["markup"]))
-        found = b.Inline(len(self.layouts) - 1, token.map[0] + 1 if token.map else 0, token.content, flat=flat,
+        layout = b.Layout(read["html"], read["marks"], read["described"], read["codes"], read["markup"])
+        found = b.Inline(self.count, token.map[0] + 1 if token.map else 0, token.content, flat=flat, layout=layout,
                          context=flat, caption=caption_of(token) is not None)
+        self.count += 1
         children = token.children or []
         found.plain = "".join(child.content for child in children if child.type in ("text", "code_inline"))
         starts = list(itertools.accumulate(map(len, parts), initial=0))
