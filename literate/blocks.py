@@ -1,6 +1,6 @@
 """The lesson as typed blocks and spans, what the reading stage (markdown.py) hands every back end: headings,
-paragraphs of inline spans, fences with their role, captions, tables, lists, quotes and HTML, each with the lines
-of MD it stands on. The back ends walk these; none of them sees the Markdown parser's tokens."""
+paragraphs of inline spans, fences with their role, captions, tables, lists, quotes, folds (<details>) and HTML,
+each with the lines of MD it stands on. The back ends walk these; none of them sees the Markdown parser's tokens."""
 
 from __future__ import annotations
 
@@ -86,7 +86,7 @@ class Inline:
     flat: str = ""  # inline.inline_parts: code, HTML and URLs as one separator, line breaks as \n
     layout: Layout = field(default_factory=lambda: Layout())  # where its code, HTML, emphasis, images stand in flat
     context: str = ""  # what its numbers are read in: its text, or for a table cell the whole row
-    plain: str = ""  # its text and code only (a heading's title)
+    plain: str = ""  # its text and code only (a heading's title; of an HTML block, the text a reader sees)
     caption: bool = False  # it opens with a caption's <a name="chunk-|file-|output-...">
     formulas: list[tuple[int, str, bool]] = field(default_factory=list)  # formulas.dollar_formulas of its source
     formula_problem: bool = False  # its $...$ formulas are not all found in its text
@@ -137,7 +137,7 @@ class Role(enum.Enum):
     TRANSCRIPT = "transcript"  # what a program printed, or one part of it: {transcript=PATH part=N}
     PLAYGROUND = "playground"  # code for the reader to change and run: {playground=PATH}
     ILLUSTRATION = "illustration"  # shown, never run: no attributes, or {illustration}
-    UNREAD = "unread"  # never closed, or attributes that cannot be read: an error says which
+    UNREAD = "unread"  # never closed, unreadable attributes, a path no file may have, a transcript of no program
 
 
 @dataclass
@@ -146,10 +146,10 @@ class Fence(Block):
     (a transcript's: its program's); index: which of that label's fences it is (0, 1, ... in document order);
     piece: what tangle reads from it (a model.Piece, the model.Transcript part, the model.Playground; None: an
     illustration); caption: its caption's text, without the <a name> (None: it has none). The lesson's tables of
-    chunks, roots, playgrounds and transcripts are gathered from these (markdown.index_fences)."""
+    chunks, roots, playgrounds and transcripts are gathered from these (fences.index_fences)."""
 
     info: str
-    language: str  # the first word of info
+    language: str  # fence_language(info)
     content: str
     role: Role = Role.ILLUSTRATION
     label: str = ""
@@ -229,6 +229,11 @@ class Row(Block):
 class Table(Block):
     head: list[Row] = field(default_factory=list)
     body: list[Row] | None = None  # None: no body rows
+
+
+def fence_language(info: str) -> str:
+    """The language a fence's info names: its first word before any {attributes}."""
+    return (info.split("{", 1)[0].split() or [""])[0]
 
 
 def children(block) -> list:

@@ -10,7 +10,7 @@ import posixpath
 import re
 
 from . import blocks
-from .blocks import Role
+from .blocks import Role, fence_language
 from .model import (Document, HASH_COMMENT_SUFFIXES, LINE_BREAKING, MAX_NAME, MAX_PATH_DEPTH, PYTHON_LANGUAGE,
                     chunk_name, fence_runs, output_lines, Piece, Playground, quoted, reference, Transcript, walk)
 from .places import confinement_problem
@@ -107,11 +107,6 @@ def fence_attributes(info: str) -> tuple[str, str | None, str | None, str | None
     if illustration and any(value is not None for value in (target, transcript, playground)):
         raise ValueError("{illustration} marks a fence that tangle does not read: it takes no other attribute")
     return lang, None, target, transcript, part, playground
-
-
-def fence_language(info: str) -> str:
-    """The language a fence's info names: its first word before any {attributes}."""
-    return (info.split("{", 1)[0].split() or [""])[0]
 
 
 def target_problem(doc: Document, target: str) -> str | None:
@@ -248,7 +243,7 @@ def python_illustration_problems(doc: Document) -> list[tuple[int, str]]:
     return [(fence.line, f"{language} fence with neither {{#name}} nor {{file=...}}: the reader would see code that "
                          "never runs; name it, or use ```text for an illustration")
             for fence in blocks.fences(doc.blocks) if fence.role is Role.ILLUSTRATION
-            for language in [fence_language(fence.info)] if PYTHON_LANGUAGE.fullmatch(language)]
+            for language in [fence.language] if PYTHON_LANGUAGE.fullmatch(language)]
 
 
 def misplaced_python(doc: Document) -> list[tuple[int, str]]:

@@ -12,6 +12,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from . import blocks
 from .captions import caption_problems, find_captions, math_warnings
 from .files import describe, file_kind, read_regular
 from .ipython import misread
@@ -142,10 +143,16 @@ def build_document(path: Path, shown: str, text: str) -> tuple[Document, Source,
     doc.blocks, problems = read_blocks(tokens, doc.captions, functools.partial(read_fence, doc))
     problems += index_fences(doc)  # the tables of chunks, roots, playgrounds and transcripts, from the blocks
     doc.declared, declaration_problems = read_declarations(
-        [(token.map[0] + 1, token.content) for token in tokens if token.type == "html_block" and token.map
-         and is_declaration(token.content) and "-->" in token.content])  # unclosed: hidden_code_problems says so
+        [(block.line, block.html) for block in html_blocks(doc.blocks)
+         if is_declaration(block.html) and "-->" in block.html])  # unclosed: hidden_code_problems says so
     problems += declaration_problems
     return doc, Source(tokens, references, captions), problems
+
+
+def html_blocks(lesson: list):
+    """The lesson's HTML blocks, those in lists, quotes and folds too."""
+    return (block for event, block, _ in blocks.walk(lesson)
+            if event == "open" and isinstance(block, blocks.HtmlBlock))
 
 
 def parse_markdown(shown: str, text: str) -> tuple[list, dict]:
@@ -210,14 +217,12 @@ FENCE_LIKE = re.compile(r"^[ \t]*(?:`{3,}|~{3,})")
 FENCE_WITH_ATTRIBUTES = re.compile(r"^[ \t>]*(?:(?:[-+*]|[0-9]{1,9}[.)])[ \t]+)*(?:`{3,}[^`{]*|~{3,}[^{]*)\{.*\}[ \t]*$")
 
 
-def hidden_code_problems(doc: Document, source: Source) -> list[tuple[int, str]]:
+def hidden_code_problems(doc: Document) -> list[tuple[int, str]]:
     """Code that Markdown silently reads as something else: an HTML comment (or <pre>, ...) that never closes hides
     the rest of the document (hidden_code_warnings says what else changes what is code, less harmfully)."""
     problems = []
-    for token in source.tokens:
-        if token.type != "html_block":
-            continue
-        content = token.content.lstrip(" ")
+    for block in html_blocks(doc.blocks):
+        content = block.html.lstrip(" ")
         for start, end, what, closer in HTML_BLOCK_END:
             opening = start.match(content)
             if opening:
@@ -225,9 +230,9 @@ def hidden_code_problems(doc: Document, source: Source) -> list[tuple[int, str]]
                 what, closer = what.format(*tag), closer.format(*tag)
                 if not end.search(content):
                     fences = sum(bool(FENCE_LIKE.match(line)) for line in content.split("\n"))
-                    where = "file" if token.map[1] >= len(doc.lines) - 1 else "list item or quote"
+                    where = "file" if block.end >= len(doc.lines) - 1 else "list item or quote"
                     hidden = f", {fences} code fence line{'s' if fences != 1 else ''} included" if fences else ""
-                    problems.append((token.map[0] + 1, f"unclosed {what}: no {closer} follows, so Markdown "
+                    problems.append((block.line, f"unclosed {what}: no {closer} follows, so Markdown "
                                      f"hides the rest of the {where}{hidden}; close it"))
                 break
     return problems
@@ -308,9 +313,9 @@ DOCUMENT_CHECKS: tuple[DocumentCheck, ...] = (
     parts_problems,
     anchor_problems,
     output_fence_problems,  # output nothing compares: refused by every tool, the page's too
+    hidden_code_problems,
 )
 SOURCE_CHECKS: tuple[SourceCheck, ...] = (
     footnote_problems,
-    hidden_code_problems,
     caption_problems,
 )

@@ -4,12 +4,15 @@ knows the shapes of the tokens (markdown.py parses; nothing after the reading st
 from __future__ import annotations
 
 import bisect
+import collections
 import itertools
+import re
 from collections.abc import Callable
 
 from . import blocks as b
 from .formulas import DISPLAY_MATH, INLINE_MATH, dollar_formulas
-from .inline import BARE_URL, NUMBER, SENTENCE_END, caption_of, details_pairs, html_text, inline_reading, unmatched
+from .inline import (BARE_URL, NUMBER, SENTENCE_END, SEPARATOR, caption_of, details_pairs, html_text, inline_reading,
+                     unmatched)
 from .model import Caption
 
 CONTAINERS = ("bullet_list_open", "ordered_list_open", "list_item_open", "blockquote_open")
@@ -17,6 +20,7 @@ CONTAINERS = ("bullet_list_open", "ordered_list_open", "list_item_open", "blockq
 
 MAX_SPAN_DEPTH = 20  # emphasis, links and strikethrough inside each other, as deep as the parser nests blocks
 MAX_FOLD_DEPTH = 20  # <details> folded inside each other; one deeper stays the HTML it is, drawn as such
+FOLD_TAG_LINE = re.compile(r"[ \t]*</?details(?=[\s/>]|$)", re.I)  # a line that starts with <details> or </details>
 
 
 def read_blocks(tokens: list, captions: dict[int, Caption],
@@ -24,10 +28,12 @@ def read_blocks(tokens: list, captions: dict[int, Caption],
     """The blocks of the lesson, and the problems found reading them (line, what): fences that cannot be read, spans
     nested deeper than MAX_SPAN_DEPTH. captions: fence line -> its caption; read_fence(token) -> the fence's role,
     label and piece (fences.read_fence)."""
-    reader = Reader(details_pairs(tokens), {caption.line: fence for fence, caption in captions.items()})
+    tokens = separate_folds(tokens)
+    pairs = details_pairs(tokens)
+    reader = Reader(pairs, {caption.line: fence for fence, caption in captions.items()})
     top: list = []
     stack: list = [top]  # the lists of blocks being filled (a list's: its items), innermost last
-    folds = Folds(stack)
+    folds = Folds(stack, fold_pairs(tokens, pairs))
     table = row = None
     caption_tokens: dict[int, tuple] = {}  # fence line -> its caption's inline token and Inline
     index = 0
@@ -90,21 +96,48 @@ def read_blocks(tokens: list, captions: dict[int, Caption],
     return top, reader.problems
 
 
-class Folds:
-    """The <details> folds being read (blocks.Details): each opened by an HTML block that holds one <details>
-    and nothing else of its kind, closed by the HTML block at its level that holds the </details> paired with it
-    (inline.details_pairs). A fold whose list item or quote ends first, or whose </details> stands elsewhere, is
-    no fold: its blocks go back among their neighbours. Folds nest at most MAX_FOLD_DEPTH deep (the back ends
-    draw a fold's blocks by drawing it)."""
+def separate_folds(tokens: list) -> list:
+    """The tokens, each HTML block that starts with a <details> or </details> and holds more, each at the start of a
+    line of its own (a fold closed and the next opened with no blank line between), cut before each of those lines:
+    so that each tag stands in an HTML block of its own, which can open or close a fold. A block with a comment is
+    left whole (a tag in a comment is none)."""
+    separated = []
+    for token in tokens:
+        lines = token.content.removesuffix("\n").split("\n")
+        cuts = [index for index, line in enumerate(lines) if index and FOLD_TAG_LINE.match(line)]
+        if (token.type != "html_block" or not token.map or not cuts or not FOLD_TAG_LINE.match(lines[0])
+                or "<!--" in token.content):
+            separated.append(token)
+            continue
+        for start, end in zip([0, *cuts], [*cuts, len(lines)]):
+            separated.append(token.copy(content="\n".join(lines[start:end]) + "\n",
+                                        map=[token.map[0] + start, token.map[0] + end]))
+    return separated
 
-    def __init__(self, stack: list):
+
+def fold_pairs(tokens: list, pairs: dict[int, list[tuple[bool, int | None]]]) -> set[int]:
+    """The pairs of <details> and </details> (inline.details_pairs) that can make a fold: each tag alone in its HTML
+    block."""
+    alone = collections.Counter(tags[0][1] for token in tokens if token.type == "html_block"
+                                for tags in [pairs.get(id(token), [])] if len(tags) == 1 and tags[0][1] is not None)
+    return {pair for pair, count in alone.items() if count == 2}
+
+
+class Folds:
+    """The <details> folds being read (blocks.Details): each opened by an HTML block whose only <details> or
+    </details> is a <details>, closed by the HTML block at its level whose only one is the </details> paired with
+    it (inline.details_pairs). A fold whose list item or quote ends first is none: its blocks go back among their
+    neighbours. Folds nest at most MAX_FOLD_DEPTH deep (the back ends draw a fold's blocks by drawing it)."""
+
+    def __init__(self, stack: list, foldable: set[int]):
         self.stack = stack  # read_blocks' lists of blocks being filled
+        self.foldable = foldable  # the pairs that can make a fold (fold_pairs)
         self.open: list[tuple[b.Details, int]] = []  # each fold and its pair's number, innermost last
 
     def add(self, html: b.HtmlBlock, tags: list[tuple[bool, int | None]]) -> None:
         """An HTML block in the list being filled: it may open a fold, or close the innermost one there."""
         closes, pair = tags[0] if len(tags) == 1 else (None, None)
-        if closes is False and pair is not None and len(self.open) < MAX_FOLD_DEPTH:
+        if closes is False and pair in self.foldable and len(self.open) < MAX_FOLD_DEPTH:
             fold = b.Details(html.line, html.end, [html])
             self.stack[-1].append(fold)
             self.stack.append(fold.children)
@@ -136,7 +169,7 @@ class Folds:
 
 
 def fence(token, line: int, end: int, read_fence: Callable, reader: Reader, caption_tokens) -> b.Fence:
-    found = b.Fence(line, end, token.info, (token.info.split() or [""])[0], token.content)
+    found = b.Fence(line, end, token.info, b.fence_language(token.info), token.content)
     try:
         found.role, found.label, found.piece = read_fence(token)
     except ValueError as error:
@@ -158,7 +191,8 @@ class Reader:
         """What the reader sees of an HTML block, as an Inline of its own (no spans: the page draws the HTML)."""
         parts, tags, markup = html_text(html)
         flat = "".join(parts)
-        found = b.Inline(self.count, line, html, flat=flat, layout=b.Layout(comments=tags, markup=markup), context=flat)
+        found = b.Inline(self.count, line, html, flat=flat, layout=b.Layout(comments=tags, markup=markup), context=flat,
+                         plain=flat.replace(SEPARATOR, ""))
         self.count += 1
         return found
 
@@ -191,7 +225,9 @@ class Reader:
         while children and children[0].type == "text" and not children[0].content.strip():
             children.pop(0)
         found = b.Inline(-1, read.line, read.source, formulas=read.formulas)
+        reported = len(self.problems)
         found.spans, found.formula_problem = self.spans(children, read.formulas, None, [], read.line)
+        del self.problems[reported:]  # its paragraph's reading has said so
         return found
 
     def spans(self, children: list, dollars: list, starts: list[int] | None, numbers: list,

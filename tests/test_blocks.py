@@ -154,3 +154,14 @@ def test_folds_nest_only_so_deep_and_the_deeper_ones_stay_html(tmp_path):
     while isinstance(block, b.Details):
         depth, block = depth + 1, next((child for child in block.children if isinstance(child, b.Details)), None)
     assert depth == literate.reading.MAX_FOLD_DEPTH
+
+
+def test_a_details_closed_in_a_paragraph_folds_nothing_and_keeps_no_fold_open(tmp_path):
+    stale = "<details>\n\n甲。</details>\n\n" * (literate.reading.MAX_FOLD_DEPTH + 1)
+    folded = folds_of(tmp_path, stale + "<details>\n\n乙\n\n</details>")
+    assert folded.count(("Details", ["HtmlBlock", "Paragraph", "HtmlBlock"])) == 1
+
+
+def test_a_fence_names_its_language_before_its_attributes_with_or_without_a_blank():
+    assert [b.fence_language(info) for info in ["python {#x}", "math{illustration}", "", " text  {transcript}"]] == [
+        "python", "math", "", "text"]

@@ -394,6 +394,36 @@ def test_a_details_shown_as_code_neither_folds_nor_loses_a_line(tmp_path):
     assert "outputs_hidden" not in printing.metadata.get("jupyter", {})
 
 
+FOLDED_OUTPUT = "```text {transcript}\nacc 0.93\n```"
+
+
+@pytest.mark.parametrize("fold", [
+    "<details>\n<summary>一</summary>\n\n甲\n\n</details>\n<details>\n<summary>二</summary>\n\n" + FOLDED_OUTPUT
+    + "\n\n</details>\n",  # two folds, the second opened on the line after the first closes
+    "> <details>\n> <summary>二</summary>\n>\n> " + FOLDED_OUTPUT.replace("\n", "\n> ") + "\n>\n> </details>\n",
+    "<details><summary>二</summary>\n\n" + FOLDED_OUTPUT + "\n\n</details>\n",
+    "- 一项\n\n  <details>\n  <summary>二</summary>\n\n  " + FOLDED_OUTPUT.replace("\n", "\n  ") + "\n\n  </details>\n",
+], ids=["adjacent folds", "in a quote", "summary on the same line", "in a list item"])
+def test_a_fold_that_a_code_cell_splits_becomes_its_summary_and_folds_the_output(tmp_path, fold):
+    """The cell that prints the output stands inside the fold, so the fold cannot hold it: its summary stays, in
+    bold, the cell's output is folded, and no cell is left with a <details> or </details> that pairs with nothing."""
+    text = "# 课\n\n开头。\n\n```python {file=generated/p.py}\nprint('acc 0.93')\n```\n\n" + fold
+    nb = notebook.build(literate.markdown.load(write_lesson(tmp_path, text), "lesson.md"))
+    prose = [cell.source for cell in nb.cells if cell.cell_type == "markdown"]
+    assert any("**二**（讲义里折叠着；这里折叠的是下面格子的输出" in source for source in prose)
+    assert all(source.count("<details>") == source.count("</details>") for source in prose)
+    [printing] = [cell for cell in nb.cells if role(cell) == "transcript"]
+    assert printing.metadata.jupyter.outputs_hidden
+
+
+def test_a_heading_in_a_fold_of_prose_leaves_the_fold_whole(tmp_path):
+    text = ("# 课\n\n<details>\n<summary>细节</summary>\n\n### 小标题\n\n甲\n\n</details>\n\n"
+            "```python {file=generated/p.py}\nprint('acc 0.93')\n```\n\n" + FOLDED_OUTPUT + "\n")
+    nb = notebook.build(literate.markdown.load(write_lesson(tmp_path, text), "lesson.md"))
+    [fold] = [cell.source for cell in nb.cells if "细节" in cell.source]
+    assert "<details>\n<summary>细节</summary>\n\n### 小标题\n\n甲\n\n</details>" in fold
+
+
 @pytest.mark.parametrize("mark, message", [
     ("", "marks 1 parts (`# 第 N 段`), but its transcript has 2"),
     ("    # 第 3 段\n", "expected `# 第 2 段` here (the parts of main() in order), found part 3"),

@@ -16,10 +16,10 @@ weave.py, it takes the document as tangle.py parses it (chunks, roots, transcrip
     dropped, and of the author's HTML only <details>, <summary> and each caption's <a name>, as <a id="cell-id=
     ID"> at the top of the cell the caption starts (its id ID, ASCII), each link to it #cell-id=ID: JupyterLab
     keeps neither <a name> nor ids that are not ASCII, and resolves such a link even while it is still adding
-    the cell to the page (escaping.fragment). A caption in a <details> that folds prose stays in its cell. GitHub's
-    $`...`$ and ```math fences become $...$ and $$...$$, which Jupyter renders, with no $ inside that could
-    close them early and no < a viewer without formulas would read as a tag. A <details> that folds a
-    transcript becomes its summary in bold, and the output of the cell that prints it is folded;
+    the cell to the page (escaping.fragment). A caption or heading in a <details> that folds prose stays in its
+    cell. GitHub's $`...`$ and ```math fences become $...$ and $$...$$, which Jupyter renders, with no $ inside that
+    could close them early and no < a viewer without formulas would read as a tag. A fold (blocks.Details) that a code
+    cell stands in becomes its summary in bold, and the output of a cell in it that prints is folded;
   - each fence of a named chunk as a code cell holding exactly its lines; a root chunk (its
     <<references>> are not Python) as Markdown, to read. A chunk or playground that IPython would not run as the
     Python it is (code that does not parse, such as text for a string of the program, with a line that IPython reads

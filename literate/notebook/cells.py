@@ -24,7 +24,12 @@ except ImportError:  # run outside the project's .venv
     missing("notebook.py", "nbformat", "use make notebook (it installs requirements-notebook.txt into .venv), or "
             "pip install -r requirements-notebook.txt")
 
-SUMMARY = re.compile(r"^\s*<summary>(.*)</summary>\s*$")
+# A fold's tags as lesson_lines writes them (bare: text.html_block), after what a list item or quote puts before
+# each line (its marker, its indentation, its >): (that prefix, the rest of the line)
+LINE_PREFIX = r"((?:[ \t>]|[-*+][ \t]|[0-9]{1,9}[.)][ \t])*)"
+FOLD_OPENING = re.compile(LINE_PREFIX + r"<details>(.*)$")
+FOLD_SUMMARY = re.compile(r"[ \t>]*<summary>(.*)</summary>[ \t]*$")
+FOLD_CLOSING = re.compile(LINE_PREFIX + r"</details>[ \t]*$")
 GENERATOR = "notebook.py"  # the notebook's metadata: marks the notebooks notebook.py wrote, the only files it overwrites
 # What JupyterLab writes into a notebook when its kernel starts, written here first, so that opening the notebook
 # changes nothing (else JupyterLab marks it modified and autosaves it): the kernel spec as ipykernel's own python3
@@ -40,32 +45,48 @@ def language_info() -> dict:
             "nbconvert_exporter": "python", "file_extension": ".py"}
 
 
-def split_fold(lines: list[str | None], fold: blocks.Details) -> None:
+def split_fold(lines: list[str | None], fold: blocks.Details, prints: bool) -> None:
     """A fold (<details>) that a cell starts inside: the cells cannot fold what is in several of them, so in lines
-    (the lesson's, as lesson_lines writes them) its <details> and <summary> become the summary in bold, said to fold
-    the outputs below, and its </details> is dropped. The code cells inside it fold their outputs instead."""
-    opening, closing = fold.opening, fold.closing
-    written = drawn_lines(lines, opening)
-    start = next((index for index, line in enumerate(written) if line.strip().startswith("<details")), None)
-    if start is not None:
-        summary = SUMMARY.match(written[start + 1]) if start + 1 < len(written) else None
-        written[start : start + (2 if summary else 1)] = \
-            [f"**{summary[1]}**（讲义里折叠着；这里折叠的是下面格子的输出，点一下就展开）"] if summary else []
-    put_lines(lines, opening, written)
-    written = drawn_lines(lines, closing)
-    end = next((index for index, line in enumerate(written) if line.strip() == "</details>"), None)
-    put_lines(lines, closing, written[:end] + written[end + 1 :] if end is not None else written)
+    (the lesson's, as lesson_lines writes them) its <details> and <summary> become the summary in bold, and its
+    </details> is dropped; the cells inside it fold their outputs instead (prints: one of them prints some)."""
+    note = "（讲义里折叠着；这里折叠的是下面格子的输出，点一下就展开）" if prints else "（讲义里折叠着）"
+    written = drawn_lines(lines, fold.opening)
+    for index, line in enumerate(written):
+        opening = FOLD_OPENING.match(line)
+        if opening:
+            prefix, rest, taken = opening[1], opening[2], 1
+            summary = FOLD_SUMMARY.match(rest)
+            if not summary and not rest.strip() and index + 1 < len(written):
+                summary = FOLD_SUMMARY.match(written[index + 1])
+                taken = 2 if summary else 1
+            kept = f"**{summary[1]}**{note}" if summary else rest.strip()
+            written[index : index + taken] = [prefix + kept] if kept or marked(prefix) else []
+            break
+    put_lines(lines, fold.opening, written)
+    written = drawn_lines(lines, fold.closing)
+    for index, line in enumerate(written):
+        closing = FOLD_CLOSING.match(line)
+        if closing:
+            written[index : index + 1] = [closing[1].rstrip()] if marked(closing[1]) else []
+            break
+    put_lines(lines, fold.closing, written)
+
+
+def marked(prefix: str) -> bool:
+    """Whether what stands before a line holds a list item's marker, which must stay."""
+    return bool(prefix.strip(" \t>"))
 
 
 def unfolded(lesson: list):
-    """The blocks side by side at the lesson's top, those in its folds (<details>) in their place."""
+    """The blocks side by side at the lesson's top, those in its folds (<details>) in their place, but a fold's
+    closing </details> (which shows nothing)."""
     stack = [iter(lesson)]
     while stack:
         block = next(stack[-1], None)
         if block is None:
             stack.pop()
         elif isinstance(block, blocks.Details):
-            stack.append(iter(inside(block)))
+            stack.append(iter(inside(block)[:-1]))
         else:
             yield block
 
@@ -146,16 +167,21 @@ def build(doc: model.Document) -> nbformat.NotebookNode:
     folds: list[blocks.Details] = []  # the folds around the block, outermost first
     split: set[int] = set()  # the folds a cell has started in (by line)
 
+    def prints(fold: blocks.Details) -> bool:
+        """Whether a cell in the fold prints the program's output."""
+        return how != "unprinted" and any(fence.role is Role.TRANSCRIPT and fence.label == program
+                                          for fence in blocks.fences(inside(fold)))
+
     def folds_prose() -> bool:
         """Whether the block stands in a fold that no cell has started in: a cell of its own would tear it open."""
         return any(fold.line not in split for fold in folds)
 
     def starts_cell(block, level: int) -> bool:
-        """A heading; a caption (links lead to its cell, at its top: see escaping.fragment), unless it stands in a
-        fold that folds prose; a figure (likewise), and what follows it; a fence that is a cell. level: how deep in
-        lists and quotes (folds not counted)."""
+        """A heading, a caption (links lead to its cell, at its top: see escaping.fragment) or a figure, unless it
+        stands in a fold that folds prose; what follows a figure; a fence that is a cell. level: how deep in lists
+        and quotes (folds not counted)."""
         if isinstance(block, blocks.Heading):
-            return level == 0
+            return level == 0 and not folds_prose()
         if level == 0 and block.line in after_figure and not isinstance(block, blocks.Fence):
             return True
         if isinstance(block, blocks.Paragraph) and holds_figure(block):  # its drawing in a cell of its own
@@ -175,7 +201,7 @@ def build(doc: model.Document) -> nbformat.NotebookNode:
             continue  # what is not a cell of its own stays in the prose
         for fold in folds:
             if fold.line not in split and block is not fold.opening:  # a cell that starts at a fold holds it
-                split_fold(lines, fold)
+                split_fold(lines, fold, prints(fold))
                 split.add(fold.line)
         heading = isinstance(block, blocks.Heading)
         start, end, line = block.line - 1, block.end, block.line

@@ -3,7 +3,7 @@ chunk; a chunk's figure with its caption, its place among the name's fences, and
 
 from __future__ import annotations
 
-from .. import model
+from .. import blocks, model
 from .columns import columns
 from ..markup import Markup, join, start_tag, tag
 from .state import Page, piece_id
@@ -73,19 +73,20 @@ def sequence_links(count: int, index: int, anchor_of) -> list[Markup]:
     return links
 
 
-def chunk_html(page: Page, kind: str, label: str, index: int) -> Markup:
-    doc = page.doc
-    pieces = (doc.chunks if kind == "chunk" else doc.roots)[label]
-    piece = pieces[index]
-    anchor = piece_id(kind, label, index)
+def chunk_html(page: Page, fence: blocks.Fence) -> Markup:
+    """A fence of a chunk or a root, with its caption and the links to the others of its name."""
+    doc, label, index, piece = page.doc, fence.label, fence.index, fence.piece
+    kind = fence.role.value  # chunk or root: the figure's class
+    pieces = (doc.chunks if fence.role is blocks.Role.CHUNK else doc.roots)[label]
+    anchor = piece_id(fence.role, label, index)
     page.ids.add(anchor)
-    written = caption_html(page, piece.fence_line, anchor)
+    written = caption_html(page, fence.caption, anchor)
     if written is None:
         name = f"<<{label}>>" if kind == "chunk" else label
         caption = [tag("a", {"class": "name", "href": f"#{anchor}"}, name), "+≡" if index else "≡"]
     else:
         caption = [tag("span", {"class": "written"}, written)]
-    caption += sequence_links(len(pieces), index, lambda i: piece_id(kind, label, i))
+    caption += sequence_links(len(pieces), index, lambda i: piece_id(fence.role, label, i))
     where = f"{doc.path.name}:{piece.fence_line}（在源文件里的位置）"  # for the writer: in the tooltip, not in the text
     foot = ""
     if kind == "chunk" and index == len(pieces) - 1:

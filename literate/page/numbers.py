@@ -128,7 +128,7 @@ def link_targets(sources) -> dict[int, set[str]]:
 def transcript_line(page: Page, line: int, text: str) -> Markup:
     """One output line, anchored L<line>; each number a prose link may land on in a box of its own, anchored
     too, so that the link highlights the number itself."""
-    wanted, out, position = set(page.links.targets.get(line, ())), [], 0
+    wanted, out, position = set(page.targets.get(line, ())), [], 0
     for match in inline.NUMBER.finditer(text) if wanted else ():
         if match[0] in wanted:
             wanted.discard(match[0])

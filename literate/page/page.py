@@ -15,7 +15,7 @@ from ..markup import PROSE_HTML, Markup, join, sanitized, start_tag, tag
 from ..rendering import draw
 from .maths import mathml
 from .numbers import is_count, link_targets, numbers_by_inline
-from .state import GENERATOR, OWN_ID, LinkCache, Page, fence_captions, uses
+from .state import GENERATOR, OWN_ID, Page, uses
 from .text import block_close, block_open, render_inline, table_html
 from .transcripts import transcript_html
 
@@ -105,9 +105,9 @@ class PageBlocks:
 
 def fence_html(page: Page, fence: blocks.Fence) -> Markup:
     if fence.role is Role.TRANSCRIPT:
-        return transcript_html(page, fence.label, fence.index)
+        return transcript_html(page, fence)
     if fence.role in (Role.CHUNK, Role.ROOT):
-        return chunk_html(page, fence.role.value, fence.label, fence.index)
+        return chunk_html(page, fence)
     if fence.role is Role.PLAYGROUND:
         return playground_html(page, fence.piece)
     if fence.language == "math":
@@ -183,7 +183,7 @@ def weave(doc: model.Document) -> tuple[str, Page, list[str]]:
                 transcript_text[piece.first_line + offset] = text
     figures = lesson_figures(doc)
     page = Page(doc=doc, numbers=numbers_by_inline(sources), transcript_text=transcript_text, used_in=uses(doc),
-                captions=fence_captions(doc), links=LinkCache(targets=link_targets(sources)),
+                targets=link_targets(sources),
                 figures={figure.path: drawing(doc, figure) for figure in figures},
                 figure_sources={(figure.target, figure.index) for figure in figures})
     body = body_html(page)

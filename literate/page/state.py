@@ -18,8 +18,8 @@ GENERATOR = "weave.py"  # <meta name="generator">: marks the pages weave.py wrot
 
 @dataclass
 class LinkCache:
-    """Where the page's number links land, found once (page/numbers.py): these keep the page linear in the size of
-    the lesson, each text read once."""
+    """What the page's number links have read so far (page/numbers.py), kept so that the page stays linear in the
+    size of the lesson: each text read once."""
 
     line_words: dict[int, tuple[set[str], set[str]]] = field(default_factory=dict)  # MD line -> its words, numbers
     context_index: dict[tuple, int] = field(default_factory=dict)  # (Inline key, span) -> index of its text
@@ -27,7 +27,6 @@ class LinkCache:
     texts: list[str] = field(default_factory=list)
     context_words: dict[int, tuple[set[str], set[str]]] = field(default_factory=dict)  # index -> words, numbers
     best: dict[tuple, int] = field(default_factory=dict)  # (number, program, contexts) -> the line it links
-    targets: dict[int, set[str]] = field(default_factory=dict)  # MD line -> the numbers a prose link may land on
     number_places: dict[int, dict[str, int]] = field(default_factory=dict)  # long MD line -> number -> where first
 
 
@@ -40,11 +39,11 @@ class Page:
     numbers: dict[int, dict[int, tuple[model.ProseNumber, list[int]]]]
     transcript_text: dict[int, str]  # MD line -> the transcript line printed there
     used_in: dict[str, list[tuple[int, str]]]  # chunk name -> (MD line of <<name>>, label of the piece using it)
-    captions: dict[int, blocks.Inline] = field(default_factory=dict)  # fence line -> its caption's text
     ids: set[str] = field(default_factory=set)
     heading_counts: dict[str, int] = field(default_factory=dict)  # a heading's anchor -> how many have it
     headings: list[tuple[int, str, str]] = field(default_factory=list)  # (level, id, text)
     linked: list[tuple[model.ProseNumber, int]] = field(default_factory=list)  # number, transcript line
+    targets: dict[int, set[str]] = field(default_factory=dict)  # MD line -> the numbers a prose link may land on
     links: LinkCache = field(default_factory=LinkCache)
     formulas: dict[tuple[str, bool], Markup] = field(default_factory=dict)  # (LaTeX, display) -> its MathML
     figures: dict[str, Markup] = field(default_factory=dict)  # a figure's path -> its drawing (figures.py)
@@ -58,13 +57,6 @@ class Page:
 # ---------------------------------------------------------------- the document's parts
 
 
-def fence_captions(doc: model.Document) -> dict[int, blocks.Inline]:
-    """The line of each fence that has a caption -> the caption's text (tangle.py has checked that the caption is
-    that fence's: its anchor is the one the page gives the fence)."""
-    return {block.line: block.caption for event, block, _ in blocks.walk(doc.blocks)
-            if event == "open" and isinstance(block, blocks.Fence) and block.caption is not None}
-
-
 def uses(doc: model.Document) -> dict[str, list[tuple[int, str]]]:
     found: dict[str, list[tuple[int, str]]] = {}
     for pieces in [*doc.roots.values(), *doc.chunks.values()]:
@@ -74,8 +66,9 @@ def uses(doc: model.Document) -> dict[str, list[tuple[int, str]]]:
     return {name: sorted(lines) for name, lines in found.items()}
 
 
-def piece_id(kind: str, label: str, index: int) -> str:
-    return (model.root_anchor if kind == "root" else model.chunk_anchor)(label, index + 1)
+def piece_id(role: blocks.Role, label: str, index: int) -> str:
+    """The id of a chunk's or root's index-th fence: its caption's anchor."""
+    return (model.root_anchor if role is blocks.Role.ROOT else model.chunk_anchor)(label, index + 1)
 
 
 # ---------------------------------------------------------------- the page

@@ -126,8 +126,7 @@ def table_html(page: Page, table: blocks.Table) -> Markup:
     return join(out)
 
 
-def caption_html(page: Page, line: int, anchor: str) -> Markup | None:
-    """The caption written above the fence at line, rendered as the prose is, without its <a name> (the
-    figure carries the anchor) and with its **bold name** a link to the anchor; None: the fence has none."""
-    caption = page.captions.get(line)
+def caption_html(page: Page, caption: blocks.Inline | None, anchor: str) -> Markup | None:
+    """A fence's caption (blocks.Fence.caption) rendered as the prose is, without its <a name> (the figure carries
+    the anchor) and with its **bold name** a link to the anchor; None: the fence has none."""
     return None if caption is None else render_inline(page, caption, name_link=anchor)

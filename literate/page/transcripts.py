@@ -3,7 +3,7 @@ its heatmap (drawing.py; not in a part that a figure is drawn from: the figure i
 
 from __future__ import annotations
 
-from .. import model
+from .. import blocks, model
 from ..drawing import heatmaps_svg
 from ..tables import parse_matrices
 from ..markup import Markup, join, tag
@@ -25,12 +25,11 @@ def matrix_groups(matrices: list) -> list[list]:
     return groups
 
 
-def transcript_html(page: Page, target: str, index: int) -> Markup:
-    """One fence of a transcript (the whole output, or its part index + 1), where it stands in the document:
-    each output line anchored by its own line of MD, each printed matrix beside its heatmap."""
-    transcript = page.doc.transcripts[target]
-    pieces = transcript.pieces()
-    piece = pieces[index]
+def transcript_html(page: Page, fence: blocks.Fence) -> Markup:
+    """A transcript fence (the whole output of its program, or one part), where it stands in the document: each
+    output line anchored by its own line of MD, each printed matrix beside its heatmap."""
+    target, index, piece = fence.label, fence.index, fence.piece
+    pieces = page.doc.transcripts[target].pieces()
     lines = model.output_lines(piece.content)
     anchor = model.output_anchor(target, piece.part)
     page.ids.add(anchor)
@@ -54,7 +53,7 @@ def transcript_html(page: Page, target: str, index: int) -> Markup:
         out.append(tag("div", {"class": "matrix"}, pre(first, last), tag("figure", {"class": "heatmap"}, drawn)))
         position = last
     out.append(pre(position, len(lines)))
-    written = caption_html(page, piece.fence_line, anchor)
+    written = caption_html(page, fence.caption, anchor)
     if written is None:
         caption = [Markup(tag("a", {"class": "name", "href": f"#{anchor}"}, "实跑输出") + "："), tag("code", None, target)]
     else:

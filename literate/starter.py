@@ -1,0 +1,175 @@
+"""A new lesson in a folder of its own (tangle.py new FOLDER): the smallest lesson that every tool takes (a chunk, a
+program, its transcript, a number its prose quotes, a formula, a playground), in Chinese or English, with a Makefile
+whose targets run this project's tools on it (make tangle, check, update, stitch, quotes, html, notebook: the
+commands the tools' messages name). Its transcript is not written here: the program is run, as make update runs
+it, and what it prints is recorded."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+from .commands import command_tangle, command_update
+from .files import document_lock
+from .model import OK, UserError
+
+TOOLS = Path(__file__).resolve().parent.parent  # the folder of tangle.py, weave.py and notebook.py
+LESSON = "lesson.md"
+
+CHINESE = """\
+# 温度：把分数变成概率
+
+softmax 把一组分数变成概率：$p_i = e^{s_i/T} / \\sum_j e^{s_j/T}$，温度 $T$ 越高，概率越平均。
+
+```python {#softmax}
+import math
+
+
+def softmax(scores, temperature=1.0):
+    exps = [math.exp(score / temperature) for score in scores]
+    total = sum(exps)
+    return [value / total for value in exps]
+```
+
+```python {file=generated/lesson.py}
+<<softmax>>
+
+
+def main():
+    probabilities = softmax([2.0, 1.0, 0.1])
+    print(f"最大的概率 {max(probabilities):.4f}")
+
+
+if __name__ == "__main__":
+    main()
+```
+
+三个分数里最大的那个，概率是 0.6590：
+
+```text {transcript}
+```
+
+自己试一试：把温度调高，再运行这一格。
+
+```python {playground=generated/lesson.py}
+print(softmax([2.0, 1.0, 0.1], temperature=5.0))
+```
+"""
+
+ENGLISH = """\
+# Temperature: from scores to probabilities
+
+softmax turns scores into probabilities: $p_i = e^{s_i/T} / \\sum_j e^{s_j/T}$; the higher the temperature $T$, the
+more even they are.
+
+```python {#softmax}
+import math
+
+
+def softmax(scores, temperature=1.0):
+    exps = [math.exp(score / temperature) for score in scores]
+    total = sum(exps)
+    return [value / total for value in exps]
+```
+
+```python {file=generated/lesson.py}
+<<softmax>>
+
+
+def main():
+    probabilities = softmax([2.0, 1.0, 0.1])
+    print(f"largest probability {max(probabilities):.4f}")
+
+
+if __name__ == "__main__":
+    main()
+```
+
+Of the three scores, the largest gets a probability of 0.6590:
+
+```text {transcript}
+```
+
+Try it: raise the temperature and run this cell again.
+
+```python {playground=generated/lesson.py}
+print(softmax([2.0, 1.0, 0.1], temperature=5.0))
+```
+"""
+
+MAKEFILE = """\
+# The commands of {lesson}, run by the tools at TOOLS with their .venv (which make builds there on first use).
+TOOLS := {tools}
+PY := $(TOOLS)/.venv/bin/python
+MD := {lesson}
+
+.PHONY: help tangle check update stitch quotes html notebook
+.DEFAULT_GOAL := help
+
+help: ## list the targets
+\t@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{{printf "  make %-10s %s\\n", $$1, $$2}}'
+
+tangle: ## write generated/ from the lesson
+\t@$(MAKE) -s -C $(TOOLS) .venv/stamp
+\t$(PY) $(TOOLS)/tangle.py tangle $(MD)
+
+check: ## verify generated/, the transcript and every number in the prose
+\t@$(MAKE) -s -C $(TOOLS) .venv/stamp
+\t$(PY) $(TOOLS)/tangle.py check $(MD)
+
+update: ## rerun the program and write what it prints into the lesson's transcript
+\t@$(MAKE) -s -C $(TOOLS) .venv/stamp
+\t$(PY) $(TOOLS)/tangle.py update $(MD)
+
+stitch: ## move edits made in generated/ back into the lesson
+\t@$(MAKE) -s -C $(TOOLS) .venv/stamp
+\t$(PY) $(TOOLS)/tangle.py stitch $(MD)
+
+quotes: ## list the transcript line each number in the prose quotes
+\t@$(MAKE) -s -C $(TOOLS) .venv/stamp
+\t$(PY) $(TOOLS)/tangle.py quotes $(MD)
+
+html: ## write build/ the lesson as one page
+\t@$(MAKE) -s -C $(TOOLS) .venv/html-stamp
+\t$(PY) $(TOOLS)/weave.py $(MD)
+
+notebook: ## write build/ the lesson as a Jupyter notebook
+\t@$(MAKE) -s -C $(TOOLS) .venv/notebook-stamp
+\t$(PY) $(TOOLS)/notebook.py $(MD)
+"""
+
+
+def command_new(args: argparse.Namespace) -> int:
+    """Write the new lesson and its Makefile into args.folder (new, or empty), then tangle it and run it."""
+    folder: Path = args.folder
+    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
+        raise UserError(f"{folder}: error: {'not a folder' if not folder.is_dir() else 'not empty'}; a new lesson "
+                        "goes into a new folder (or an empty one): name another")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / LESSON).write_text(ENGLISH if args.lang == "en" else CHINESE, encoding="utf-8")
+        (folder / "Makefile").write_text(MAKEFILE.format(lesson=LESSON, tools=make_path(TOOLS)), encoding="utf-8")
+        (folder / ".gitignore").write_text("build/\n", encoding="utf-8")
+    except OSError as error:
+        raise UserError(f"{folder}: error: cannot write the new lesson there: {error.strerror or error}") from None
+    md = folder / LESSON
+    print(f"wrote {md}, {folder / 'Makefile'}; tangling it and running its program:")
+    done = command_tangle(argparse.Namespace(md=md, force=False))
+    if done == OK:
+        with document_lock(md, str(md), "update"):
+            done = command_update(argparse.Namespace(md=md, timeout=600, only=None, progress=False))
+    if done == OK:
+        print(f"next: cd {folder} and make check (make help lists the lesson's commands; docs/new-lesson.md in "
+              f"{TOOLS} walks on from here)")
+    return done
+
+
+def make_path(path: Path) -> str:
+    """A path as make reads it: spaces and # escaped (make splits words at a space, and # starts a comment)."""
+    text = os.fspath(path)
+    if any(character in text for character in "$\n"):
+        print(f"warning: the tools' path {text!r} holds $ or a line break, which a Makefile cannot name; "
+              "edit TOOLS in the new Makefile", file=sys.stderr)
+    return text.replace("#", "\\#").replace(" ", "\\ ")
