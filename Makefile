@@ -5,7 +5,7 @@ PAGE := weave.py $(wildcard literate/page/*.py) literate/page/style.css
 NOTEBOOK := notebook.py $(wildcard literate/notebook/*.py)
 VENV_PY := .venv/bin/python
 
-.PHONY: help tangle stitch check html notebook lab test update experiments update-experiments portability bench clean
+.PHONY: help tangle stitch check html notebook lab test update experiments update-experiments portability bench new clean
 .DEFAULT_GOAL := help
 
 help: ## list the targets
@@ -89,6 +89,10 @@ portability: | .venv/stamp ## compare the program's output across numpy builds a
 
 bench: | .venv/stamp ## time the program
 	$(VENV_PY) bench/bench.py
+
+new: | .venv/stamp ## start a new lesson: make new FOLDER=~/my-lesson (LESSON_LANG=en: in English); docs/new-lesson.md
+	@test -n "$(FOLDER)" || { echo "error: name the new lesson's folder: make new FOLDER=~/my-lesson" >&2; exit 2; }
+	$(VENV_PY) tangle.py new $(FOLDER) --lang $(or $(LESSON_LANG),zh)
 
 clean: ## remove .venv, build/ and caches (generated/ is kept: it is committed)
 	rm -rf .venv build .pytest_cache .hypothesis .cache .ruff_cache __pycache__ tests/__pycache__ literate/__pycache__

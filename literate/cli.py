@@ -7,6 +7,7 @@ examples:
   python tangle.py check --only generated/attention.py
   python tangle.py update                  rerun the programs, rewrite their transcripts in place
   python tangle.py stitch                  move edits made in generated/*.py back into attention.md
+  python tangle.py new ~/my-lesson         start a new lesson there (docs/new-lesson.md)
 
 Errors read MD:LINE: error: ...; exit 0 ok, 1 a check found a difference, 2 bad input or usage.
 The full manual: docs/tangle.md."""
@@ -20,6 +21,7 @@ from pathlib import Path
 from .commands import command_check, command_quotes, command_tangle, command_update
 from .console import run_command
 from .files import document_lock
+from .starter import command_new
 from .stitch import command_stitch
 
 
@@ -58,6 +60,13 @@ def parser() -> argparse.ArgumentParser:
             command.add_argument("--progress", action="store_true", help="show what the program writes to "
                                  "stderr (its progress) while it runs, each line prefixed with its path")
         command.set_defaults(function=function)
+    new = commands.add_parser("new", help="start a new lesson in a folder of its own",
+                              description="write the smallest lesson every tool takes, and a Makefile with its "
+                              "commands, into FOLDER (new, or empty), then tangle it and run its program; "
+                              "docs/new-lesson.md walks on from there")
+    new.add_argument("folder", type=Path, metavar="FOLDER", help="where the lesson goes")
+    new.add_argument("--lang", choices=("zh", "en"), default="zh", help="the lesson's language (zh: Chinese)")
+    new.set_defaults(function=command_new)
     return top
 
 

@@ -21,7 +21,7 @@ LESSON = "lesson.md"
 CHINESE = """\
 # 温度：把分数变成概率
 
-softmax 把一组分数变成概率：$p_i = e^{s_i/T} / \\sum_j e^{s_j/T}$，温度 $T$ 越高，概率越平均。
+softmax 把一组分数变成概率：$`p_i = e^{s_i/T} / \\sum_j e^{s_j/T}`$，温度 $`T`$ 越高，概率越平均。
 
 ```python {#softmax}
 import math
@@ -61,7 +61,7 @@ print(softmax([2.0, 1.0, 0.1], temperature=5.0))
 ENGLISH = """\
 # Temperature: from scores to probabilities
 
-softmax turns scores into probabilities: $p_i = e^{s_i/T} / \\sum_j e^{s_j/T}$; the higher the temperature $T$, the
+softmax turns scores into probabilities: $`p_i = e^{s_i/T} / \\sum_j e^{s_j/T}`$; the higher the temperature $`T`$, the
 more even they are.
 
 ```python {#softmax}
@@ -119,8 +119,9 @@ check: ## verify generated/, the transcript and every number in the prose
 \t@$(MAKE) -s -C $(TOOLS) .venv/stamp
 \t$(PY) $(TOOLS)/tangle.py check $(MD)
 
-update: ## rerun the program and write what it prints into the lesson's transcript
+update: ## tangle, rerun the program and write what it prints into the lesson's transcript
 \t@$(MAKE) -s -C $(TOOLS) .venv/stamp
+\t$(PY) $(TOOLS)/tangle.py tangle $(MD)
 \t$(PY) $(TOOLS)/tangle.py update $(MD)
 
 stitch: ## move edits made in generated/ back into the lesson
@@ -131,11 +132,11 @@ quotes: ## list the transcript line each number in the prose quotes
 \t@$(MAKE) -s -C $(TOOLS) .venv/stamp
 \t$(PY) $(TOOLS)/tangle.py quotes $(MD)
 
-html: ## write build/ the lesson as one page
+html: ## write build/{stem}.html: the lesson as one page
 \t@$(MAKE) -s -C $(TOOLS) .venv/html-stamp
 \t$(PY) $(TOOLS)/weave.py $(MD)
 
-notebook: ## write build/ the lesson as a Jupyter notebook
+notebook: ## write build/{stem}.ipynb: the lesson as a Jupyter notebook
 \t@$(MAKE) -s -C $(TOOLS) .venv/notebook-stamp
 \t$(PY) $(TOOLS)/notebook.py $(MD)
 """
@@ -150,7 +151,7 @@ def command_new(args: argparse.Namespace) -> int:
     try:
         folder.mkdir(parents=True, exist_ok=True)
         (folder / LESSON).write_text(ENGLISH if args.lang == "en" else CHINESE, encoding="utf-8")
-        (folder / "Makefile").write_text(MAKEFILE.format(lesson=LESSON, tools=make_path(TOOLS)), encoding="utf-8")
+        (folder / "Makefile").write_text(MAKEFILE.format(lesson=LESSON, stem=Path(LESSON).stem, tools=make_path(TOOLS)), encoding="utf-8")
         (folder / ".gitignore").write_text("build/\n", encoding="utf-8")
     except OSError as error:
         raise UserError(f"{folder}: error: cannot write the new lesson there: {error.strerror or error}") from None

@@ -1,0 +1,102 @@
+"""docs/new-lesson.md followed as a new author would: its commands copied out of the page (every ```sh fence, in
+order) and run in one shell, with a home folder of their own. Then what they made is looked at: each lesson
+(Chinese, English) checks, its page and notebook are there, and its notebook, run top to bottom in a fresh kernel,
+prints the transcript the lesson shows, and runs its playground.
+
+Needs the notebook's and the page's packages; skipped without them, like test_second_lesson.py."""
+
+import importlib.util
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+if any(importlib.util.find_spec(name) is None for name in ("nbformat", "nbclient", "ipykernel", "latex2mathml")):
+    pytest.skip("the notebook's and the page's packages are not installed: make test installs them",
+                allow_module_level=True)
+
+import nbformat  # noqa: E402
+from nbclient import NotebookClient  # noqa: E402
+
+import conftest  # noqa: E402
+import literate.starter  # noqa: E402
+
+GUIDE = conftest.ROOT / "docs" / "new-lesson.md"
+
+
+def guide_commands() -> list[str]:
+    """The lines of every ```sh fence of the guide, in order."""
+    return [line for fence in re.findall(r"^```sh\n(.*?)^```$", GUIDE.read_text(encoding="utf-8"), re.M | re.S)
+            for line in fence.splitlines() if line.strip()]
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory) -> Path:
+    """A home folder in which the guide's commands have run, from the project's folder, as the guide says."""
+    home = tmp_path_factory.mktemp("home")
+    script = "set -e\n" + "\n".join(guide_commands()) + "\n"
+    environment = {**os.environ, "HOME": str(home), "MAKEFLAGS": ""}
+    done = subprocess.run(["bash", "-c", script], cwd=conftest.ROOT, env=environment, capture_output=True,
+                          text=True, timeout=900)
+    assert done.returncode == 0, f"a step of docs/new-lesson.md failed:\n{done.stdout}\n{done.stderr}"
+    return home
+
+
+def test_the_guide_starts_a_lesson_then_checks_it_and_makes_its_page_and_notebook():
+    commands = guide_commands()
+    assert commands[0].startswith("make new FOLDER=~/") and "cd ~/softmax" in commands
+    assert {"make check", "make html", "make notebook", "make update"} <= set(commands)
+
+
+@pytest.mark.parametrize("folder, printed", [("softmax", "最大的概率 0.6590\n"),
+                                             ("softmax-en", "largest probability 0.6590\n")])
+def test_each_new_lesson_passes_every_tool_and_its_notebook_prints_its_transcript(home, folder, printed):
+    lesson = home / folder
+    text = (lesson / "lesson.md").read_text(encoding="utf-8")
+    assert f"```text {{transcript}}\n{printed}```" in text  # recorded from the run, not written
+    assert "transcript unchanged" in make(lesson, "update")
+    generated = lesson / "generated" / "lesson.py"
+    generated.write_text(generated.read_text(encoding="utf-8").replace("total = sum(exps)",
+                                                                       "total = sum(exps)  # 1 when all are 0"))
+    make(lesson, "stitch")
+    assert "    total = sum(exps)  # 1 when all are 0\n" in (lesson / "lesson.md").read_text(encoding="utf-8")
+    assert "transcript matches" in make(lesson, "check")
+    make(lesson, "html")
+    assert "0.6590" in (lesson / "build" / "lesson.html").read_text(encoding="utf-8")
+    make(lesson, "notebook")
+    built = nbformat.read(lesson / "build" / "lesson.ipynb", as_version=4)
+    NotebookClient(built, timeout=300, kernel_name="python3",
+                   resources={"metadata": {"path": str(lesson)}}).execute()
+    by_role = {cell.metadata["attention"]["role"]: cell for cell in built.cells if cell.cell_type == "code"}
+    assert stdout(by_role["transcript"]) == printed
+    assert stdout(by_role["playground"]).startswith("[0.")  # softmax at a higher temperature, run in the kernel
+
+
+def make(folder: Path, target: str) -> str:
+    """The lesson's own make target, run in its folder: what it printed (it must succeed)."""
+    done = subprocess.run(["make", "-s", target], cwd=folder, capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "MAKEFLAGS": ""})
+    assert done.returncode == 0, f"make {target} in {folder.name}:\n{done.stdout}\n{done.stderr}"
+    return done.stdout
+
+
+def stdout(cell) -> str:
+    return "".join(output.text for output in cell.get("outputs", [])
+                   if output.output_type == "stream" and output.name == "stdout")
+
+
+def test_a_new_lesson_goes_only_into_a_new_or_empty_folder(tmp_path):
+    (tmp_path / "taken").mkdir()
+    (tmp_path / "taken" / "notes.txt").write_text("mine")
+    done = subprocess.run([sys.executable, "tangle.py", "new", str(tmp_path / "taken")], cwd=conftest.ROOT,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "not empty" in done.stderr and "Traceback" not in done.stderr
+    assert sorted(path.name for path in (tmp_path / "taken").iterdir()) == ["notes.txt"]
+
+
+def test_the_makefile_names_the_tools_where_they_are():
+    made = literate.starter.MAKEFILE.format(lesson="lesson.md", stem="lesson", tools=literate.starter.make_path(Path("/a b/c#d")))
+    assert "TOOLS := /a\\ b/c\\#d\n" in made
