@@ -14,6 +14,7 @@ from .figures import draw_figures, lesson_figures, stale_figures
 from .files import describe, read_regular, signals_deferred, write_atomically
 from .markdown import load
 from .model import Conflict, DIFFERENT, Document, MAX_GENERATED_BYTES, OK, UserError
+from .playgrounds import undefined_name_problems
 from .proofs import stale_numbers, written_list
 from .quoting import list_path, list_shown
 from .reach import unrun_problems
@@ -180,9 +181,8 @@ def selected_targets(doc: Document, only: str | None) -> list[str]:
         return list(doc.transcripts)
     chosen = [target for target in doc.transcripts if names_program(doc, only, target)]
     if not chosen:
-        known = ", ".join(doc.transcripts) or "none"
-        raise UserError(f"{doc.shown}: error: --only {only}: no program with a transcript by that name "
-                        f"(there are: {known}){lookalike(os.path.normpath(only), doc.transcripts)}")
+        raise UserError(f"{doc.shown}: error: --only {only}: no program with a transcript by that name (there are: "
+                        f"{', '.join(doc.transcripts) or 'none'}){lookalike(os.path.normpath(only), doc.transcripts)}")
     return chosen
 
 
@@ -230,13 +230,15 @@ def command_check(args) -> int:
         elif run.stdout != transcript.content.encode():
             report_difference(doc, target, run.stdout.decode("utf-8", "replace"))
             outcomes.append("transcript differs")
-    if errors:
-        print(*errors, sep="\n", file=sys.stderr)
-        outcomes.append(f"{len(errors)} not in the transcript")
+    unknown = undefined_name_problems(doc)  # names a playground reads that nothing defines
     figures = stale_figures(doc, lambda target: update_command(doc, target))
-    if figures:
-        print(*figures, sep="\n", file=sys.stderr)
-        outcomes.append(f"{len(figures)} figure{'s' if len(figures) != 1 else ''} not what the transcript draws")
+    plural = "s" if len(figures) != 1 else ""
+    for found, outcome in ((errors, f"{len(errors)} not in the transcript"),
+                           (unknown, f"{len(unknown)} undefined in a playground"),
+                           (figures, f"{len(figures)} figure{plural} not what the transcript draws")):
+        if found:
+            print(*found, sep="\n", file=sys.stderr)
+            outcomes.append(outcome)
     book = sum(number.book for number in numbers)
     verdict = "; ".join(outcomes) or ("transcript matches" if len(targets) == 1 else "transcripts match")
     left = not_run(doc, targets)

@@ -151,7 +151,8 @@ def command_new(args: argparse.Namespace) -> int:
     try:
         folder.mkdir(parents=True, exist_ok=True)
         (folder / LESSON).write_text(ENGLISH if args.lang == "en" else CHINESE, encoding="utf-8")
-        (folder / "Makefile").write_text(MAKEFILE.format(lesson=LESSON, stem=Path(LESSON).stem, tools=make_path(TOOLS)), encoding="utf-8")
+        makefile = MAKEFILE.format(lesson=LESSON, stem=Path(LESSON).stem, tools=make_path(TOOLS))
+        (folder / "Makefile").write_text(makefile, encoding="utf-8")
         (folder / ".gitignore").write_text("build/\n", encoding="utf-8")
     except OSError as error:
         raise UserError(f"{folder}: error: cannot write the new lesson there: {error.strerror or error}") from None

@@ -58,6 +58,9 @@ def test_each_new_lesson_passes_every_tool_and_its_notebook_prints_its_transcrip
     text = (lesson / "lesson.md").read_text(encoding="utf-8")
     assert f"```text {{transcript}}\n{printed}```" in text  # recorded from the run, not written
     assert "transcript unchanged" in make(lesson, "update")
+    (lesson / "lesson.md").write_text(text.replace("\n\n", "\n\nA paragraph that moves the code down.\n\n", 1),
+                                      encoding="utf-8")  # a prose-only edit: generated/ is out of date
+    assert "transcript unchanged" in make(lesson, "update")  # make update tangles first
     generated = lesson / "generated" / "lesson.py"
     generated.write_text(generated.read_text(encoding="utf-8").replace("total = sum(exps)",
                                                                        "total = sum(exps)  # 1 when all are 0"))
@@ -66,6 +69,12 @@ def test_each_new_lesson_passes_every_tool_and_its_notebook_prints_its_transcrip
     assert "transcript matches" in make(lesson, "check")
     make(lesson, "html")
     assert "0.6590" in (lesson / "build" / "lesson.html").read_text(encoding="utf-8")
+    broken = (lesson / "lesson.md").read_text(encoding="utf-8").replace("print(softmax(", "print(sofmax(")
+    (lesson / "lesson.md").write_text(broken, encoding="utf-8")
+    checked = subprocess.run(["make", "-s", "check"], cwd=lesson, capture_output=True, text=True, timeout=300)
+    line = broken.split("\n").index("print(sofmax([2.0, 1.0, 0.1], temperature=5.0))") + 1
+    assert f"lesson.md:{line}: error: the playground reads sofmax" in checked.stderr and checked.returncode != 0
+    (lesson / "lesson.md").write_text(broken.replace("print(sofmax(", "print(softmax("), encoding="utf-8")
     make(lesson, "notebook")
     built = nbformat.read(lesson / "build" / "lesson.ipynb", as_version=4)
     NotebookClient(built, timeout=300, kernel_name="python3",
