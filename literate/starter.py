@@ -1,7 +1,7 @@
 """A new lesson in a folder of its own (tangle.py new FOLDER): the smallest lesson that every tool takes (a chunk, a
 program, its transcript, a number its prose quotes, a formula, a playground), in Chinese or English, with a Makefile
-whose targets run this project's tools on it (make tangle, check, update, stitch, quotes, html, notebook: the
-commands the tools' messages name). Its transcript is not written here: the program is run, as make update runs
+whose targets run this project's tools on it (make tangle, check, update, stitch, quotes, html, notebook, lab:
+the commands the tools' messages name). Its transcript is not written here: the program is run, as make update runs
 it, and what it prints is recorded."""
 
 from __future__ import annotations
@@ -105,7 +105,7 @@ TOOLS := {tools}
 PY := $(TOOLS)/.venv/bin/python
 MD := {lesson}
 
-.PHONY: help tangle check update stitch quotes html notebook
+.PHONY: help tangle check update stitch quotes html notebook lab
 .DEFAULT_GOAL := help
 
 help: ## list the targets
@@ -139,6 +139,11 @@ html: ## write build/{stem}.html: the lesson as one page
 notebook: ## write build/{stem}.ipynb: the lesson as a Jupyter notebook
 \t@$(MAKE) -s -C $(TOOLS) .venv/notebook-stamp
 \t$(PY) $(TOOLS)/notebook.py $(MD)
+
+lab: notebook ## open the notebook in JupyterLab set up for the lesson, the tools' .venv as its kernel (LAB_ARGS=)
+\t@$(MAKE) -s -C $(TOOLS) .venv/lab-stamp
+\tJUPYTER_PREFER_ENV_PATH=1 JUPYTERLAB_DIR= $(TOOLS)/.venv/bin/jupyter lab --ServerApp.root_dir=. \\
+\t    $(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS) build/{stem}.ipynb
 """
 
 

@@ -41,8 +41,13 @@ def printed_digits(number: str) -> int:
     return len(whole.lstrip("0")) + len(decimals)
 
 
-def classify_change(old: str, new: str) -> str:
-    """Explain a transcript difference: only numbers drifted, or the text itself changed."""
+def has_readme(doc: Document) -> bool:
+    return (doc.folder / "README.md").is_file()
+
+
+def classify_change(old: str, new: str, readme: bool = False) -> str:
+    """Explain a transcript difference: only numbers drifted, or the text itself changed. readme: the lesson has a
+    README beside it, whose section on portability says what to do about drift."""
     old_lines, new_lines = output_lines(old), output_lines(new)
     changed = "text/layout changed"
     if len(old_lines) != len(new_lines):
@@ -75,7 +80,8 @@ def classify_change(old: str, new: str) -> str:
         return said + (f"a number printed with {digits} digit{'s' if digits != 1 else ''} changed, "
                        f"too few (under {DRIFT_DIGITS}) for a rounding difference between platforms to show in it: "
                        "the results changed (not floating-point drift)")
-    return said + "looks like floating-point drift (a platform difference); see README, 可移植性"
+    see = "; see README, 可移植性" if readme else ""
+    return said + "looks like floating-point drift (a platform difference)" + see
 
 
 def transcript_diff(doc: Document, transcript: Transcript, new: str, new_label: str, color: bool) -> list[str]:
@@ -171,7 +177,7 @@ def report_difference(doc: Document, target: str, actual: str) -> None:
     if len(pieces) == 1:
         print(f"{doc.where(transcript.first_line)}: error: the output of {shown} differs from its transcript; {fix}",
               file=sys.stderr)
-        print(classify_change(transcript.content, actual))
+        print(classify_change(transcript.content, actual, has_readme(doc)))
         print(*transcript_diff(doc, transcript, actual, "actual output", color), sep="\n")
         return
     parts, why, _ = split_output(transcript, actual)
@@ -181,10 +187,10 @@ def report_difference(doc: Document, target: str, actual: str) -> None:
         print(f"{doc.where(transcript.md_line(index))}: error: the output of {shown} differs from its transcript, "
               f"and cannot be cut into its {len(pieces)} parts ({why}); {fix}, once each part begins with a line "
               "the program prints exactly once", file=sys.stderr)
-        print(classify_change(transcript.content, actual))
+        print(classify_change(transcript.content, actual, has_readme(doc)))
         print(*transcript_diff(doc, transcript, actual, "actual output", color), sep="\n")
         return
-    print(classify_change(transcript.content, actual))
+    print(classify_change(transcript.content, actual, has_readme(doc)))
     for piece, new in zip(pieces, parts):
         if new != piece.content:
             print(f"{doc.where(piece.first_line)}: error: the output of {shown} differs from part {piece.part} of its "
@@ -368,7 +374,7 @@ def write_transcripts(doc: Document, changed: dict[str, str]) -> Document:
                             "would change how the Markdown around it reads"
                             + ("; move its fence out of the list item or quote" if nested else ""))
         transcript = doc.transcripts[target]
-        print(classify_change(transcript.content, output))
+        print(classify_change(transcript.content, output, has_readme(doc)))
         parts, _, _ = split_output(transcript, output)
         for piece, content in zip(transcript.pieces(), parts):
             if content != piece.content or len(parts) == 1:

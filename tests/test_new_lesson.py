@@ -76,6 +76,7 @@ def test_each_new_lesson_passes_every_tool_and_its_notebook_prints_its_transcrip
     assert f"lesson.md:{line}: error: the playground reads sofmax" in checked.stderr and checked.returncode != 0
     (lesson / "lesson.md").write_text(broken.replace("print(sofmax(", "print(softmax("), encoding="utf-8")
     make(lesson, "notebook")
+    assert "build/lesson.ipynb" in make(lesson, "-n lab") and "jupyter lab" in make(lesson, "-n lab")
     built = nbformat.read(lesson / "build" / "lesson.ipynb", as_version=4)
     NotebookClient(built, timeout=300, kernel_name="python3",
                    resources={"metadata": {"path": str(lesson)}}).execute()
@@ -86,7 +87,7 @@ def test_each_new_lesson_passes_every_tool_and_its_notebook_prints_its_transcrip
 
 def make(folder: Path, target: str) -> str:
     """The lesson's own make target, run in its folder: what it printed (it must succeed)."""
-    done = subprocess.run(["make", "-s", target], cwd=folder, capture_output=True, text=True, timeout=300,
+    done = subprocess.run(["make", "-s", *target.split()], cwd=folder, capture_output=True, text=True, timeout=300,
                           env={**os.environ, "MAKEFLAGS": ""})
     assert done.returncode == 0, f"make {target} in {folder.name}:\n{done.stdout}\n{done.stderr}"
     return done.stdout
