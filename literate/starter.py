@@ -150,10 +150,10 @@ lab: notebook ## open the notebook in JupyterLab set up for the lesson, the tool
 def command_new(args: argparse.Namespace) -> int:
     """Write the new lesson and its Makefile into args.folder (new, or empty), then tangle it and run it."""
     folder: Path = args.folder
-    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
-        raise UserError(f"{folder}: error: {'not a folder' if not folder.is_dir() else 'not empty'}; a new lesson "
-                        "goes into a new folder (or an empty one): name another")
     try:
+        if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
+            raise UserError(f"{folder}: error: {'not a folder' if not folder.is_dir() else 'not empty'}; a new "
+                            "lesson goes into a new folder (or an empty one): name another")
         folder.mkdir(parents=True, exist_ok=True)
         (folder / LESSON).write_text(ENGLISH if args.lang == "en" else CHINESE, encoding="utf-8")
         makefile = MAKEFILE.format(lesson=LESSON, stem=Path(LESSON).stem, tools=make_path(TOOLS))
