@@ -56,6 +56,10 @@ if __name__ == "__main__":
 ```python {playground=generated/lesson.py}
 print(softmax([2.0, 1.0, 0.1], temperature=5.0))
 ```
+
+<!-- literate
+update: generated/lesson.py make update
+-->
 """
 
 ENGLISH = """\
@@ -97,6 +101,10 @@ Try it: raise the temperature and run this cell again.
 ```python {playground=generated/lesson.py}
 print(softmax([2.0, 1.0, 0.1], temperature=5.0))
 ```
+
+<!-- literate
+update: generated/lesson.py make update
+-->
 """
 
 MAKEFILE = """\
@@ -105,7 +113,7 @@ TOOLS := {tools}
 PY := $(TOOLS)/.venv/bin/python
 MD := {lesson}
 
-.PHONY: help tangle check update stitch quotes html notebook lab
+.PHONY: help tangle check update stitch quotes html notebook lab clean
 .DEFAULT_GOAL := help
 
 help: ## list the targets
@@ -139,6 +147,9 @@ html: ## write build/{stem}.html: the lesson as one page
 notebook: ## write build/{stem}.ipynb: the lesson as a Jupyter notebook
 \t@$(MAKE) -s -C $(TOOLS) .venv/notebook-stamp
 \t$(PY) $(TOOLS)/notebook.py $(MD)
+
+clean: ## remove build/ (the page and the notebook)
+\trm -rf build
 
 lab: notebook ## open the notebook in JupyterLab set up for the lesson, the tools' .venv as its kernel (LAB_ARGS=)
 \t@$(MAKE) -s -C $(TOOLS) .venv/lab-stamp

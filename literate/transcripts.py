@@ -374,7 +374,8 @@ def write_transcripts(doc: Document, changed: dict[str, str]) -> Document:
                             "would change how the Markdown around it reads"
                             + ("; move its fence out of the list item or quote" if nested else ""))
         transcript = doc.transcripts[target]
-        print(classify_change(transcript.content, output, has_readme(doc)))
+        print(classify_change(transcript.content, output, has_readme(doc)) if transcript.content
+              else "the transcript was empty: what the program printed is its first content")
         parts, _, _ = split_output(transcript, output)
         for piece, content in zip(transcript.pieces(), parts):
             if content != piece.content or len(parts) == 1:

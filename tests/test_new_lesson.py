@@ -68,7 +68,8 @@ def test_each_new_lesson_passes_every_tool_and_its_notebook_prints_its_transcrip
     assert "    total = sum(exps)  # 1 when all are 0\n" in (lesson / "lesson.md").read_text(encoding="utf-8")
     assert "transcript matches" in make(lesson, "check")
     make(lesson, "html")
-    assert "0.6590" in (lesson / "build" / "lesson.html").read_text(encoding="utf-8")
+    page = (lesson / "build" / "lesson.html").read_text(encoding="utf-8")
+    assert "0.6590" in page and "book_figures.txt" not in page and "docs/numbers.md" not in page  # not its files
     broken = (lesson / "lesson.md").read_text(encoding="utf-8").replace("print(softmax(", "print(sofmax(")
     (lesson / "lesson.md").write_text(broken, encoding="utf-8")
     checked = subprocess.run(["make", "-s", "check"], cwd=lesson, capture_output=True, text=True, timeout=300)
@@ -96,6 +97,20 @@ def make(folder: Path, target: str) -> str:
 def stdout(cell) -> str:
     return "".join(output.text for output in cell.get("outputs", [])
                    if output.output_type == "stream" and output.name == "stdout")
+
+
+def test_the_tools_name_the_new_lessons_own_commands(tmp_path):
+    """What a changed output asks for is the lesson's make update, which works in its folder."""
+    lesson = tmp_path / "lesson"
+    subprocess.run([sys.executable, "tangle.py", "new", str(lesson)], cwd=conftest.ROOT, check=True,
+                   capture_output=True, timeout=120)
+    text = (lesson / "lesson.md").read_text(encoding="utf-8")
+    (lesson / "lesson.md").write_text(text.replace("最大的概率 {max", "最大的 {max"), encoding="utf-8")
+    make(lesson, "tangle")
+    checked = subprocess.run(["make", "-s", "check"], cwd=lesson, capture_output=True, text=True, timeout=300)
+    assert checked.returncode != 0 and "if the new output is right, record it: make update" in checked.stderr
+    make(lesson, "update")
+    make(lesson, "clean")
 
 
 def test_a_new_lesson_goes_only_into_a_new_or_empty_folder(tmp_path):

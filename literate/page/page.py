@@ -150,9 +150,10 @@ def summary_html(page: Page, sources) -> Markup:
              for target, transcript in doc.transcripts.items()}
     parts = join([join([f"{count} 个对上了 ", tag("a", {"href": f"#{first[program]}"}, tag("code", None, program),
                                                    " 的实跑输出")]) for program, count in by_program.items()], "，")
-    text = [f"正文里要核对的数字有 {len(counted)} 个：", tag("strong", None, f"{verified} 个核对过"),
-            "（", parts, f"），{book} 个", tag("span", {"class": "num book"}, "标成原书的"),
-            "（列在 ", tag("code", None, prose.BOOK_FIGURES), " 里）"]
+    text = [f"正文里要核对的数字有 {len(counted)} 个：", tag("strong", None, f"{verified} 个核对过"), "（", parts, "）"]
+    if book or (doc.folder / prose.BOOK_FIGURES).is_file():  # a lesson that quotes no book says nothing of one
+        text += [f"，{book} 个", tag("span", {"class": "num book"}, "标成原书的"), "（列在 ",
+                 tag("code", None, prose.BOOK_FIGURES), " 里）"]
     counts = sum(1 for number, lines in sources if lines and not number.book and not number.declared
                  and is_count(number) and not number.quotes)
     if counts:
@@ -169,7 +170,8 @@ def summary_html(page: Page, sources) -> Markup:
                  " 会报错）"]
     text += ["。点正文里带下划线的数字，跳到印出它的那一行实跑输出。只有年份和章节号（「2017 年」「6.5 节」）不用核对；"
              "跟着量词的整数（「3000 轮」）若没有印出来，可以是程序声明的设置（", tag("code", None, "ROUNDS = 3000"),
-             " 这样的大写名字）。规则见 docs/numbers.md。本页由 ", tag("code", None, "weave.py"), " 从 ", tag("code", None, doc.path.name), " 生成。"]
+             " 这样的大写名字）。" + ("规则见 docs/numbers.md。" if (doc.folder / "docs" / "numbers.md").is_file() else "")
+             + "本页由 ", tag("code", None, "weave.py"), " 从 ", tag("code", None, doc.path.name), " 生成。"]
     return tag("p", {"id": "verified"}, *text)
 
 
