@@ -81,6 +81,8 @@ def test_each_new_lesson_passes_every_tool_and_its_notebook_prints_its_transcrip
     built = nbformat.read(lesson / "build" / "lesson.ipynb", as_version=4)
     NotebookClient(built, timeout=300, kernel_name="python3",
                    resources={"metadata": {"path": str(lesson)}}).execute()
+    [note] = [cell.source for cell in built.cells if cell.metadata["attention"]["role"] == "note"]
+    assert "numpy" not in note and "标着 playground 的格子是留给你试的" in note  # its program uses none; it has one
     by_role = {cell.metadata["attention"]["role"]: cell for cell in built.cells if cell.cell_type == "code"}
     assert stdout(by_role["transcript"]) == printed
     assert stdout(by_role["playground"]).startswith("[0.")  # softmax at a higher temperature, run in the kernel

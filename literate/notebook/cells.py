@@ -281,9 +281,10 @@ def prelude(notebook: Notebook, doc: model.Document, program: str, printing: str
     declared = doc.declared.parts
     texts = {key: inline_markdown(markdown.read_inline(value), line_start=False)  # Markdown, written as prose is
              for key, value in (doc.declared.text or {}).items()}
+    uses_numpy = re.search(r"^[ \t]*(?:import|from)[ \t]+numpy\b", body, re.M) is not None
     notebook.add(v4.new_markdown_cell(note(how, doc.path.name, program, f"{doc.path.stem}.ipynb", texts, printing,
-                                           declared.function if declared else "", declared.shown if declared else "")),
-                 "note")
+                                           declared.function if declared else "", declared.shown if declared else "",
+                                           uses_numpy, bool(doc.playgrounds))), "note")
     if how == "whole":
         return
     cell = notebook.code(PRELUDE_HEADER.format(md=doc.path.name, program=program) + without_main_block(body, program),

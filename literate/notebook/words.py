@@ -11,10 +11,15 @@ NOTE = """\
 
 `make notebook` 从 {md} 生成了它：讲义的文字是 Markdown 格，讲义的每个代码块是一格代码，顺序就是讲义的阅读顺序。从上往下运行全部格子（Run All）即可；{runs}
 
-- **内核**：在讲义的文件夹里运行 `make lab`。第一次它把 JupyterLab 装进 `.venv`（讲义要的 numpy 也在那里），然后用 `.venv` 的 Python 做内核打开这个笔记本。别处装的 JupyterLab 用的是它自己的 Python，多半没有 numpy，第一格代码就会出错。
+- **内核**：在讲义的文件夹里运行 `make lab`。第一次它把 JupyterLab 装进 `.venv`{numpy}，然后用 `.venv` 的 Python 做内核打开这个笔记本。{elsewhere}
 {why}{parts}- **邀请你改的格子**：每一格都可以改了再运行。{try_}
 - **块名链接**：点一下，跳到那一块，块名停在屏幕顶上。`make lab` 打开的 JupyterLab 已经设好，第一次点就准。在你自己的 JupyterLab 里打开这个文件的话，先在 Settings → Settings Editor → Notebook → Windowing mode 选 `none`：JupyterLab 4 默认只画出你看过的格子，往前跳到还没看过的地方，块名常常停在屏幕外面，刚打开时点了还可能没有反应。
 - **改乱了**：你保存了的改动存在这个笔记本文件里，重启内核不会撤销它们（`make lab` 的 JupyterLab 不自动保存，你自己的 JupyterLab 两分钟自动保存一次）。要回到讲义的样子，删掉这个文件（{notebook}）再 `make notebook`，然后在 JupyterLab 里点 File → Reload Notebook from Disk：打开着的标签页还是你改过的样子，不重新载入，下次保存又会把它写回文件。讲义改了以后，`make notebook` 不会盖掉改动过的这个文件（运行过格子再保存也算改动），而是停下来说明怎么办：要留下改动，先另存一份（File → Save Notebook As…，存到 `build/` 以外：`make clean` 会删掉 `build/`），再删掉这个文件、重新 `make notebook`。"""
+
+# what the note says of numpy: only for a lesson whose program uses it
+NUMPY = ("（讲义要的 numpy 也在那里）", "别处装的 JupyterLab 用的是它自己的 Python，多半没有 numpy，第一格代码就会出错。")
+PLAYGROUNDS = "标着 playground 的格子是留给你试的。"  # where the lesson declares no words of its own for this
+
 
 WHY = {
     "prelude": "- **为什么能从上往下运行**：{names}下面折叠着的那一格，就是 `make tangle` 从讲义拼出来的整个程序 {program}，只去掉了开头"
@@ -64,10 +69,10 @@ UNPRINTED_NOTE = ("*（这一段实跑输出照讲义放在这里，笔记本不
 
 
 def note(how: str, md: str, program: str, notebook: str, texts: dict[str, str], printing: str = "",
-         function: str = "", mark: str = "") -> str:
+         function: str = "", mark: str = "", numpy: bool = True, playgrounds: bool = False) -> str:
     """The first cell's words. how: prelude (the program first, folded; then parts, main or unprinted says how the
     transcript is printed) or whole (the program where its transcript stands). texts: the lesson's declared words,
-    as Markdown already."""
+    as Markdown already. numpy: the program imports it; playgrounds: the lesson has some."""
     names = texts.get("notebook-names", "")
     printed = PARTS["whole" if how == "whole" else how].format(printing=markdown_text(printing),
                                                               function=code_span(function), mark=markdown_text(mark),
@@ -75,4 +80,5 @@ def note(how: str, md: str, program: str, notebook: str, texts: dict[str, str], 
     return NOTE.format(folded="" if how == "whole" else "和下面折叠着的那一格", md=code_span(md),
                        runs=texts.get("notebook-runs", ""),
                        why=WHY["whole" if how == "whole" else "prelude"].format(names=names, program=code_span(program)),
-                       parts=printed, try_=texts.get("notebook-try", ""), notebook=code_span(f"build/{notebook}"))
+                       numpy=NUMPY[0] if numpy else "", elsewhere=NUMPY[1] if numpy else "",
+                       parts=printed, try_=texts.get("notebook-try", PLAYGROUNDS if playgrounds else ""), notebook=code_span(f"build/{notebook}"))
