@@ -266,9 +266,13 @@ def walk(blocks: list):
             yield "close", block, depth
 
 
+def of_kind(blocks: list, kind: type):
+    """Every block of that kind in document order, those in lists, quotes and folds too."""
+    return (block for event, block, _ in walk(blocks) if event == "open" and isinstance(block, kind))
+
+
 def fences(blocks: list):
-    """Every fence of the lesson in document order, those in lists and quotes too."""
-    return (block for event, block, _ in walk(blocks) if event == "open" and isinstance(block, Fence))
+    return of_kind(blocks, Fence)
 
 
 def texts(blocks: list):

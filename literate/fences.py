@@ -240,10 +240,10 @@ def program_split_problems(target: str, parts: list[Transcript]) -> list[tuple[i
 def python_illustration_problems(doc: Document) -> list[tuple[int, str]]:
     """A fence in a Python language (python, py3, ...) that is no chunk, root or playground: the reader would see
     code that never runs. Marked {illustration} too: Python that is shown is Python that runs."""
-    return [(fence.line, f"{language} fence with neither {{#name}} nor {{file=...}}: the reader would see code that "
-                         "never runs; name it, or use ```text for an illustration")
-            for fence in blocks.fences(doc.blocks) if fence.role is Role.ILLUSTRATION
-            for language in [fence.language] if PYTHON_LANGUAGE.fullmatch(language)]
+    return [(fence.line, f"{fence.language} fence with neither {{#name}} nor {{file=...}}: the reader would see code "
+                         "that never runs; name it, or use ```text for an illustration")
+            for fence in blocks.fences(doc.blocks)
+            if fence.role is Role.ILLUSTRATION and PYTHON_LANGUAGE.fullmatch(fence.language)]
 
 
 def misplaced_python(doc: Document) -> list[tuple[int, str]]:

@@ -143,16 +143,10 @@ def build_document(path: Path, shown: str, text: str) -> tuple[Document, Source,
     doc.blocks, problems = read_blocks(tokens, doc.captions, functools.partial(read_fence, doc))
     problems += index_fences(doc)  # the tables of chunks, roots, playgrounds and transcripts, from the blocks
     doc.declared, declaration_problems = read_declarations(
-        [(block.line, block.html) for block in html_blocks(doc.blocks)
+        [(block.line, block.html) for block in blocks.of_kind(doc.blocks, blocks.HtmlBlock)
          if is_declaration(block.html) and "-->" in block.html])  # unclosed: hidden_code_problems says so
     problems += declaration_problems
     return doc, Source(tokens, references, captions), problems
-
-
-def html_blocks(lesson: list):
-    """The lesson's HTML blocks, those in lists, quotes and folds too."""
-    return (block for event, block, _ in blocks.walk(lesson)
-            if event == "open" and isinstance(block, blocks.HtmlBlock))
 
 
 def parse_markdown(shown: str, text: str) -> tuple[list, dict]:
@@ -221,7 +215,7 @@ def hidden_code_problems(doc: Document) -> list[tuple[int, str]]:
     """Code that Markdown silently reads as something else: an HTML comment (or <pre>, ...) that never closes hides
     the rest of the document (hidden_code_warnings says what else changes what is code, less harmfully)."""
     problems = []
-    for block in html_blocks(doc.blocks):
+    for block in blocks.of_kind(doc.blocks, blocks.HtmlBlock):
         content = block.html.lstrip(" ")
         for start, end, what, closer in HTML_BLOCK_END:
             opening = start.match(content)

@@ -18,12 +18,13 @@ from .model import OK, UserError
 TOOLS = Path(__file__).resolve().parent.parent  # the folder of tangle.py, weave.py and notebook.py
 LESSON = "lesson.md"
 
-CHINESE = """\
-# 温度：把分数变成概率
+# The lesson, its words in either language filled in (WORDS); the code is the same in both.
+LESSON_TEXT = """\
+# {title}
 
-softmax 把一组分数变成概率：$`p_i = e^{s_i/T} / \\sum_j e^{s_j/T}`$，温度 $`T`$ 越高，概率越平均。
+{intro}
 
-```python {#softmax}
+```python {{#softmax}}
 import math
 
 
@@ -33,27 +34,27 @@ def softmax(scores, temperature=1.0):
     return [value / total for value in exps]
 ```
 
-```python {file=generated/lesson.py}
+```python {{file=generated/lesson.py}}
 <<softmax>>
 
 
 def main():
     probabilities = softmax([2.0, 1.0, 0.1])
-    print(f"最大的概率 {max(probabilities):.4f}")
+    print(f"{printed} {{max(probabilities):.4f}}")
 
 
 if __name__ == "__main__":
     main()
 ```
 
-三个分数里最大的那个，概率是 0.6590：
+{quoted}
 
-```text {transcript}
+```text {{transcript}}
 ```
 
-自己试一试：把温度调高，再运行这一格。
+{try_}
 
-```python {playground=generated/lesson.py}
+```python {{playground=generated/lesson.py}}
 print(softmax([2.0, 1.0, 0.1], temperature=5.0))
 ```
 
@@ -62,50 +63,17 @@ update: generated/lesson.py make update
 -->
 """
 
-ENGLISH = """\
-# Temperature: from scores to probabilities
-
-softmax turns scores into probabilities: $`p_i = e^{s_i/T} / \\sum_j e^{s_j/T}`$; the higher the temperature $`T`$, the
-more even they are.
-
-```python {#softmax}
-import math
-
-
-def softmax(scores, temperature=1.0):
-    exps = [math.exp(score / temperature) for score in scores]
-    total = sum(exps)
-    return [value / total for value in exps]
-```
-
-```python {file=generated/lesson.py}
-<<softmax>>
-
-
-def main():
-    probabilities = softmax([2.0, 1.0, 0.1])
-    print(f"largest probability {max(probabilities):.4f}")
-
-
-if __name__ == "__main__":
-    main()
-```
-
-Of the three scores, the largest gets a probability of 0.6590:
-
-```text {transcript}
-```
-
-Try it: raise the temperature and run this cell again.
-
-```python {playground=generated/lesson.py}
-print(softmax([2.0, 1.0, 0.1], temperature=5.0))
-```
-
-<!-- literate
-update: generated/lesson.py make update
--->
-"""
+WORDS = {
+    "zh": {"title": "温度：把分数变成概率",
+           "intro": "softmax 把一组分数变成概率：$`p_i = e^{s_i/T} / \\sum_j e^{s_j/T}`$，温度 $`T`$ 越高，概率越平均。",
+           "printed": "最大的概率", "quoted": "三个分数里最大的那个，概率是 0.6590：",
+           "try_": "自己试一试：把温度调高，再运行这一格。"},
+    "en": {"title": "Temperature: from scores to probabilities",
+           "intro": "softmax turns scores into probabilities: $`p_i = e^{s_i/T} / \\sum_j e^{s_j/T}`$; the higher the "
+                    "temperature $`T`$, the\nmore even they are.",
+           "printed": "largest probability", "quoted": "Of the three scores, the largest gets a probability of 0.6590:",
+           "try_": "Try it: raise the temperature and run this cell again."},
+}
 
 MAKEFILE = """\
 # The commands of {lesson}, run by the tools at TOOLS with their .venv (which make builds there on first use).
@@ -166,7 +134,7 @@ def command_new(args: argparse.Namespace) -> int:
             raise UserError(f"{folder}: error: {'not a folder' if not folder.is_dir() else 'not empty'}; a new "
                             "lesson goes into a new folder (or an empty one): name another")
         folder.mkdir(parents=True, exist_ok=True)
-        (folder / LESSON).write_text(ENGLISH if args.lang == "en" else CHINESE, encoding="utf-8")
+        (folder / LESSON).write_text(LESSON_TEXT.format(**WORDS[args.lang]), encoding="utf-8")
         makefile = MAKEFILE.format(lesson=LESSON, stem=Path(LESSON).stem, tools=make_path(TOOLS))
         (folder / "Makefile").write_text(makefile, encoding="utf-8")
         (folder / ".gitignore").write_text("build/\n", encoding="utf-8")

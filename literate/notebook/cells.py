@@ -158,8 +158,7 @@ def build(doc: model.Document) -> nbformat.NotebookNode:
         return fence.role in (Role.CHUNK, Role.ROOT, Role.PLAYGROUND) or (fence.role is Role.TRANSCRIPT
                                                                           and fence.label == program)
 
-    cell_fences = {block.line for _, block, _ in blocks.walk(doc.blocks) if isinstance(block, blocks.Fence)
-                   and is_cell(block)}
+    cell_fences = {fence.line for fence in blocks.fences(doc.blocks) if is_cell(fence)}
     # the lesson's top-level blocks that follow a figure: they start a cell, so that the figure's stands alone
     top = list(unfolded(doc.blocks))
     after_figure = {following.line for block, following in zip(top, top[1:])
@@ -169,7 +168,7 @@ def build(doc: model.Document) -> nbformat.NotebookNode:
 
     def prints(fold: blocks.Details) -> bool:
         """Whether a cell in the fold prints the program's output."""
-        return how != "unprinted" and any(fence.role is Role.TRANSCRIPT and fence.label == program
+        return how != "unprinted" and any(fence.role is Role.TRANSCRIPT and is_cell(fence)
                                           for fence in blocks.fences(inside(fold)))
 
     def folds_prose() -> bool:
