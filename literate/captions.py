@@ -57,13 +57,23 @@ TEXT_MARKUP = re.compile(r"([\\`*_\[\]<&$~])")
 TARGET_MARKUP = re.compile(r"([\\()<>&])")
 
 
-def caption_markdown(anchor: str, title: str, includes: list[str] | None) -> str:
+# The words of a caption, in the lesson's language (language.py)
+CAPTION_WORDS = {
+    "zh": {"output": "〈{name}〉的实跑输出", "part": "（第 {part} 段）", "continued": "（续）",
+           "includes": "，由这些代码块依次拼成：", "and": "、"},
+    "en": {"output": "output of 〈{name}〉", "part": " (part {part})", "continued": " (continued)",
+           "includes": ", made of these chunks in order: ", "and": ", "},
+}
+
+
+def caption_markdown(anchor: str, title: str, includes: list[str] | None, language: str) -> str:
     """The caption a fence should have, as Markdown (what the messages tell the writer to put there): names written
     so that they read back as themselves ({#a*b*c} is **〈a\\*b\\*c〉**, not emphasis)."""
+    words = CAPTION_WORDS[language]
     text = f'<a name="{html.escape(anchor)}"></a>**{as_text(title)}**'
     if includes:
-        text += "，由这些代码块依次拼成：" + "、".join(f"[〈{as_text(name)}〉](#{as_target(chunk_anchor(name))})"
-                                             for name in includes)
+        text += words["includes"] + words["and"].join(f"[〈{as_text(name)}〉](#{as_target(chunk_anchor(name))})"
+                                                      for name in includes)
     return text
 
 
@@ -79,18 +89,18 @@ def as_target(anchor: str) -> str:
 def expected_captions(doc: Document) -> dict[int, tuple[str, str, str, list[str] | None]]:
     """fence line -> (the fence as written, anchor, title, the chunks it includes in order or None) for every
     fence that tangle reads: pieces of chunks and roots, and transcripts (or their parts)."""
-    expected = {}
+    expected, words = {}, CAPTION_WORDS[doc.language]
     for fence in blocks.fences(doc.blocks):
         name, index, piece = fence.label, fence.index, fence.piece
         if fence.role is Role.TRANSCRIPT:
             label = f"{{transcript={name}" + (f" part={piece.part}" if piece.part else "") + "}"
-            title = f"〈{name}〉的实跑输出" + (f"（第 {piece.part} 段）" if piece.part else "")
+            title = words["output"].format(name=name) + (words["part"].format(part=piece.part) if piece.part else "")
             expected[fence.line] = (label, output_anchor(name, piece.part), title, None)
         elif fence.role in (Role.CHUNK, Role.ROOT):
             label, anchor = (f"{{#{name}}}", chunk_anchor) if fence.role is Role.CHUNK else (f"{{file={name}}}",
                                                                                               root_anchor)
             includes = [included for _, included in references([piece])]
-            expected[fence.line] = (label, anchor(name, index + 1), f"〈{name}〉" + ("（续）" if index else ""),
+            expected[fence.line] = (label, anchor(name, index + 1), f"〈{name}〉" + (words["continued"] if index else ""),
                                     includes)
     return expected
 
@@ -113,7 +123,7 @@ def caption_problems(doc: Document, source: Source) -> list[tuple[int, str]]:
                              "chunk, root or transcript (only those take captions); delete it"))
     for line, (label, anchor, title, includes) in sorted(expected.items()):
         caption = doc.captions.get(line)
-        wanted = caption_markdown(anchor, title, includes)
+        wanted = caption_markdown(anchor, title, includes, doc.language)
         if caption is None:
             problems.append((line, f"{label} has no caption (the other fences of {doc.path.name} have one); put "
                              f"this line just above the fence: {wanted}"))

@@ -21,6 +21,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from .language import LANGUAGES
+
 KEYS = {
     "parts": "FUNCTION MARK: the notebook prints part N of the first program's transcript with the lines of "
              "FUNCTION() from the comment MARK (N standing for the part's number) to the next (notebook)",
@@ -36,6 +38,8 @@ KEYS = {
     "figures": "FOLDER: every image of the lesson in FOLDER is a figure the tools draw from the transcript part its "
                "paragraph links to (check says when one is not what that part draws; update redraws it; the page "
                "and the notebook show it)",
+    "language": "zh|en: the language of the words the tools write around the lesson's own (the page's, the "
+                "notebook's, the figures') and of the prose rules; without it, the prose's (language.py)",
     "notebook-runs": "TEXT: what running the whole notebook takes, said in its first cell (notebook)",
     "notebook-names": "TEXT: the names the main line uses before the lesson defines them, said there (notebook)",
     "notebook-try": "TEXT: which cells are most worth changing, said there (notebook)",
@@ -88,6 +92,7 @@ class Declarations:
     heatmap: Heatmap | None = None
     curves: Curves | None = None
     figures: str | None = None  # the folder of the figures the tools draw, relative to the lesson's folder
+    language: str | None = None  # zh or en, as declared
     text: dict[str, str] | None = None
     lines: dict[str, int] | None = None  # key -> the line it is declared on
 
@@ -145,6 +150,8 @@ def read_declarations(blocks: list[tuple[int, str]]) -> tuple[Declarations, list
                   and re.fullmatch(r"[\w.-]+(?:/[\w.-]+)*", words[0]) and ".." not in words[0].split("/")
                   and not words[0].startswith(".")):
                 found.figures = words[0]
+            elif key == "language" and value in LANGUAGES and found.language is None:
+                found.language = value
             elif key.startswith("notebook-") and value and key not in found.text:
                 found.text[key] = value
             else:

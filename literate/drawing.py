@@ -115,10 +115,22 @@ def ticks(count: int) -> list[int]:
     return sorted({0, count - 1} | set(range(4, count - 1, 5)))
 
 
-def heatmaps_svg(panels: list[Panel], description: str, declared: Heatmap, tooltips: bool = False) -> Markup:
-    """The panels side by side (four and more in two rows), one fixed colour scale, a legend below. tooltips: each
-    cell titled with its number (the page, where a pointer shows it; a figure file is shown as an image, where
-    nothing does)."""
+# What a heatmap says in its own words, in the lesson's language (language.py): the line above the legend, and a
+# cell's tooltip
+HEATMAP_WORDS = {
+    "zh": {"axes": "行：{rows}第几位　列：{columns}第几位　颜色：权重是均匀（1/T）的几倍",
+           "panel": "{title}：", "cell": "{row}，{columns} {column}：{shown}（均匀的 {times} 倍）"},
+    "en": {"axes": "rows: {rows} position · columns: {columns} position · colour: the weight in multiples of even (1/T)",
+           "panel": "{title}: ", "cell": "{row}, {columns} {column}: {shown} ({times} × even)"},
+}
+
+
+def heatmaps_svg(panels: list[Panel], description: str, declared: Heatmap, language: str,
+                 tooltips: bool = False) -> Markup:
+    """The panels side by side (four and more in two rows), one fixed colour scale, a legend below, its words in
+    language. tooltips: each cell titled with its number (the page, where a pointer shows it; a figure file is shown
+    as an image, where nothing does)."""
+    words = HEATMAP_WORDS[language]
     per_row = len(panels) if len(panels) <= 3 else -(-len(panels) // 2)
     T = max(len(panel.columns) for panel in panels)
     n_rows = max(len(panel.rows) for panel in panels)
@@ -129,16 +141,17 @@ def heatmaps_svg(panels: list[Panel], description: str, declared: Heatmap, toolt
     for k, panel in enumerate(panels):
         x0 = left + (k % per_row) * (block_width + gap)
         y0 = (k // per_row) * block_height
-        parts.append(panel_svg(panel, x0, y0, cell, title_height, declared, tooltips))
+        parts.append(panel_svg(panel, x0, y0, cell, title_height, declared, words if tooltips else None))
     grid_bottom = math.ceil(len(panels) / per_row) * block_height
-    parts.append(text(0, grid_bottom + 6, f"行：{declared.rows}第几位　列：{declared.columns}第几位　"
-                                          f"颜色：权重是均匀（1/T）的几倍", 10, fill=MUTED))
+    parts.append(text(0, grid_bottom + 6, words["axes"].format(rows=declared.rows, columns=declared.columns), 10,
+                      fill=MUTED))
     parts.append(legend(12, grid_bottom + 14))
     return svg("heatmaps", WIDTH, grid_bottom + 44, description, *parts)
 
 
 def panel_svg(panel: Panel, x0: float, y0: float, cell: float, title_height: float, declared: Heatmap,
-              tooltips: bool) -> Markup:
+              tooltips: dict[str, str] | None) -> Markup:
+    """One panel; tooltips: the words of each cell's tooltip (HEATMAP_WORDS), None for none."""
     T, top = len(panel.columns), y0 + title_height
     parts = [text(x0 + cell * T / 2, y0 + 13, panel.title, 12, "middle", "600")]
     for j in ticks(T):
@@ -154,8 +167,9 @@ def panel_svg(panel: Panel, x0: float, y0: float, cell: float, title_height: flo
             title = []
             if tooltips:
                 attributes["data-multiple"] = "%.4g" % times
-                title = [tag("title", None, (f"{panel.title}：" if panel.title else "") + f"{row_label}，"
-                             f"{declared.columns} {panel.columns[j]}：{shown}（均匀的 {'%.2g' % times} 倍）")]
+                said = tooltips["cell"].format(row=row_label, columns=declared.columns, column=panel.columns[j],
+                                               shown=shown, times="%.2g" % times)
+                title = [tag("title", None, (tooltips["panel"].format(title=panel.title) if panel.title else "") + said)]
             cells.append(tag("rect", attributes, *title))
     parts.append(tag("g", {"stroke": "#ffffff", "stroke-width": "0.5"}, *cells))  # a thin white line between cells
     for i, j in expected_cells(len(panel.rows), T, declared.mark):

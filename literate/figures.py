@@ -128,7 +128,7 @@ def drawing(doc: Document, figure: Figure) -> str:
     if tables:
         return curves_svg(tables[0], figure.alt)
     panels = [panel for matrices in parse_matrices(lines, doc.declared.heatmap) for panel in matrices.panels]
-    return heatmaps_svg(panels, figure.alt, doc.declared.heatmap)
+    return heatmaps_svg(panels, figure.alt, doc.declared.heatmap, doc.language)
 
 
 def comment_text(text: str) -> str:

@@ -16,6 +16,7 @@ from . import blocks
 from .captions import caption_problems, find_captions, math_warnings
 from .files import describe, file_kind, read_regular
 from .ipython import misread
+from .language import read_language
 from .model import Document, LINE_BREAKING, LINE_WITH_END, MAX_MARKDOWN_BYTES, chunk_name, Source, UserError
 from .declarations import is_declaration, read_declarations
 from .fences import (index_fences, misplaced_python, nested_root_problems, output_fence_problems,
@@ -146,6 +147,7 @@ def build_document(path: Path, shown: str, text: str) -> tuple[Document, Source,
         [(block.line, block.html) for block in blocks.of_kind(doc.blocks, blocks.HtmlBlock)
          if is_declaration(block.html) and "-->" in block.html])  # unclosed: hidden_code_problems says so
     problems += declaration_problems
+    doc.language = read_language(doc.declared.language, (inline.flat for inline in blocks.texts(doc.blocks)))
     return doc, Source(tokens, references, captions), problems
 
 

@@ -8,6 +8,7 @@ allow-list (Sanitizer)."""
 from __future__ import annotations
 
 import html
+import string
 
 from .htmlsource import SourceParser
 from .inline import safe_url
@@ -57,6 +58,16 @@ def escape(value) -> Markup:
 
 def join(parts, separator="") -> Markup:
     return Markup(escape(separator).join(escape(part) for part in parts))
+
+
+def fill(template: str, **parts) -> Markup:
+    """A template's text with its {fields} filled in: the text escaped, each part escaped unless it is Markup."""
+    out = []
+    for text, field, _, _ in string.Formatter().parse(template):
+        out.append(escape(text))
+        if field is not None:
+            out.append(escape(parts[field]))
+    return Markup("".join(out))
 
 
 def start_tag(name: str, attributes: dict | None = None) -> Markup:

@@ -141,6 +141,7 @@ class Document:
     warnings: list[str] = field(default_factory=list)
     playgrounds: dict[int, Playground] = field(default_factory=dict)  # fence line -> the playground there
     declared: Declarations = field(default_factory=Declarations)  # what the lesson declares for the tools
+    language: str = "zh"  # zh or en: declared, or its prose's (language.py)
     lines: list[str] = field(default_factory=list)  # the text as parsed, line by line (line ends \n)
     raw: bytes = b""  # the file as load() read it: update writes only if it still is
     bom: bool = False

@@ -11,21 +11,14 @@ import re
 from . import blocks, quoting
 from .book import BOOK_FIGURES
 from .expansion import trace
-from .inline import BOOK_SPAN_END, BOOK_WORD, NUMBER, OUR_COLUMN, SENTENCE_END, SEPARATOR, Spans
+from .inline import BOOK_SPAN_END, BOOK_WORD, NUMBER, OUR_COLUMN, SEPARATOR, Spans
+from .language import RULES, ProseRules
 from .model import Document, ProseNumber, UserError, output_lines, quoted
 from .printed import Printed, brief, sign_before
 from .validation import lookalike
 from .writing import broken_numbers, reordered
 
 
-MEASURE_WORDS = "年章节位维轮步列行层种套头秒"
-# Words that begin with a measure word's character but are no measure: the number before them is a claim (损失 41
-# 行不行, 准确率 93 位居第一). Chinese has no spaces between words, so the whole words are listed.
-NOT_MEASURES = ("位居", "位于", "位列", "行不行", "行为", "行业", "列表", "层面", "层次", "种子", "套用", "头部", "步骤",
-                "秒杀", "维持", "维护", "节点", "节约", "节省", "章程", "年龄")
-MEASURE_AFTER = re.compile(rf" ?(?!{'|'.join(NOT_MEASURES)})[{MEASURE_WORDS}]")
-# A year, a chapter or a section (2017 年, 第 12 章, 6.5 节) refers to the world, not to a result: not checked.
-REFERENCE_AFTER = re.compile(rf" ?(?!{'|'.join(NOT_MEASURES)})[年章节]")
 # A setting the program declares: an UPPER_CASE name given a value in the program's top level (ROUNDS = 3000,
 # GROWTH_CHECKPOINTS = tuple(range(0, 600, 10)) ...); the whole numbers of that value (not of its comments or
 # strings) may stand in prose before a measure word.
@@ -146,8 +139,8 @@ def numbers_in_inline(doc: Document, inline: blocks.Inline, first_line: int, who
     draws the text's numbers (not those of an HTML block, nor of an image's description). Linear in the text: every
     lookup below is a bisection in positions found once. in_row: for a table cell, where it stands in its row's
     text (inline.context), the sentence each of its numbers is read in (quoting.said)."""
-    text, layout = inline.flat, inline.layout
-    ends = quoting.sentence_ends(text) if in_row is None else None
+    text, layout, rules = inline.flat, inline.layout, RULES[doc.language]
+    ends = quoting.sentence_ends(text, rules) if in_row is None else None
     newlines = [match.start() for match in re.finditer("\n", text)]
 
     def line_of(offset: int) -> int:
@@ -165,7 +158,7 @@ def numbers_in_inline(doc: Document, inline: blocks.Inline, first_line: int, who
         program = cited_program(doc, html, line_of(offset), problems, alone=False)
         if program is not None:
             cited.append((offset, program, line_of(offset)))
-    sentences = Spans(text, [offset for offset, _, _ in cited], SENTENCE_END)
+    sentences = Spans(text, [offset for offset, _, _ in cited], rules.sentence_end)
 
     def number(offset: int, match: re.Match, line: int, shown: bool, sentence: str) -> ProseNumber:
         """The number match found in match.string (the text, or a piece of markup standing at offset)."""
@@ -174,7 +167,7 @@ def numbers_in_inline(doc: Document, inline: blocks.Inline, first_line: int, who
         written, seen = match[0], match.string
         return ProseNumber(line, written, whole_book or book.covering(offset) is not None, program, cited_on,
                            inline.key, offset, shown, sign=sign_before(seen, match.start(), SIGN_UNSEEN),
-                           setting="." not in written and is_setting(seen, match.end()), said=sentence)
+                           setting="." not in written and rules.is_measured(seen, match.end()), said=sentence)
 
     def in_text(match: re.Match) -> str:
         if in_row is None:
@@ -182,27 +175,23 @@ def numbers_in_inline(doc: Document, inline: blocks.Inline, first_line: int, who
         return quoting.said(inline.context, in_row + match.start(), in_row + match.end(), None)
 
     numbers = [number(match.start(), match, line_of(match.start()), drawn and not in_image(layout, len(text), match.start()),
-                      in_text(match)) for match in claims(text)]
+                      in_text(match)) for match in claims(text, rules)]
     for offset, seen in layout.markup:
-        seen_ends = quoting.sentence_ends(seen)
+        seen_ends = quoting.sentence_ends(seen, rules)
         numbers += [number(offset, match, line_of(offset) + seen.count("\n", 0, match.start()), False,
-                           quoting.said(seen, match.start(), match.end(), seen_ends)) for match in claims(seen)]
+                           quoting.said(seen, match.start(), match.end(), seen_ends)) for match in claims(seen, rules)]
     return numbers
 
 
-def claims(text: str):
+def claims(text: str, rules: ProseRules):
     """The numbers of a text that claim something, so that the check looks for them: all but references to the
-    world, a number followed (after at most one space) by 年, 章 or 节 (2017 年, 第 12 章, 6.5 节). Single digits and
-    counts are claims like any other: 「高的 7 个」 and 「跳了 160 轮」 quote what the program printed."""
+    world, a year, a chapter or a section (2017 年, 第 12 章, 6.5 节; in 2017, chapter 12, section 6.5: the lesson's
+    language's rules). Single digits and counts are claims like any other: 「高的 7 个」 and 「跳了 160 轮」 quote
+    what the program printed; a whole number before a measure word (3000 轮, 3000 rounds) may also be a setting,
+    which passes where the program declares it (declared_numbers), printed or not."""
     for match in NUMBER.finditer(text):
-        if not REFERENCE_AFTER.match(text, match.end()):
+        if not rules.is_reference(text, match.start(), match.end()):
             yield match
-
-
-def is_setting(text: str, end: int) -> bool:
-    """Whether the whole number ending at end stands before a measure word (3000 轮, 10 位, 16 维): it may be a
-    setting, which passes where the program declares it (declared_numbers), printed or not."""
-    return MEASURE_AFTER.match(text, end) is not None
 
 
 def declared_numbers(doc: Document, target: str) -> set[str]:

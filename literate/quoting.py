@@ -19,7 +19,8 @@ import re
 from dataclasses import dataclass
 
 from .files import read_regular
-from .inline import NUMBER, SENTENCE_END, SEPARATOR, words as inline_words
+from .inline import NUMBER, SEPARATOR, words as inline_words
+from .language import ProseRules
 from .model import Document, UserError, output_lines
 from .printed import places, rounded, sign_before
 
@@ -73,9 +74,9 @@ def said(context: str, start: int, end: int, ends: list[int] | None) -> str:
     return f"{head}{space}{OPEN}{context[start:end]}{CLOSE}{after_space}{tail}"
 
 
-def sentence_ends(text: str) -> list[int]:
-    """Where the sentences of a text end: just after each 。；！？."""
-    return [match.end() for match in SENTENCE_END.finditer(text)]
+def sentence_ends(text: str, rules: ProseRules) -> list[int]:
+    """Where the sentences of a text end: just after each 。；！？ (and, in English, each . ; ! ? before a blank)."""
+    return [match.end() for match in rules.sentence_end.finditer(text)]
 
 
 def key(sentence: str) -> tuple[str, int] | None:

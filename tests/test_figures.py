@@ -249,7 +249,7 @@ def test_a_larger_multiple_is_darker_so_greyscale_keeps_the_order():
 
 def test_a_heatmap_outlines_the_cells_a_reversal_needs():
     panel = tables.Panel("甲", ["1", "2", "3"], [(f"输出 {i + 1}", [0.1, 0.2, 0.7], ["10", "20", "70"]) for i in range(3)])
-    svg = ET.fromstring(drawing.heatmaps_svg([panel], "甲", Heatmap("输出", "输入", "图例", True, "anti-diagonal")))
+    svg = ET.fromstring(drawing.heatmaps_svg([panel], "甲", Heatmap("输出", "输入", "图例", True, "anti-diagonal"), "zh"))
     outlined = [(e.get("x"), e.get("y")) for e in svg.iter() if e.tag.endswith("rect") and e.get("class") == "expected"]
     cells = {(e.get("x"), e.get("y")): e for e in svg.iter() if e.tag.endswith("rect") and e.get("class") == "cell"}
     assert len(outlined) == 3

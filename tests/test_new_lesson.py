@@ -51,9 +51,16 @@ def test_the_guide_starts_a_lesson_then_checks_it_and_makes_its_page_and_noteboo
     assert {"make check", "make html", "make notebook", "make update"} <= set(commands)
 
 
-@pytest.mark.parametrize("folder, printed", [("softmax", "最大的概率 0.6590\n"),
-                                             ("softmax-en", "largest probability 0.6590\n")])
-def test_each_new_lesson_passes_every_tool_and_its_notebook_prints_its_transcript(home, folder, printed):
+# each lesson, what it prints, and what its page and notebook say in their own words, in its language
+LESSONS = [("softmax", "最大的概率 0.6590\n", '<html lang="zh-CN">', "标着 playground 的格子是留给你试的"),
+           ("softmax-en", "largest probability 0.6590\n", '<html lang="en">',
+            "The cells tagged playground are yours to try things in")]
+CHINESE = re.compile(r"[\u4e00-\u9fff]")
+
+
+@pytest.mark.parametrize("folder, printed, html_tag, playgrounds", LESSONS)
+def test_each_new_lesson_passes_every_tool_and_its_notebook_prints_its_transcript(home, folder, printed, html_tag,
+                                                                                   playgrounds):
     lesson = home / folder
     text = (lesson / "lesson.md").read_text(encoding="utf-8")
     assert f"```text {{transcript}}\n{printed}```" in text  # recorded from the run, not written
@@ -70,6 +77,7 @@ def test_each_new_lesson_passes_every_tool_and_its_notebook_prints_its_transcrip
     make(lesson, "html")
     page = (lesson / "build" / "lesson.html").read_text(encoding="utf-8")
     assert "0.6590" in page and "book_figures.txt" not in page and "docs/numbers.md" not in page  # not its files
+    assert html_tag in page and (folder != "softmax-en" or not CHINESE.search(page))  # all in English: none
     broken = (lesson / "lesson.md").read_text(encoding="utf-8").replace("print(softmax(", "print(sofmax(")
     (lesson / "lesson.md").write_text(broken, encoding="utf-8")
     checked = subprocess.run(["make", "-s", "check"], cwd=lesson, capture_output=True, text=True, timeout=300)
@@ -82,7 +90,8 @@ def test_each_new_lesson_passes_every_tool_and_its_notebook_prints_its_transcrip
     NotebookClient(built, timeout=300, kernel_name="python3",
                    resources={"metadata": {"path": str(lesson)}}).execute()
     [note] = [cell.source for cell in built.cells if cell.metadata["attention"]["role"] == "note"]
-    assert "numpy" not in note and "标着 playground 的格子是留给你试的" in note  # its program uses none; it has one
+    assert "numpy" not in note and playgrounds in note  # its program uses none; it has one
+    assert folder != "softmax-en" or not CHINESE.search(nbformat.writes(built))
     by_role = {cell.metadata["attention"]["role"]: cell for cell in built.cells if cell.cell_type == "code"}
     assert stdout(by_role["transcript"]) == printed
     assert stdout(by_role["playground"]).startswith("[0.")  # softmax at a higher temperature, run in the kernel

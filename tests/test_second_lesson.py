@@ -97,7 +97,7 @@ def test_code_at_the_top_level_runs_whole_where_the_transcript_stands(tmp_path, 
     [cell] = [cell for cell in built.cells if role(cell) == "transcript"]
     assert cell.source.rstrip().endswith('print("value 0.75")\nprint("done")') and cell.metadata.jupyter.source_hidden
     note = next(cell.source for cell in built.cells if role(cell) == "note")
-    assert "下面折叠着的那一格" not in note and "没有 `if __name__ == \"__main__\":`" in note
+    assert "the folded one below it" not in note and "It has no `if __name__ == \"__main__\":`" in note  # in English
 
 
 def test_a_transcript_in_parts_the_lesson_does_not_say_how_to_print_is_shown_and_the_cell_says_why(tmp_path, capsys):
@@ -106,6 +106,6 @@ def test_a_transcript_in_parts_the_lesson_does_not_say_how_to_print_is_shown_and
     built = tools(tmp_path, capsys, lesson(TOP_LEVEL, parts))
     assert not [cell for cell in built.cells if role(cell) == "transcript"]
     shown = [cell.source for cell in built.cells if "```text {transcript=generated/a.py part=" in cell.source]
-    assert len(shown) == 2 and all("笔记本不重新打印它：讲义没有声明哪几行打印哪一段" in source for source in shown)
+    assert len(shown) == 2 and all("the lesson does not declare which lines print which part" in source for source in shown)
     note = next(cell.source for cell in built.cells if role(cell) == "note")
     assert "`parts:`" in note

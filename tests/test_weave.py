@@ -613,7 +613,7 @@ def test_the_declared_labels_name_the_heatmaps_axes():
     lines = ["矩阵：", "      1     2", "行 1  0.90  0.10", "行 2  0.20  0.80"]
     declared = Heatmap("行", "列", "图例")
     [found] = tables.parse_matrices(lines, declared)
-    svg = drawing.heatmaps_svg(found.panels, "矩阵", declared, tooltips=True)
+    svg = drawing.heatmaps_svg(found.panels, "矩阵", declared, "zh", tooltips=True)
     assert "行：行第几位" in svg and "列：列第几位" in svg and "矩阵：行 1，列 2：0.10" in svg
 
 

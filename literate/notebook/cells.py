@@ -15,7 +15,7 @@ from ..startup import missing
 from .escaping import jupyter_id
 from .lesson import code_chunks, first_program, main_block, part_blocks, without_main_block
 from .text import inline_markdown, lesson_lines
-from .words import MAIN_HEADER, PART_HEADER, PRELUDE_HEADER, ROOT_NOTE, UNPRINTED_NOTE, WHOLE_HEADER, note
+from .words import WORDS, note
 
 try:
     import nbformat
@@ -45,11 +45,12 @@ def language_info() -> dict:
             "nbconvert_exporter": "python", "file_extension": ".py"}
 
 
-def split_fold(lines: list[str | None], fold: blocks.Details, prints: bool) -> None:
+def split_fold(lines: list[str | None], fold: blocks.Details, prints: bool, folded: tuple[str, str]) -> None:
     """A fold (<details>) that a cell starts inside: the cells cannot fold what is in several of them, so in lines
     (the lesson's, as lesson_lines writes them) its <details> and <summary> become the summary in bold, and its
-    </details> is dropped; the cells inside it fold their outputs instead (prints: one of them prints some)."""
-    note = "（讲义里折叠着；这里折叠的是下面格子的输出，点一下就展开）" if prints else "（讲义里折叠着）"
+    </details> is dropped; the cells inside it fold their outputs instead (prints: one of them prints some; folded:
+    the notes after the summary, for a fold whose cells print and for one whose cells do not)."""
+    note = folded[0] if prints else folded[1]
     written = drawn_lines(lines, fold.opening)
     for index, line in enumerate(written):
         opening = FOLD_OPENING.match(line)
@@ -148,7 +149,8 @@ def build(doc: model.Document) -> nbformat.NotebookNode:
     # transcript stands; else not at all (the notebook says why)
     how = "parts" if printing_lines else "unprinted" if transcript.parts else "main" if main is not None else "whole"
     shown = figure_images(doc)
-    lines = lesson_lines(doc, shown)
+    words = WORDS[doc.language]
+    lines = lesson_lines(doc, words, shown)
     python_chunks = code_chunks(doc)
 
     def holds_figure(paragraph: blocks.Paragraph) -> bool:
@@ -200,7 +202,7 @@ def build(doc: model.Document) -> nbformat.NotebookNode:
             continue  # what is not a cell of its own stays in the prose
         for fold in folds:
             if fold.line not in split and block is not fold.opening:  # a cell that starts at a fold holds it
-                split_fold(lines, fold, prints(fold))
+                split_fold(lines, fold, prints(fold), words.folded)
                 split.add(fold.line)
         heading = isinstance(block, blocks.Heading)
         start, end, line = block.line - 1, block.end, block.line
@@ -217,15 +219,15 @@ def build(doc: model.Document) -> nbformat.NotebookNode:
         cursor, piece = end, block.piece
         if block.role is Role.CHUNK:
             if any(model.reference(code) for code in piece.lines):  # includes other chunks: not Python
-                notebook.markdown([ROOT_NOTE["whole" if how == "whole" else "program"], *lines[start:end]])
+                notebook.markdown([words.root_note["whole" if how == "whole" else "program"], *lines[start:end]])
             elif block.label not in python_chunks:  # not a top-level statement of a program: run alone, it means else
-                notebook.markdown([ROOT_NOTE["text"], "", *lines[start:end]])
+                notebook.markdown([words.root_note["text"], "", *lines[start:end]])
             else:
                 runs_as_python(doc, piece.lines, line, f"〈{block.label}〉")
                 notebook.code("\n".join(piece.lines), "chunk", chunk=block.label, line=line)
         elif block.role is Role.ROOT:
-            note_ = ROOT_NOTE[("whole" if how == "whole" else "program") if block.label == program
-                              else "other" if block.label.endswith(".py") else "file"]
+            note_ = words.root_note[("whole" if how == "whole" else "program") if block.label == program
+                                    else "other" if block.label.endswith(".py") else "file"]
             notebook.markdown([note_, "", *lines[start:end]])
         elif block.role is Role.PLAYGROUND:  # the reader's, to change and run: not compared with anything (one that
             # IPython would not run as the Python it is never gets here: the lesson's parse refuses it)
@@ -233,19 +235,19 @@ def build(doc: model.Document) -> nbformat.NotebookNode:
             cell.metadata["tags"] = ["playground"]
         elif how == "parts":
             number = block.index + 1
-            header = PART_HEADER.format(printing=printing, function=doc.declared.parts.function)
+            header = words.part_header.format(printing=printing, function=doc.declared.parts.function)
             notebook.code(header + "\n".join(printing_lines[number]), "transcript", outputs=[piece.content],
                           folded=bool(folds), program=program, part=number, line=line)
         elif how == "main":
-            notebook.code(MAIN_HEADER.format(program=program) + main, "transcript", outputs=[piece.content],
+            notebook.code(words.main_header.format(program=program) + main, "transcript", outputs=[piece.content],
                           folded=bool(folds), program=program, line=line)
         elif how == "whole":
-            cell = notebook.code(WHOLE_HEADER.format(md=doc.path.name, program=program) + body.rstrip("\n"),
+            cell = notebook.code(words.whole_header.format(md=doc.path.name, program=program) + body.rstrip("\n"),
                                  "transcript", outputs=[piece.content], folded=bool(folds), program=program,
                                  line=line)
             cell.metadata["jupyter"] = {"source_hidden": True, **cell.metadata.get("jupyter", {})}
         else:
-            notebook.markdown([UNPRINTED_NOTE, "", *lines[start:end]])
+            notebook.markdown([words.unprinted_note, "", *lines[start:end]])
     notebook.markdown(lines[cursor:])
     return v4.new_notebook(cells=notebook.cells, metadata={"kernelspec": KERNEL, "language_info": language_info(),
                                                            "generator": GENERATOR})
@@ -277,15 +279,16 @@ def figure_images(doc: model.Document) -> dict[str, str]:
 def prelude(notebook: Notebook, doc: model.Document, program: str, printing: str, how: str, body: str) -> None:
     """The note on how to read the notebook (with what the lesson declares for it), and the program, folded
     (unless it runs whole where its transcript stands)."""
-    declared = doc.declared.parts
-    texts = {key: inline_markdown(markdown.read_inline(value), line_start=False)  # Markdown, written as prose is
+    declared, words = doc.declared.parts, WORDS[doc.language]
+    texts = {key: inline_markdown(markdown.read_inline(value), words, line_start=False)  # Markdown, as prose is
              for key, value in (doc.declared.text or {}).items()}
     uses_numpy = re.search(r"^[ \t]*(?:import|from)[ \t]+numpy\b", body, re.M) is not None
-    notebook.add(v4.new_markdown_cell(note(how, doc.path.name, program, f"{doc.path.stem}.ipynb", texts, printing,
-                                           declared.function if declared else "", declared.shown if declared else "",
-                                           uses_numpy, bool(doc.playgrounds))), "note")
+    notebook.add(v4.new_markdown_cell(note(words, how, doc.path.name, program, f"{doc.path.stem}.ipynb", texts,
+                                           printing, declared.function if declared else "",
+                                           declared.shown if declared else "", uses_numpy, bool(doc.playgrounds))),
+                 "note")
     if how == "whole":
         return
-    cell = notebook.code(PRELUDE_HEADER.format(md=doc.path.name, program=program) + without_main_block(body, program),
-                         "prelude", program=program)
+    header = words.prelude_header.format(md=doc.path.name, program=program)
+    cell = notebook.code(header + without_main_block(body, program), "prelude", program=program)
     cell.metadata["jupyter"] = {"source_hidden": True}

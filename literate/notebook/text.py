@@ -20,18 +20,19 @@ from ..blocks import Role, children as inside  # inside: the blocks inside a lis
 from ..htmlsource import SourceParser  # the author's HTML read as the page reads it
 from ..rendering import draw, draw_span
 from .escaping import code_span, destination, formula, fragment, html_text, markdown_text, preformatted, title
+from .words import Words
 
-LINK_DROPPED = "（链接去掉了：只链到页内、相对路径、http(s) 和 mailto）"
 EMPHASIS = {"em": "*", "strong": "**"}
 
 Line = tuple[int, str]  # (index of the lesson's line it stands for, the Markdown written for it)
 
 
-def lesson_lines(doc: model.Document, attached: dict[str, str] | None = None) -> list[str | None]:
+def lesson_lines(doc: model.Document, words: Words, attached: dict[str, str] | None = None) -> list[str | None]:
     """For each line of the lesson (by index), the Markdown the notebook writes for it, or None: nothing.
-    attached: the images shown from data in the cell itself (a figure the tools draw): their src -> that data URL."""
+    words: the notebook's, in the lesson's language (for a link or an image it does not keep); attached: the images
+    shown from data in the cell itself (a figure the tools draw): their src -> that data URL."""
     written: list[str | None] = [None] * len(doc.lines)
-    for index, text in MarkdownBlocks(attached or {}).siblings(doc.blocks):
+    for index, text in MarkdownBlocks(words, attached or {}).siblings(doc.blocks):
         index = min(index, len(written) - 1)
         written[index] = text if written[index] is None else written[index] + "\n" + text
     return written
@@ -49,11 +50,11 @@ def is_math(fence: blocks.Fence) -> bool:
 
 class MarkdownBlocks:
     """The notebook's drawing of each kind of block (rendering.Blocks): the Markdown lines written for it, each
-    with the lesson's line it stands for. attached: see lesson_lines. other_marker: whether the list drawn next
+    with the lesson's line it stands for. words, attached: see lesson_lines. other_marker: whether the list drawn next
     takes the other marker (siblings says so: a list right after another of its kind would continue it)."""
 
-    def __init__(self, attached: dict[str, str]):
-        self.attached, self.other_marker = attached, False
+    def __init__(self, words: Words, attached: dict[str, str]):
+        self.words, self.attached, self.other_marker = words, attached, False
 
     def siblings(self, siblings: list, tight: bool = False) -> list[Line]:
         """Blocks that stand side by side (the lesson's, a list item's, a quote's), a blank line or as many as the
@@ -80,7 +81,7 @@ class MarkdownBlocks:
         return out
 
     def inline(self, spans: list, **where) -> str:
-        return inline_markdown(spans, attached=self.attached, **where)
+        return inline_markdown(spans, self.words, attached=self.attached, **where)
 
     def heading(self, block: blocks.Heading) -> list[Line]:
         text = self.inline(block.inline.spans, heading=True)
@@ -161,11 +162,11 @@ def fence_lines(fence: blocks.Fence) -> list[str]:
 # ---------------------------------------------------------------- inline
 
 
-def inline_markdown(spans: list, table: bool = False, heading: bool = False, line_start: bool = True,
+def inline_markdown(spans: list, words: Words, table: bool = False, heading: bool = False, line_start: bool = True,
                     attached: dict[str, str] | None = None) -> str:
     """A paragraph's, heading's or cell's spans as Markdown (a heading's line breaks as blanks); line_start: whether
-    they begin a line (a heading's and a cell's follow their marks); attached: see lesson_lines."""
-    writer = InlineWriter(table, heading, line_start and not (table or heading), attached or {})
+    they begin a line (a heading's and a cell's follow their marks); words, attached: see lesson_lines."""
+    writer = InlineWriter(table, heading, line_start and not (table or heading), words, attached or {})
     writer.spans(spans)
     return "".join(writer.out)
 
@@ -176,8 +177,9 @@ class InlineWriter:
     closes one is written with it). Texts and numbers side by side are written as one text (pending): 1 and . apart
     would make a list item."""
 
-    def __init__(self, table: bool, heading: bool, line_start: bool, attached: dict[str, str]):
-        self.table, self.heading, self.line_start, self.attached = table, heading, line_start, attached
+    def __init__(self, table: bool, heading: bool, line_start: bool, words: Words, attached: dict[str, str]):
+        self.table, self.heading, self.line_start = table, heading, line_start
+        self.words, self.attached = words, attached
         self.out, self.anchors, self.label = [], 0, False
         self.pending: list[str] = []
 
@@ -219,7 +221,8 @@ class InlineWriter:
             self.put(f"![{alt}]({self.attached[span.src]})")
             return
         target = destination(span.src) if span.src else None  # nothing is loaded: a link to the picture
-        self.put(f"[图片：{alt}]({target})" if target else f"图片：{alt}")
+        linked, alone = self.words.image
+        self.put(linked.format(alt=alt, target=target) if target else alone.format(alt=alt))
 
     def line_break(self, span: blocks.Break) -> None:
         if self.heading:
@@ -236,7 +239,7 @@ class InlineWriter:
         self.label = bool(target)  # links do not nest
         self.spans(span.spans)
         self.label = False
-        self.put(f"]({target}{' ' + title(span.title) if span.title else ''})" if target else LINK_DROPPED)
+        self.put(f"]({target}{' ' + title(span.title) if span.title else ''})" if target else self.words.link_dropped)
 
     def styled(self, span: blocks.Styled) -> None:
         mark = EMPHASIS.get(span.tag, "")

@@ -1,12 +1,38 @@
-"""What the notebook says in its own words: the note at its top (with the lesson's declared words in it), the
-comments at the head of the cells it writes, and the lines above what it shows but does not run. Everything taken
-from the lesson goes in escaped: names and paths as code spans, the declared words as the prose is written."""
+"""What the notebook says in its own words, in the lesson's language (language.py): the note at its top (with the
+lesson's declared words in it), the comments at the head of the cells it writes, and the lines above what it shows but
+does not run. Everything taken from the lesson goes in escaped: names and paths as code spans, the declared words as
+the prose is written."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from .escaping import code_span, markdown_text
 
-NOTE = """\
+
+@dataclass(frozen=True)
+class Words:
+    """The notebook's words in one language."""
+
+    note: str  # the first cell
+    folded_cell: str  # what it says it goes with where the program's folded cell follows it
+    numpy: tuple[str, str]  # what the note says of numpy: only for a lesson whose program uses it
+    playgrounds: str  # ... of the playgrounds, where the lesson declares no words of its own for them
+    why: dict[str, str]  # ... of how the cells run, by how the transcript is printed
+    parts: dict[str, str]  # ... of how the transcript is printed
+    prelude_header: str  # the comment at the head of the program's cell
+    whole_header: str  # ... of the whole program where its transcript stands
+    main_header: str  # ... of the cell that runs the program's __main__ block
+    part_header: str  # ... of a cell that prints one part of the transcript
+    root_note: dict[str, str]  # above a block the notebook shows but does not run, by why
+    unprinted_note: str  # above a transcript it does not print
+    folded: tuple[str, str]  # after the summary of a fold it opens: one whose cells print, one whose cells do not
+    link_dropped: str  # in place of a link's target that no notebook may keep
+    image: tuple[str, str]  # an image it does not load: a link to it, and the text alone
+
+
+# In Chinese
+ZH_NOTE = """\
 **这是讲义的笔记本版**（这一格{folded}是 `notebook.py` 加的，讲义里没有）
 
 `make notebook` 从 {md} 生成了它：讲义的文字是 Markdown 格，讲义的每个代码块是一格代码，顺序就是讲义的阅读顺序。从上往下运行全部格子（Run All）即可；{runs}
@@ -16,12 +42,10 @@ NOTE = """\
 - **块名链接**：点一下，跳到那一块，块名停在屏幕顶上。`make lab` 打开的 JupyterLab 已经设好，第一次点就准。在你自己的 JupyterLab 里打开这个文件的话，先在 Settings → Settings Editor → Notebook → Windowing mode 选 `none`：JupyterLab 4 默认只画出你看过的格子，往前跳到还没看过的地方，块名常常停在屏幕外面，刚打开时点了还可能没有反应。
 - **改乱了**：你保存了的改动存在这个笔记本文件里，重启内核不会撤销它们（`make lab` 的 JupyterLab 不自动保存，你自己的 JupyterLab 两分钟自动保存一次）。要回到讲义的样子，删掉这个文件（{notebook}）再 `make notebook`，然后在 JupyterLab 里点 File → Reload Notebook from Disk：打开着的标签页还是你改过的样子，不重新载入，下次保存又会把它写回文件。讲义改了以后，`make notebook` 不会盖掉改动过的这个文件（运行过格子再保存也算改动），而是停下来说明怎么办：要留下改动，先另存一份（File → Save Notebook As…，存到 `build/` 以外：`make clean` 会删掉 `build/`），再删掉这个文件、重新 `make notebook`。"""
 
-# what the note says of numpy: only for a lesson whose program uses it
-NUMPY = ("（讲义要的 numpy 也在那里）", "别处装的 JupyterLab 用的是它自己的 Python，多半没有 numpy，第一格代码就会出错。")
-PLAYGROUNDS = "标着 playground 的格子是留给你试的。"  # where the lesson declares no words of its own for this
+ZH_NUMPY = ("（讲义要的 numpy 也在那里）", "别处装的 JupyterLab 用的是它自己的 Python，多半没有 numpy，第一格代码就会出错。")
+ZH_PLAYGROUNDS = "标着 playground 的格子是留给你试的。"
 
-
-WHY = {
+ZH_WHY = {
     "prelude": "- **为什么能从上往下运行**：{names}下面折叠着的那一格，就是 `make tangle` 从讲义拼出来的整个程序 {program}，只去掉了开头"
                "两行来源说明和最后运行 `main` 的那几行：先运行它，所有名字就都有了。之后每一格运行的是讲义在那里给出的代码块（和折叠格里"
                "的是同一段代码），所以你改了哪一格、重新运行它，之后的格子用的就是你改过的版本。讲义的代码一行都没有另外写过。\n",
@@ -30,7 +54,7 @@ WHY = {
              "`if __name__ == \"__main__\":`，所以整个拼在一格里，在那里运行。\n",
 }
 
-PARTS = {
+ZH_PARTS = {
     "parts": "- **实跑输出**：讲义里放实跑输出的地方，这里是一格打印它的代码，摘自〈{printing}〉里的 {function}（从注释"
              "「{mark}」到下一段为止）；格子下面已经放着讲义核对过的那一段输出。在新的内核里从头运行，打印出来的和它逐字节相同"
              "（`tests/test_notebook.py` 就是这样核对的）。讲义里折叠着的几段，这里折叠的是输出。\n",
@@ -42,21 +66,21 @@ PARTS = {
                  "（讲义开头 `<!-- literate` 里的 `parts:`，见 `docs/tangle.md`）。\n",
 }
 
-PRELUDE_HEADER = """\
+ZH_PRELUDE_HEADER = """\
 # 这一格是 make tangle 从 {md} 拼出来的整个程序 {program}（notebook.py 原样放进来），只去掉了文件开头
 # 的两行来源说明和最后运行 main 的 `if __name__ == "__main__":` 那几行。先运行它，下面每一格用到的名字就都有了。
 """
 
-WHOLE_HEADER = """\
+ZH_WHOLE_HEADER = """\
 # 这一格是 make tangle 从 {md} 拼出来的整个程序 {program}（notebook.py 原样放进来），只去掉了文件开头
 # 的两行来源说明。运行它，打印出来的就是讲义在这里放的实跑输出。
 """
 
-MAIN_HEADER = '# 这几行是 {program} 最后 `if __name__ == "__main__":` 里的：运行整个程序，打印讲义在这里放的实跑输出。\n'
+ZH_MAIN_HEADER = '# 这几行是 {program} 最后 `if __name__ == "__main__":` 里的：运行整个程序，打印讲义在这里放的实跑输出。\n'
 
-PART_HEADER = "# 这几行摘自〈{printing}〉里的 {function}：\n"
+ZH_PART_HEADER = "# 这几行摘自〈{printing}〉里的 {function}：\n"
 
-ROOT_NOTE = {
+ZH_ROOT_NOTE = {
     "program": "*（这一格只供阅读，不运行：`<<名字>>` 的地方拼进同名的代码块，Python 不认识这种写法。拼好的程序就是笔记本开头折叠着的那一格。）*",
     "whole": "*（这一格只供阅读，不运行：`<<名字>>` 的地方拼进同名的代码块，Python 不认识这种写法。拼好的程序折叠在讲义放实跑输出的那一格里。）*",
     "other": "*（这一格只供阅读，不运行：这个程序要跑好几分钟。它的实跑输出照讲义放在各段代码的下面，`make experiments` 重新运行并逐字节核对它。）*",
@@ -64,21 +88,113 @@ ROOT_NOTE = {
     "file": "*（这一格只供阅读，不运行：它写进的文件不是 Python 程序。）*",
 }
 
-UNPRINTED_NOTE = ("*（这一段实跑输出照讲义放在这里，笔记本不重新打印它：讲义没有声明哪几行打印哪一段（`<!-- literate` 里的 "
+ZH_UNPRINTED_NOTE = ("*（这一段实跑输出照讲义放在这里，笔记本不重新打印它：讲义没有声明哪几行打印哪一段（`<!-- literate` 里的 "
                   "`parts:`，见 `docs/tangle.md`）。）*")
 
 
-def note(how: str, md: str, program: str, notebook: str, texts: dict[str, str], printing: str = "",
+# In English
+EN_NOTE = """\
+**This is the lesson as a notebook** (`notebook.py` added this cell{folded}, which the lesson does not have)
+
+`make notebook` made it from {md}: the lesson's text is in Markdown cells, each code block of the lesson is a code cell, in the lesson's reading order. Run all the cells from the top (Run All); {runs}
+
+- **Kernel**: run `make lab` in the lesson's folder. The first time, it installs JupyterLab into `.venv`{numpy}, then opens this notebook with the Python of `.venv` as its kernel. {elsewhere}
+{why}{parts}- **Cells to change**: you may change any cell and run it again. {try_}
+- **Chunk links**: click one to jump to that chunk, its name at the top of the screen. The JupyterLab that `make lab` opens is set up for them: the first click lands. To open this file in a JupyterLab of your own, first choose `none` in Settings → Settings Editor → Notebook → Windowing mode: by default JupyterLab 4 draws only the cells you have seen, so a jump ahead to a place not yet seen often leaves the chunk's name off the screen, and a click just after opening may do nothing.
+- **Undoing changes**: the changes you saved are in this notebook file, and restarting the kernel does not undo them (the JupyterLab of `make lab` does not save by itself; your own JupyterLab saves every two minutes). To go back to the lesson as written, delete this file ({notebook}) and run `make notebook`, then click File → Reload Notebook from Disk in JupyterLab: until it is reloaded the open tab still shows your changes, and the next save would write them back. Once the lesson has changed, `make notebook` does not overwrite this file if you changed it (running cells and saving counts as a change): it stops and says what to do. To keep your changes, first save a copy (File → Save Notebook As…, outside `build/`: `make clean` deletes `build/`), then delete this file and run `make notebook` again."""
+EN_NUMPY = (" (with numpy, which the lesson needs)",
+            "A JupyterLab installed elsewhere uses its own Python, which most likely has no numpy: the first code cell "
+            "would fail.")
+EN_PLAYGROUNDS = "The cells tagged playground are yours to try things in."
+EN_WHY = {
+    "prelude": "- **Why it runs from the top**: {names}The folded cell below is the whole program {program} that "
+               "`make tangle` put together from the lesson, without its first two lines (where it came from) and the "
+               "lines at its end that run `main`: run it first, and every name is defined. After it, each cell runs "
+               "the code block the lesson gives at that place (the same code as in the folded cell), so when you "
+               "change a cell and run it again, the cells after it use your version. Not one line of the lesson's "
+               "code is written a second time.\n",
+    "whole": "- **How it runs**: {names}Each cell runs the code block the lesson gives at that place; not one line of "
+             "the lesson's code is written a second time. Where the lesson shows the output it ran stands a folded "
+             "cell: the whole program {program} that `make tangle` put together from the lesson (without its first "
+             "two lines, where it came from). It has no `if __name__ == \"__main__\":`, so it stands whole in that "
+             "cell and runs there.\n",
+}
+EN_PARTS = {
+    "parts": "- **Output**: where the lesson shows the output it ran stands a cell that prints it, taken from "
+             "{function} in 〈{printing}〉 (from the comment “{mark}” to the next one); below the cell is the output "
+             "the lesson checked. Run from the top in a fresh kernel, it prints exactly those bytes "
+             "(`tests/test_notebook.py` checks it so). Where the lesson folds parts, the notebook folds the outputs.\n",
+    "main": "- **Output**: where the lesson shows the output it ran stands a cell that runs the whole program: the "
+            "lines in the `if __name__ == \"__main__\":` at the end of {program}. Below it is the output the lesson "
+            "checked; run from the top in a fresh kernel, it prints exactly those bytes.\n",
+    "whole": "- **Output**: run the cell where the lesson shows the output it ran, and it prints what stands below "
+             "it: the output the lesson checked.\n",
+    "unprinted": "- **Output**: stands where the lesson shows it, as text; the notebook does not print it again: it "
+                 "is in several parts, and the lesson does not declare which lines print which part (`parts:` in the "
+                 "lesson's opening `<!-- literate`, see `docs/tangle.md`).\n",
+}
+EN_PRELUDE_HEADER = """\
+# This cell is the whole program {program} that make tangle put together from {md} (notebook.py put it here as it
+# is), without the file's first two lines (where it came from) and the `if __name__ == "__main__":` lines at its end
+# that run main. Run it first, and every name the cells below use is defined.
+"""
+EN_WHOLE_HEADER = """\
+# This cell is the whole program {program} that make tangle put together from {md} (notebook.py put it here as it
+# is), without the file's first two lines (where it came from). Run it, and it prints the output the lesson shows here.
+"""
+EN_MAIN_HEADER = ('# These are the lines of `if __name__ == "__main__":` at the end of {program}: they run the whole '
+                  'program and print the output the lesson shows here.\n')
+EN_PART_HEADER = "# These lines are taken from {function} in 〈{printing}〉:\n"
+EN_ROOT_NOTE = {
+    "program": "*(This cell is for reading, not running: where it says `<<name>>` goes the code block of that name, "
+               "which Python does not understand. The program put together is the folded cell at the top of the "
+               "notebook.)*",
+    "whole": "*(This cell is for reading, not running: where it says `<<name>>` goes the code block of that name, "
+             "which Python does not understand. The program put together is folded in the cell where the lesson "
+             "shows its output.)*",
+    "other": "*(This cell is for reading, not running: the program takes minutes. Its output stands below its code "
+             "blocks as the lesson shows it; `make experiments` runs it again and compares it byte for byte.)*",
+    "text": "*(This cell is for reading, not running: the program does not run this block at its top level (it is in "
+            "a string, inside a function or another statement, or in another file); run alone in a code cell, it "
+            "would mean something else, and might do what the program never does.)*",
+    "file": "*(This cell is for reading, not running: the file it goes into is no Python program.)*",
+}
+EN_UNPRINTED_NOTE = ("*(This output stands here as the lesson shows it; the notebook does not print it again: the "
+                     "lesson does not declare which lines print which part (`parts:` in `<!-- literate`, see "
+                     "`docs/tangle.md`).)*")
+
+WORDS = {
+    "zh": Words(note=ZH_NOTE, folded_cell="和下面折叠着的那一格", numpy=ZH_NUMPY, playgrounds=ZH_PLAYGROUNDS, why=ZH_WHY,
+                parts=ZH_PARTS, prelude_header=ZH_PRELUDE_HEADER, whole_header=ZH_WHOLE_HEADER,
+                main_header=ZH_MAIN_HEADER, part_header=ZH_PART_HEADER, root_note=ZH_ROOT_NOTE,
+                unprinted_note=ZH_UNPRINTED_NOTE,
+                folded=("（讲义里折叠着；这里折叠的是下面格子的输出，点一下就展开）", "（讲义里折叠着）"),
+                link_dropped="（链接去掉了：只链到页内、相对路径、http(s) 和 mailto）",
+                image=("[图片：{alt}]({target})", "图片：{alt}")),
+    "en": Words(note=EN_NOTE, folded_cell=" and the folded one below it", numpy=EN_NUMPY, playgrounds=EN_PLAYGROUNDS,
+                why=EN_WHY, parts=EN_PARTS, prelude_header=EN_PRELUDE_HEADER, whole_header=EN_WHOLE_HEADER,
+                main_header=EN_MAIN_HEADER, part_header=EN_PART_HEADER, root_note=EN_ROOT_NOTE,
+                unprinted_note=EN_UNPRINTED_NOTE,
+                folded=(" (folded in the lesson; here the outputs of the cells below are folded: click to open them)",
+                        " (folded in the lesson)"),
+                link_dropped=" (link removed: a notebook keeps links within itself, relative paths, http(s) and mailto)",
+                image=("[image: {alt}]({target})", "image: {alt}")),
+}
+
+
+def note(words: Words, how: str, md: str, program: str, notebook: str, texts: dict[str, str], printing: str = "",
          function: str = "", mark: str = "", numpy: bool = True, playgrounds: bool = False) -> str:
     """The first cell's words. how: prelude (the program first, folded; then parts, main or unprinted says how the
     transcript is printed) or whole (the program where its transcript stands). texts: the lesson's declared words,
     as Markdown already. numpy: the program imports it; playgrounds: the lesson has some."""
-    names = texts.get("notebook-names", "")
-    printed = PARTS["whole" if how == "whole" else how].format(printing=markdown_text(printing),
-                                                              function=code_span(function), mark=markdown_text(mark),
-                                                              program=code_span(program))
-    return NOTE.format(folded="" if how == "whole" else "和下面折叠着的那一格", md=code_span(md),
-                       runs=texts.get("notebook-runs", ""),
-                       why=WHY["whole" if how == "whole" else "prelude"].format(names=names, program=code_span(program)),
-                       numpy=NUMPY[0] if numpy else "", elsewhere=NUMPY[1] if numpy else "",
-                       parts=printed, try_=texts.get("notebook-try", PLAYGROUNDS if playgrounds else ""), notebook=code_span(f"build/{notebook}"))
+    whole = how == "whole"
+    printed = words.parts["whole" if whole else how].format(printing=markdown_text(printing),
+                                                            function=code_span(function), mark=markdown_text(mark),
+                                                            program=code_span(program))
+    why = words.why["whole" if whole else "prelude"].format(names=texts.get("notebook-names", ""),
+                                                            program=code_span(program))
+    return words.note.format(folded="" if whole else words.folded_cell, md=code_span(md),
+                             runs=texts.get("notebook-runs", ""), why=why,
+                             numpy=words.numpy[0] if numpy else "", elsewhere=words.numpy[1] if numpy else "",
+                             parts=printed, try_=texts.get("notebook-try", words.playgrounds if playgrounds else ""),
+                             notebook=code_span(f"build/{notebook}"))

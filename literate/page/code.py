@@ -8,6 +8,7 @@ from .columns import columns
 from ..markup import Markup, join, start_tag, tag
 from .state import Page, piece_id
 from .text import caption_html
+from .words import plain, say
 
 try:
     from pygments.lexers import get_lexer_by_name
@@ -55,21 +56,22 @@ def code_html(page: Page, piece: model.Piece, language: str) -> Markup:
         if match:
             name = model.chunk_name(match[2])
             where = page.doc.chunks[name][0].fence_line
-            text = join([match[1], tag("a", {"class": "ref", "href": f"#{model.chunk_anchor(name)}",
-                                              "title": f"定义在 {page.doc.path.name}:{where}"}, f"<<{match[2]}>>")])
+            defined = plain(page, "defined-at", where=f"{page.doc.path.name}:{where}")
+            text = join([match[1], tag("a", {"class": "ref", "href": f"#{model.chunk_anchor(name)}", "title": defined},
+                                       f"<<{match[2]}>>")])
         out.append(tag("span", {"class": "l", "id": f"L{line}"}, text, "\n"))
     return tag("pre", {"class": "code"}, tag("code", None, *out))
 
 
-def sequence_links(count: int, index: int, anchor_of) -> list[Markup]:
+def sequence_links(page: Page, count: int, index: int, anchor_of) -> list[Markup]:
     """For one of several fences: which it is, and links to the one before and after."""
     if count < 2:
         return []
-    links = [tag("span", {"class": "part"}, f"第 {index + 1} 段，共 {count} 段")]
+    links = [tag("span", {"class": "part"}, say(page, "part-of", number=index + 1, count=count))]
     if index:
-        links.append(tag("a", {"href": f"#{anchor_of(index - 1)}"}, "← 上一段"))
+        links.append(tag("a", {"href": f"#{anchor_of(index - 1)}"}, say(page, "previous")))
     if index + 1 < count:
-        links.append(tag("a", {"href": f"#{anchor_of(index + 1)}"}, "下一段 →"))
+        links.append(tag("a", {"href": f"#{anchor_of(index + 1)}"}, say(page, "next")))
     return links
 
 
@@ -86,15 +88,16 @@ def chunk_html(page: Page, fence: blocks.Fence) -> Markup:
         caption = [tag("a", {"class": "name", "href": f"#{anchor}"}, name), "+≡" if index else "≡"]
     else:
         caption = [tag("span", {"class": "written"}, written)]
-    caption += sequence_links(len(pieces), index, lambda i: piece_id(fence.role, label, i))
-    where = f"{doc.path.name}:{piece.fence_line}（在源文件里的位置）"  # for the writer: in the tooltip, not in the text
+    caption += sequence_links(page, len(pieces), index, lambda i: piece_id(fence.role, label, i))
+    # for the writer: in the tooltip, not in the text
+    where = plain(page, "in-source", where=f"{doc.path.name}:{piece.fence_line}")
     foot = ""
     if kind == "chunk" and index == len(pieces) - 1:
         links = [tag("a", {"href": f"#L{line}"}, user) for line, user in page.used_in.get(label, [])]
-        foot = tag("p", {"class": "used"}, "用在 → ", join(links, "，"))
+        foot = tag("p", {"class": "used"}, say(page, "used-in", links=join(links, say(page, "separator"))))
     elif kind == "root" and index == len(pieces) - 1 and not doc.captions:
         # a captioned document lists the chunks of each piece in its caption already
-        foot = tag("div", {"class": "parts"}, f"依次拼成 {label}：", parts_list(page, pieces))
+        foot = tag("div", {"class": "parts"}, say(page, "made-of", label=label), parts_list(page, pieces))
     return Markup(tag("figure", {"class": f"chunk {kind}", "id": anchor}, tag("figcaption", {"title": where},
                                                                             join(caption, " ")),
                       code_html(page, piece, piece.language), foot) + "\n")
@@ -107,7 +110,7 @@ def parts_list(page: Page, pieces: list[model.Piece]) -> Markup:
     for event, line, name, _ in model.walk(page.doc.chunks, pieces, set()):
         if event == "enter":
             out.append(Markup(start_tag("li") + tag("a", {"href": f"#{model.chunk_anchor(name)}"}, f"<<{name}>>")
-                              + " " + tag("a", {"class": "def", "href": f"#L{line}"}, f"（第 {line} 行）")
+                              + " " + tag("a", {"class": "def", "href": f"#L{line}"}, say(page, "at-line", line=line))
                               + start_tag("ol")))
         elif event == "leave":
             out.append(Markup("</ol></li>"))
@@ -127,9 +130,7 @@ def pygments_css() -> str:
 def playground_html(page: Page, playground: model.Playground) -> Markup:
     """A fence the lesson offers the reader to change and run: its code, under a caption that says so."""
     shown = highlighted_lines(playground.lines, playground.language, page.widths)
-    caption = [tag("span", {"class": "name"}, "试一试"),
-               f"读者的试验场：用的是 {playground.program} 定义的名字，改了再运行（笔记本里这一格可以直接运行）；"
-               "它的输出不核对"]
+    caption = [tag("span", {"class": "name"}, say(page, "try")), say(page, "playground", program=playground.program)]
     code = tag("pre", {"class": "code"}, tag("code", None, *(join([line, "\n"]) for line in shown)))
     return Markup(tag("figure", {"class": "playground"}, tag("figcaption", None, join(caption, " ")), code)
                   + "\n")

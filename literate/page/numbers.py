@@ -7,6 +7,7 @@ from .. import inline, model, prose
 from .columns import columns
 from ..markup import Markup, tag
 from .state import MAX_CANDIDATES, Page
+from .words import plain
 
 TOOLTIP_QUOTE = 120  # characters of a long transcript line that a number's tooltip quotes
 
@@ -69,28 +70,27 @@ def is_count(number: model.ProseNumber) -> bool:
 
 def number_html(page: Page, number: model.ProseNumber, lines: list[int], contexts) -> Markup:
     if number.book:
-        return tag("span", {"class": "num book", "title": f"原书的数字（列在 {prose.BOOK_FIGURES} 里），"
-                                                           "不是本仓库的程序打印的"}, number.text)
+        return tag("span", {"class": "num book", "title": plain(page, "number-book", file=prose.BOOK_FIGURES)},
+                   number.text)
     if number.declared:
-        return tag("span", {"class": "num setting", "title": f"{number.program} 声明的设置（一个大写名字的值），"
-                                                              "不链到实跑输出"}, number.text)
+        return tag("span", {"class": "num setting", "title": plain(page, "number-declared", program=number.program)},
+                   number.text)
     if number.stated:
-        return tag("span", {"class": "num setting", "title": f"正文自己说的数，不引实跑输出（{number.stated}）"},
+        return tag("span", {"class": "num setting", "title": plain(page, "number-stated", stated=number.stated)},
                    number.text)
     if lines and is_count(number) and not number.quotes:
-        return tag("span", {"class": "num count", "title": f"核对过：{number.program} 的实跑输出在这里引的那几段里"
-                                                            "印着它（一位数和跟着量词的计数，不链到某一行）"},
+        return tag("span", {"class": "num count", "title": plain(page, "number-count", program=number.program)},
                    number.text)
     if not lines:
-        why = (f"没有核对上：{number.program} 的实跑输出里没有它" if number.program
-               else f"没有核对上：{page.doc.path.name} 里没有实跑输出")
+        why = (plain(page, "number-missing", program=number.program) if number.program
+               else plain(page, "number-no-output", lesson=page.doc.path.name))
         return tag("span", {"class": "num unverified", "title": why}, number.text)
     line = best_line(page, number, lines, contexts)
     page.linked.append((number, line))
     target = number.printed or number.text  # a rounding (0.41) links to the number it rounds (0.4102)
-    rounded = f"；{number.text} 是它四舍五入的结果" if number.printed else ""
-    title = (f"出自 {number.program} 的实跑输出（{page.doc.path.name} 第 {line} 行{rounded}）："
-             f"{quoted(page, line, target)}")
+    rounded = plain(page, "number-rounded", number=number.text) if number.printed else ""
+    title = plain(page, "number-quoted", program=number.program, lesson=page.doc.path.name, line=line, rounded=rounded,
+                  quoted=quoted(page, line, target))
     return tag("a", {"class": "num", "href": f"#{number_anchor(line, target)}", "title": title}, number.text)
 
 

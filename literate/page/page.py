@@ -18,6 +18,7 @@ from .numbers import is_count, link_targets, numbers_by_inline
 from .state import GENERATOR, OWN_ID, Page, uses
 from .text import block_close, block_open, render_inline, table_html
 from .transcripts import transcript_html
+from .words import plain, say
 
 
 def heading_id(page: Page, text: str) -> str:
@@ -60,7 +61,7 @@ class PageBlocks:
             self.in_section = True
         out += [start_tag(name, {"id": anchor}), render_inline(page, block.inline), block_close(name)]
         if block.level == 2:
-            out.append(Markup(tag("a", {"class": "back", "href": "#contents"}, "↑ 目录") + "\n"))
+            out.append(Markup(tag("a", {"class": "back", "href": "#contents"}, say(page, "back")) + "\n"))
         return join(out)
 
     def paragraph(self, block: blocks.Paragraph) -> Markup:
@@ -131,7 +132,7 @@ def contents_html(page: Page) -> Markup:
             open_sub = True
     if items:
         items.append(Markup("</ol></li>" if open_sub else "</li>"))
-    return tag("nav", {"id": "contents"}, tag("h2", None, "目录"), tag("ol", None, *items))
+    return tag("nav", {"id": "contents"}, tag("h2", None, say(page, "contents")), tag("ol", None, *items))
 
 
 def summary_html(page: Page, sources) -> Markup:
@@ -148,30 +149,30 @@ def summary_html(page: Page, sources) -> Markup:
     verified = len(counted) - book - declared - stated - failed
     first = {target: model.output_anchor(target, transcript.pieces()[0].part)  # its first part
              for target, transcript in doc.transcripts.items()}
-    parts = join([join([f"{count} 个对上了 ", tag("a", {"href": f"#{first[program]}"}, tag("code", None, program),
-                                                   " 的实跑输出")]) for program, count in by_program.items()], "，")
-    text = [f"正文里要核对的数字有 {len(counted)} 个：", tag("strong", None, f"{verified} 个核对过"), "（", parts, "）"]
+    links = [say(page, "matched", count=count, link=tag("a", {"href": f"#{first[program]}"}, tag("code", None, program),
+                                                          say(page, "output-of")))
+             for program, count in by_program.items()]
+    text = [say(page, "summary", count=len(counted), verified=tag("strong", None, say(page, "verified", count=verified)),
+                parts=join(links, say(page, "separator")))]
     if book or (doc.folder / prose.BOOK_FIGURES).is_file():  # a lesson that quotes no book says nothing of one
-        text += [f"，{book} 个", tag("span", {"class": "num book"}, "标成原书的"), "（列在 ",
-                 tag("code", None, prose.BOOK_FIGURES), " 里）"]
+        text.append(say(page, "book", count=book, marked=tag("span", {"class": "num book"}, say(page, "marked-book")),
+                        file=tag("code", None, prose.BOOK_FIGURES)))
     counts = sum(1 for number, lines in sources if lines and not number.book and not number.declared
                  and is_count(number) and not number.quotes)
     if counts:
-        text.append(f"；核对过的数字里有 {counts} 个是一位数或跟着量词的计数，不链到某一行")
+        text.append(say(page, "counts", count=counts))
     if declared:
-        text.append(f"；{declared} 个是程序声明的设置（不链到实跑输出）")
+        text.append(say(page, "declared", count=declared))
     if stated:
-        text.append(f"；{stated} 个是正文自己说的数（定义、例子、选定的个数），在 {doc.path.stem}{quoting.QUOTES_SUFFIX} "
-                    "里逐个写明，不链到实跑输出")
+        text.append(say(page, "stated", count=stated, file=f"{doc.path.stem}{quoting.QUOTES_SUFFIX}"))
     if page.in_formulas:
-        text.append(f"；其中 {page.in_formulas} 个写在公式里，没有链接")
+        text.append(say(page, "in-formulas", count=page.in_formulas))
     if failed:
-        text += ["；", tag("span", {"class": "num unverified"}, f"{failed} 个没有对上"), "（", tag("code", None, "make check"),
-                 " 会报错）"]
-    text += ["。点正文里带下划线的数字，跳到印出它的那一行实跑输出。只有年份和章节号（「2017 年」「6.5 节」）不用核对；"
-             "跟着量词的整数（「3000 轮」）若没有印出来，可以是程序声明的设置（", tag("code", None, "ROUNDS = 3000"),
-             " 这样的大写名字）。" + ("规则见 docs/numbers.md。" if (doc.folder / "docs" / "numbers.md").is_file() else "")
-             + "本页由 ", tag("code", None, "weave.py"), " 从 ", tag("code", None, doc.path.name), " 生成。"]
+        not_matched = tag("span", {"class": "num unverified"}, say(page, "not-matched", count=failed))
+        text.append(say(page, "failed", failed=not_matched, command=tag("code", None, "make check")))
+    rules = say(page, "rules") if (doc.folder / "docs" / "numbers.md").is_file() else ""
+    text.append(say(page, "how-to-read", setting=tag("code", None, "ROUNDS = 3000"), rules=rules,
+                    weave=tag("code", None, "weave.py"), lesson=tag("code", None, doc.path.name)))
     return tag("p", {"id": "verified"}, *text)
 
 
@@ -202,8 +203,9 @@ def weave(doc: model.Document) -> tuple[str, Page, list[str]]:
                  tag("meta", {"name": "viewport", "content": "width=device-width, initial-scale=1"}), "\n",
                  tag("meta", {"name": "generator", "content": GENERATOR}), "\n",
                  tag("title", None, title), "\n", tag("style", None, Markup(stylesheet(page))), "\n"])
-    page_html = join([Markup("<!DOCTYPE html>\n"), tag("html", {"lang": "zh-CN"}, "\n", tag("head", None, "\n", head),
-                      "\n", tag("body", None, "\n", tag("main", None, "\n", body), "\n"), "\n"), "\n"])
+    page_body = tag("body", None, "\n", tag("main", None, "\n", body), "\n")
+    page_html = join([Markup("<!DOCTYPE html>\n"), tag("html", {"lang": plain(page, "html-lang")}, "\n",
+                                                       tag("head", None, "\n", head), "\n", page_body, "\n"), "\n"])
     return page_html, page, errors
 
 

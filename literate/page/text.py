@@ -12,6 +12,7 @@ from ..rendering import draw_span
 from .maths import mathml
 from .numbers import number_html
 from .state import Page
+from .words import say
 
 
 def render_inline(page: Page, inline: blocks.Inline, name_link: str | None = None) -> Markup:
@@ -90,7 +91,7 @@ def image_html(page: Page, image: blocks.Image) -> Markup:
     path = figure_path(image.src, folder) if folder else None
     if path in page.figures:
         return tag("span", {"class": "figure"}, page.figures[path])
-    return tag("a", {"class": "image", "href": image.src}, f"［图：{image.alt}］")
+    return tag("a", {"class": "image", "href": image.src}, say(page, "image", alt=image.alt))
 
 
 def number_contexts(inline: blocks.Inline, number: blocks.Number) -> list:

@@ -11,6 +11,7 @@ from .code import sequence_links
 from .numbers import transcript_line
 from .state import Page
 from .text import caption_html
+from .words import plain, say
 
 
 def matrix_groups(matrices: list) -> list[list]:
@@ -46,22 +47,24 @@ def transcript_html(page: Page, fence: blocks.Fence) -> Markup:
         titled = group[0].start - 1 >= position and group[0].panels[0].title  # its title line goes in its box
         first, last = group[0].start - (1 if titled else 0), group[-1].end
         where = page.doc.where(piece.first_line + group[0].start)
-        description = (f"{target} 的实跑输出里的矩阵（{where} 起）画成的热图，颜色是权重为均匀的几倍")
+        description = plain(page, "heatmap", target=target, where=where)
         page.heatmaps += sum(len(found.panels) for found in group)
         out.append(pre(position, first))
-        drawn = heatmaps_svg([panel for found in group for panel in found.panels], description, declared, tooltips=True)
+        drawn = heatmaps_svg([panel for found in group for panel in found.panels], description, declared,
+                             page.doc.language, tooltips=True)
         out.append(tag("div", {"class": "matrix"}, pre(first, last), tag("figure", {"class": "heatmap"}, drawn)))
         position = last
     out.append(pre(position, len(lines)))
     written = caption_html(page, fence.caption, anchor)
     if written is None:
-        caption = [Markup(tag("a", {"class": "name", "href": f"#{anchor}"}, "实跑输出") + "："), tag("code", None, target)]
+        name = tag("a", {"class": "name", "href": f"#{anchor}"}, say(page, "output"))
+        caption = [Markup(name + say(page, "output-colon")), tag("code", None, target)]
     else:
         caption = [tag("span", {"class": "written"}, written)]
-    around = sequence_links(len(pieces), index, lambda i: model.output_anchor(target, pieces[i].part))
+    around = sequence_links(page, len(pieces), index, lambda i: model.output_anchor(target, pieces[i].part))
     caption += around[1:] if written else around  # a written caption says 第 N 段 itself
-    how = (f"{page.doc.path.name}:{piece.fence_line}：程序的标准输出，tangle.py check 重新运行程序，"
-           + ("和各段连起来" if len(pieces) > 1 else "和这一段") + "逐字节比对")  # the tooltip: the tool's words
+    how = plain(page, "compared-parts" if len(pieces) > 1 else "compared-part",  # the tooltip: the tool's words
+                where=f"{page.doc.path.name}:{piece.fence_line}")
     return Markup(tag("figure", {"class": "transcript", "id": anchor}, tag("figcaption", {"title": how},
                                                                            join(caption, " ")),
                       tag("div", {"class": "printed"}, *out)) + "\n")

@@ -1,0 +1,77 @@
+"""The lesson's language, Chinese ("zh") or English ("en"). It chooses the words the tools write around the lesson's
+own (the page's and the notebook's notes, captions and tooltips, the figures' legends, the captions the check asks
+for) and the prose rules that hang on words: which word after a whole number makes it a count or a setting (3000 轮,
+3000 rounds), which numbers refer to the world and are not checked (2017 年, 6.5 节; in 2017, section 6.5), and where
+a sentence ends. The lesson declares it (`language: en` in its <!-- literate block), or else its prose says it:
+Chinese where the prose has any Chinese character, English where it has none."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+LANGUAGES = ("zh", "en")
+CHINESE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")  # the CJK ideographs: a Chinese character
+LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
+
+
+def read_language(declared: str | None, prose: Iterable[str]) -> str:
+    """The declared language, or the prose's: Chinese if any of its texts has a Chinese character; English if it has
+    words in Latin letters and none; Chinese (the tools' first language) for a lesson with no words at all."""
+    if declared:
+        return declared
+    texts = list(prose)
+    if any(CHINESE.search(text) for text in texts):
+        return "zh"
+    return "en" if any(LATIN_WORD.search(text) for text in texts) else "zh"
+
+
+# A measure word after a whole number makes it a count or a setting (3000 轮, 16 维; 3000 rounds, a 2-layer net).
+# Chinese has no spaces between words, so the words that begin with a measure word's character but are no measure
+# are listed (损失 41 行不行, 准确率 93 位居第一): the number before them is a claim.
+CHINESE_MEASURES = "年章节位维轮步列行层种套头秒"
+NOT_MEASURES = ("位居", "位于", "位列", "行不行", "行为", "行业", "列表", "层面", "层次", "种子", "套用", "头部", "步骤",
+                "秒杀", "维持", "维护", "节点", "节约", "节省", "章程", "年龄")
+ENGLISH_MEASURES = ("rounds?|steps?|epochs?|iterations?|letters?|characters?|digits?|positions?|dimensions?|layers?|"
+                    "columns?|rows?|lines?|seconds?|heads?|samples?|examples?|tokens?|words?|seeds?|times")
+
+
+YEAR = re.compile(r"1[0-9]{3}|2[0-9]{3}")
+
+
+@dataclass(frozen=True)
+class ProseRules:
+    """The prose rules of one language (see the module's docstring)."""
+
+    measure_after: re.Pattern  # matched just after a whole number: a measure word follows it
+    sentence_end: re.Pattern  # where a sentence ends (the match's end is the sentence's)
+    reference_after: re.Pattern | None = None  # matched just after a number: it names a year, a chapter, a section
+    reference_before: re.Pattern | None = None  # matched at the end of the text before a number: so does it
+    year_before: re.Pattern | None = None  # ... before a four-digit number: it is a year
+
+    def is_reference(self, text: str, start: int, end: int) -> bool:
+        """Whether the number at [start, end) of text refers to the world (a year, a chapter, a section)."""
+        if self.reference_after and self.reference_after.match(text, end):
+            return True
+        before = text[max(0, start - 12) : start]
+        if self.reference_before and self.reference_before.search(before):
+            return True
+        return bool(self.year_before and YEAR.fullmatch(text, start, end) and self.year_before.search(before))
+
+    def is_measured(self, text: str, end: int) -> bool:
+        """Whether a measure word follows the whole number ending at end (3000 轮, 3000 rounds)."""
+        return self.measure_after.match(text, end) is not None
+
+
+RULES = {
+    "zh": ProseRules(
+        measure_after=re.compile(rf" ?(?!{'|'.join(NOT_MEASURES)})[{CHINESE_MEASURES}]"),
+        sentence_end=re.compile(r"[。；！？]"),
+        reference_after=re.compile(rf" ?(?!{'|'.join(NOT_MEASURES)})[年章节]")),  # 2017 年, 第 12 章, 6.5 节
+    "en": ProseRules(
+        measure_after=re.compile(rf"[ -](?:{ENGLISH_MEASURES})\b"),
+        sentence_end=re.compile(r"[。；！？]|[.;!?](?=\s|$)"),
+        reference_before=re.compile(r"(?:(?i:\b(?:chapter|section|sec\.)) ?|§ ?)$"),  # chapter 12, section 6.5, § 6.5
+        year_before=re.compile(r"(?:(?i:\b(?:in|since|until|by)) |\()$")),  # in 2017, since 2017, (2017)
+}
