@@ -12,6 +12,7 @@ from .expansion import (comment_forms, edited_by_hand, generated_state, orphaned
                         writable_problem)
 from .figures import draw_figures, lesson_figures, stale_figures
 from .files import describe, read_regular, signals_deferred, write_atomically
+from .makefile import lesson_command, make_targets
 from .markdown import load
 from .model import Conflict, DIFFERENT, Document, MAX_GENERATED_BYTES, OK, UserError
 from .playgrounds import undefined_name_problems
@@ -53,7 +54,7 @@ def orphan_messages(doc: Document, kind: str) -> list[str]:
         else:
             messages.append(said + f"it; it holds edits made by hand since (its sha256 line does not match), code "
                             f"that is nowhere in {name}: keep it by putting it back in {name} (a {{file={target}}} "
-                            f"fence, or copied into the chunk it belongs to: make stitch cannot move it, no root "
+                            f"fence, or copied into the chunk it belongs to: stitch cannot move it, no root "
                             "writes it), then move the file away yourself")
     return messages
 
@@ -118,7 +119,7 @@ def write_planned(doc: Document, pending: Planned) -> None:
             try:
                 if not write_atomically(doc.folder / target, text.encode(), expected=current):
                     failure = Conflict(f"{shown}: error: changed while tangle.py was about to write it; left as "
-                                       "it is: run make tangle again")
+                                       f"it is: run {lesson_command(doc, 'tangle')} again")
             except OSError as error:
                 failure = UserError(f"{shown}: error: cannot write it: {describe(error)}")
             if failure:
@@ -142,23 +143,23 @@ def sync_problems(doc: Document) -> list[str]:
             problems.append(f"{doc.where(doc.roots[target][0].fence_line)}: error: {foreign(doc, target)}")
             continue
         if state == "missing":
-            why = "missing; run make tangle"
+            why = f"missing; run {lesson_command(doc, 'tangle')}"
         elif state == "edited":
             current, text = read_generated(doc, target), render(doc, target)[0]
             why = f"edited by hand since it was last tangled; {hand_edit_advice(doc, current, text)}"
         else:
-            why = f"out of date with {doc.path.name}; run make tangle"
+            why = f"out of date with {doc.path.name}; run {lesson_command(doc, 'tangle')}"
         problems.append(f"{doc.target_shown(target)}: error: {why}")
     return problems
 
 
 def hand_edit_advice(doc: Document, current: bytes, text: str) -> str:
-    """What to do with a hand edit: make stitch, if the lesson is still what the file was tangled from (the
-    hash lines agree), else by hand."""
+    """What to do with a hand edit: stitch, if the lesson is still what the file was tangled from (the hash lines
+    agree), else by hand."""
     tangled_from = current.decode("utf-8", "replace").replace("\r\n", "\n").split("\n", 2)[1:2]
     if tangled_from == text.split("\n", 2)[1:2]:
-        return f"run make stitch to move your change into {doc.path.name}"
-    return (f"{doc.path.name} changed too since then, so make stitch cannot place it: move your change into "
+        return f"run {lesson_command(doc, 'stitch')} to move your change into {doc.path.name}"
+    return (f"{doc.path.name} changed too since then, so stitch cannot place it: move your change into "
             f"{doc.path.name} by hand")
 
 
@@ -275,66 +276,7 @@ def what_runs(checking: dict[str, list[str]] | None, target: str) -> str:
     return f"{named}{more} run{'s' if len(makes) == 1 else ''} it"
 
 
-MAKEFILES = ("GNUmakefile", "makefile", "Makefile")  # the order GNU make looks for them in
-MAX_MAKEFILE_BYTES = 1 << 20
-RULE = re.compile(r"([^\t:=#][^:=#]*)::?(?!=)")  # "check: | .venv/stamp": its targets; not "X := ..."
-SHELL_BREAKS = {";", "&&", "||", "|", "&"}
 MAX_NAMED_MAKES = 3  # the summary stays one short line
-
-
-def make_targets(doc: Document) -> dict[str, list[str]] | None:
-    """For each program with a transcript, the targets of the Makefile beside the lesson whose recipe runs
-    tangle.py check on this lesson with --only naming it, or without --only; None where there is no Makefile
-    that can be read (the summary then says how else to run it). Read as lines, not run: a target that reaches
-    tangle.py through a variable is not seen."""
-    for name in MAKEFILES:
-        try:
-            raw = read_regular(doc.folder / name, name, MAX_MAKEFILE_BYTES)
-        except UserError:  # a folder, a FIFO, too large: not a Makefile this summary can read
-            return None
-        if raw is not None:
-            break
-    else:
-        return None
-    found: dict[str, dict[str, None]] = {target: {} for target in doc.transcripts}  # a dict as an ordered set
-    rule: list[str] = []
-    for line in raw.decode("utf-8", "replace").replace("\\\n", " ").splitlines():
-        if line.startswith("\t"):
-            for target in checked_programs(doc, line):
-                found[target].update(dict.fromkeys(rule))
-        elif line.strip() and not line.lstrip().startswith("#"):
-            match = RULE.match(line)  # any other line (X = ...) ends the recipe too
-            rule = [make for make in (match[1].split() if match else [])
-                    if not make.startswith(".") and "%" not in make and "$" not in make]  # not .PHONY, %.o, $(X)
-    return {target: list(makes) for target, makes in found.items()}
-
-
-def checked_programs(doc: Document, recipe: str) -> list[str]:
-    """The programs of doc that a recipe line's `tangle.py check [MD] [--only PATH]` runs (paths as the lesson
-    writes them: make runs in the Makefile's folder, the lesson's)."""
-    try:
-        words = shlex.split(recipe)
-    except ValueError:  # an unclosed quote
-        return []
-    starts = [index for index, word in enumerate(words[:-1])
-              if os.path.basename(word) == "tangle.py" and words[index + 1] == "check"]
-    programs: list[str] = []
-    for start in starts:
-        lesson, only, rest = "attention.md", None, iter(words[start + 2 :])
-        for word in rest:
-            if word in SHELL_BREAKS:
-                break
-            if word in ("--only", "--timeout"):
-                value = next(rest, "")
-                only = value if word == "--only" else only
-            elif word.startswith("--only="):
-                only = word.partition("=")[2]
-            elif not word.startswith("-"):
-                lesson = word
-        if os.path.abspath(doc.folder / lesson) == os.path.abspath(doc.path):
-            programs += [target for target in doc.transcripts
-                         if only is None or os.path.normpath(only) == target]
-    return programs
 
 
 def command_update(args) -> int:
@@ -395,6 +337,7 @@ def command_quotes(args) -> int:
     guessed = sum(line.startswith("?") for line in text.split("\n"))
     if guessed:
         print(f"{guessed} number{'s' if guessed != 1 else ''} guessed among several lines (marked ? in {shown}): "
-              "read each, remove its ? where right, name the right place where not; make check refuses a ?",
+              f"read each, remove its ? where right, name the right place where not; {lesson_command(doc, 'check')} "
+              "refuses a ?",
               file=sys.stderr)
     return OK

@@ -17,6 +17,7 @@ from .captions import caption_problems, find_captions, math_warnings
 from .files import describe, file_kind, read_regular
 from .ipython import misread
 from .language import read_language
+from .makefile import lesson_command
 from .model import Document, LINE_BREAKING, LINE_WITH_END, MAX_MARKDOWN_BYTES, chunk_name, Source, UserError
 from .declarations import is_declaration, read_declarations
 from .fences import (index_fences, misplaced_python, nested_root_problems, output_fence_problems,
@@ -110,12 +111,13 @@ def existing_target_problem(doc: Document, target: str) -> str | None:
         return None
     except OSError as error:
         if error.errno == errno.ELOOP:
-            return f"file={target} is a symlink loop; remove it, then run make tangle"
+            return f"file={target} is a symlink loop; remove it, then run {lesson_command(doc, 'tangle')}"
         return f"file={target}: {describe(error)}"
     if stat.S_ISDIR(info.st_mode):
         return f"file={target} is a directory"
     if not stat.S_ISREG(info.st_mode):
-        return f"file={target} is {file_kind(info.st_mode)}, not a regular file; remove it, then run make tangle"
+        return (f"file={target} is {file_kind(info.st_mode)}, not a regular file; remove it, then run "
+                f"{lesson_command(doc, 'tangle')}")
     return None
 
 

@@ -8,6 +8,7 @@ from dataclasses import replace
 
 from . import quoting
 from .book import BOOK_FIGURES, book_prints, read_book_figures
+from .makefile import lesson_command
 from .model import Document, ProseNumber, output_lines, quoted
 from .printed import brief, places
 from .prose import Quotes, prose_numbers, unprinted
@@ -194,7 +195,7 @@ def listed_again(proofs: Proofs, number: ProseNumber, notes: list[str]) -> list[
         if entry:  # kept as the author listed it: check says what no longer fits
             return [f"{number.said}\t{entry.place}\t{entry.shown}\n"]
         notes.append(f"{doc.where(number.line)}: {number.text} is printed nowhere it may quote; not listed "
-                     "(make check says why)")
+                     f"({lesson_command(doc, 'check')} says why)")
         return []
     if len(places) > 1:
         notes.append(f"{doc.where(number.line)}: {number.text}: guessed {places[0]} of {len(places)} places")

@@ -22,6 +22,7 @@ from .diffing import EXACT_DIFF_LINES, Stretch, common_ends, exact, side_by_side
 from .expansion import (BANNER, FIRST_BANNER, HASH_LINE, comment_forms, generated_state, is_banner,
                         read_generated, render, renumbered, trace)
 from .files import rewrite_lesson
+from .makefile import lesson_command
 from .markdown import decode_markdown, load, normalize_newlines, parse_document
 from .model import OK, Conflict, Document, LINE_WITH_END, Piece, UserError, blank, comment_safe
 
@@ -53,11 +54,12 @@ def header_problem(doc: Document, target: str, text: str, rendered: str) -> str 
     banner = BANNER.format(source=comment_safe(doc.path.name))
     if lines[0] != banner or len(lines) < 2 or not re.fullmatch(HASH_LINE.format(digest="[0-9a-f]{64}"), lines[1]):
         return (f"{shown}:1: error: the generated header (banner and hash line, lines 1-2) was changed; stitch "
-                "reads them to know what the file was tangled from: restore them, then run make stitch again")
+                f"reads them to know what the file was tangled from: restore them, then run {lesson_command(doc, 'stitch')} "
+                "again")
     if HASH_LINE.format(digest=hashlib.sha256(render_body(rendered).encode()).hexdigest()) != lines[1]:
         return (f"{shown}:2: error: {doc.path.name} changed since {shown} was last tangled, so stitch cannot "
                 f"tell your edit from the lesson's; copy the edit into {doc.path.name} by hand (or save "
-                f"{shown} elsewhere, run make tangle, and edit again)")
+                f"{shown} elsewhere, run {lesson_command(doc, 'tangle')}, and edit again)")
     return None
 
 
@@ -292,7 +294,7 @@ def stitch(doc: Document) -> Document | None:
         except UnicodeDecodeError as error:
             line = current[: error.start].count(b"\n") + 1
             problems.append(f"{doc.target_shown(target)}:{line}: error: not UTF-8 (byte 0x{current[error.start]:02x}); "
-                            "save the file as UTF-8, then run make stitch again")
+                            f"save the file as UTF-8, then run {lesson_command(doc, 'stitch')} again")
             continue
         read[target] = current
         problem = header_problem(doc, target, text, rendered)
@@ -331,7 +333,8 @@ def stitch(doc: Document) -> Document | None:
     new_doc.raw, new_doc.bom = data, doc.bom
     pending = planned_roots(new_doc, force=False, stitched=read)  # every target checked before the lesson is written
     warning = rewrite_lesson(doc.path, doc.shown, data, doc.raw, "stitch", "nothing written",
-                             "changed while stitch was reading it; nothing written: run make stitch again")
+                             f"changed while stitch was reading it; nothing written: run {lesson_command(doc, 'stitch')} "
+                             "again")
     report(doc, edits)
     if warning:
         print(warning, file=sys.stderr)
@@ -340,10 +343,10 @@ def stitch(doc: Document) -> Document | None:
     except Conflict as error:  # edited again meanwhile: that edit is kept, and the lesson holds the earlier ones
         raise Conflict(*error.messages, f"{doc.shown}: the edits listed above are in it now; copy your newer change "
                        f"into {doc.path.name} by hand (stitch can no longer tell it from the lesson's), then run "
-                       "make tangle") from None
+                       f"{lesson_command(doc, 'tangle')}") from None
     except UserError as error:
         raise UserError(*error.messages, f"{doc.shown}: the edits listed above are in it now; once the generated "
-                        "file can be written, run make tangle") from None
+                        f"file can be written, run {lesson_command(doc, 'tangle')}") from None
     return new_doc
 
 
@@ -352,5 +355,6 @@ def command_stitch(args) -> int:
     if stitch(doc) is None:
         print(f"nothing to stitch: no generated file was edited since it was tangled from {doc.shown}")
     else:
-        print("stitch does not touch the transcripts: run make check to see whether they still match")
+        print(f"stitch does not touch the transcripts: run {lesson_command(doc, 'check')} to see whether they still "
+              "match")
     return OK

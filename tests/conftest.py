@@ -12,6 +12,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 
+def tangle_command(action: str, md: Path) -> str:
+    """What the tools tell a reader to run for a lesson with no Makefile beside it: tangle.py's own command line."""
+    return f"python {os.path.relpath(ROOT / 'tangle.py')} {action} {md}"
+
+
 def write(folder: Path, text: str, name: str = "attention.md") -> Path:
     """The lesson's text as a file in folder, byte for byte (CRLF, BOM and all)."""
     path = folder / name

@@ -27,6 +27,7 @@ from hypothesis import strategies as st
 
 pytest.importorskip("latex2mathml", reason="weave.py needs latex2mathml: make test installs requirements-html.txt")
 
+import conftest  # noqa: E402
 import literate.blocks  # noqa: E402
 import literate.diffing  # noqa: E402
 import literate.inline  # noqa: E402
@@ -461,7 +462,8 @@ def test_data_loss_an_edit_to_a_comment_shaped_like_a_location_comment_is_stitch
         generated.write_text(generated.read_text().replace(old, new))
         capsys.readouterr()
         assert tangle.main(["check", str(md)]) == 1
-        assert "edited by hand since it was last tangled; run make stitch" in capsys.readouterr().err
+        assert (f"edited by hand since it was last tangled; run {conftest.tangle_command('stitch', md)}"
+                in capsys.readouterr().err)
         assert tangle.main(["stitch", str(md)]) == 0, capsys.readouterr().err
         assert new in md.read_text() and old not in md.read_text()
         assert tangle.main(["tangle", str(md)]) == 0 and new in generated.read_text()

@@ -121,6 +121,10 @@ def test_the_tools_name_the_new_lessons_own_commands(tmp_path):
     checked = subprocess.run(["make", "-s", "check"], cwd=lesson, capture_output=True, text=True, timeout=300)
     assert checked.returncode != 0 and "if the new output is right, record it: make update" in checked.stderr
     make(lesson, "update")
+    generated = lesson / "generated" / "lesson.py"
+    generated.write_text(generated.read_text(encoding="utf-8") + "# mine\n", encoding="utf-8")
+    checked = subprocess.run(["make", "-s", "check"], cwd=lesson, capture_output=True, text=True, timeout=300)
+    assert "edited by hand since it was last tangled; run make stitch to move your change" in checked.stderr
     make(lesson, "clean")
 
 

@@ -27,7 +27,7 @@ import literate.expansion  # noqa: E402
 import literate.files  # noqa: E402
 import literate.markdown  # noqa: E402
 import tangle
-from conftest import run, write
+from conftest import run, tangle_command, write
 
 fcntl = pytest.importorskip("fcntl")  # POSIX only, like most of what is tested here
 ROOT = Path(__file__).resolve().parent.parent
@@ -246,7 +246,8 @@ def test_a_target_must_be_a_regular_file_or_nothing(tmp_path, capsys, make, mess
     (tmp_path / "generated").mkdir()
     make(tmp_path / "generated" / "attention.py")
     for command in ("tangle", "check", "update"):
-        assert run(capsys, command, md)[:3:2] == (2, f"{md}:3: error: {message}; remove it, then run make tangle\n")
+        assert run(capsys, command, md)[:3:2] == (2, f"{md}:3: error: {message}; remove it, then run "
+                                                     f"{tangle_command('tangle', md)}\n")
 
 
 def test_a_chain_of_a_thousand_chunks_is_an_error_naming_it_not_a_recursion_error(tmp_path, capsys):
@@ -386,7 +387,7 @@ def test_a_hand_edit_copied_into_the_markdown_is_no_longer_refused(tmp_path, cap
     target.write_text(target.read_text().replace('print("x")', 'print("y")'))  # the hand edit ...
     md.write_text(md.read_text().replace('print("x")', 'print("y")').replace("# 课\n", "# 课\n" + extra))  # copied
     code, _, err = run(capsys, "check", md)  # the same code: in sync, or only the # MD:LINE comments are stale
-    stale = (1, f"{target}: error: out of date with attention.md; run make tangle\n")
+    stale = (1, f"{target}: error: out of date with attention.md; run {tangle_command('tangle', md)}\n")
     assert (code, err) == (stale if extra else (0, ""))
     code, out, _ = run(capsys, "tangle", md)
     assert (code, out) == (0, f"wrote {target}\n")

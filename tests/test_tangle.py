@@ -137,7 +137,7 @@ def test_tangle_refuses_to_overwrite_a_hand_edit_and_force_overwrites(tmp_path, 
     code, _, err = run(capsys, "tangle", md)
     assert code == 2
     assert err == (f"{tmp_path}/generated/attention.py: error: edited by hand since it was last tangled; "
-                   "attention.md changed too since then, so make stitch cannot place it: move your change into "
+                   "attention.md changed too since then, so stitch cannot place it: move your change into "
                    "attention.md by hand, or rerun with --force to overwrite it\n")
     assert "my fix" in target.read_text()
     assert run(capsys, "tangle", md, "--force")[0] == 0
@@ -388,7 +388,8 @@ def test_check_does_not_retangle_a_stale_generated_file(tmp_path, capsys):
     md.write_text(PROGRAM.replace('print("acc 0.9300")', 'print("acc 0.9300")\nprint("new")'))
     code, _, err = run(capsys, "check", md)
     assert code == 1
-    assert err == f"{tmp_path}/generated/attention.py: error: out of date with attention.md; run make tangle\n"
+    assert err == (f"{tmp_path}/generated/attention.py: error: out of date with attention.md; run "
+                   f"{conftest.tangle_command('tangle', md)}\n")
     assert generated(md) == before
 
 

@@ -11,11 +11,12 @@ from .. import blocks, expansion, markdown, model
 from ..blocks import Role, children as inside  # inside: the blocks inside a fold, a list item or a quote
 from ..figures import drawing, figure_path, inline_spans, lesson_figures
 from ..ipython import misread
+from ..makefile import check_command
 from ..startup import missing
-from .escaping import jupyter_id
+from .escaping import code_span, jupyter_id
 from .lesson import code_chunks, first_program, main_block, part_blocks, without_main_block
 from .text import inline_markdown, lesson_lines
-from .words import WORDS, note
+from .words import WORDS, Words, note
 
 try:
     import nbformat
@@ -226,9 +227,7 @@ def build(doc: model.Document) -> nbformat.NotebookNode:
                 runs_as_python(doc, piece.lines, line, f"〈{block.label}〉")
                 notebook.code("\n".join(piece.lines), "chunk", chunk=block.label, line=line)
         elif block.role is Role.ROOT:
-            note_ = words.root_note[("whole" if how == "whole" else "program") if block.label == program
-                                    else "other" if block.label.endswith(".py") else "file"]
-            notebook.markdown([note_, "", *lines[start:end]])
+            notebook.markdown([root_note(doc, words, block.label, program, how), "", *lines[start:end]])
         elif block.role is Role.PLAYGROUND:  # the reader's, to change and run: not compared with anything (one that
             # IPython would not run as the Python it is never gets here: the lesson's parse refuses it)
             cell = notebook.code("\n".join(piece.lines), "playground", program=piece.program, line=line)
@@ -251,6 +250,18 @@ def build(doc: model.Document) -> nbformat.NotebookNode:
     notebook.markdown(lines[cursor:])
     return v4.new_notebook(cells=notebook.cells, metadata={"kernelspec": KERNEL, "language_info": language_info(),
                                                            "generator": GENERATOR})
+
+
+def root_note(doc: model.Document, words: Words, root: str, program: str, how: str) -> str:
+    """What the notebook says above a root it shows but does not run: the program it runs (put together in one
+    cell), another program (and what checks its transcript), a module, or a file that is no Python."""
+    if root == program:
+        return words.root_note["whole" if how == "whole" else "program"]
+    if not root.endswith(".py"):
+        return words.root_note["file"]
+    why = "other" if root in doc.transcripts else "module"
+    return words.root_note[why].format(program=code_span(root), first=code_span(program),
+                                       command=code_span(check_command(doc, root)))
 
 
 def runs_as_python(doc: model.Document, lines: list[str], fence_line: int, what: str) -> None:

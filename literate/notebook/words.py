@@ -24,7 +24,8 @@ class Words:
     whole_header: str  # ... of the whole program where its transcript stands
     main_header: str  # ... of the cell that runs the program's __main__ block
     part_header: str  # ... of a cell that prints one part of the transcript
-    root_note: dict[str, str]  # above a block the notebook shows but does not run, by why
+    root_note: dict[str, str]  # above a block the notebook shows but does not run, by why ({program}: the root's,
+    # {first}: the program the notebook runs, {command}: what checks the root's transcript)
     unprinted_note: str  # above a transcript it does not print
     folded: tuple[str, str]  # after the summary of a fold it opens: one whose cells print, one whose cells do not
     link_dropped: str  # in place of a link's target that no notebook may keep
@@ -83,7 +84,8 @@ ZH_PART_HEADER = "# 这几行摘自〈{printing}〉里的 {function}：\n"
 ZH_ROOT_NOTE = {
     "program": "*（这一格只供阅读，不运行：`<<名字>>` 的地方拼进同名的代码块，Python 不认识这种写法。拼好的程序就是笔记本开头折叠着的那一格。）*",
     "whole": "*（这一格只供阅读，不运行：`<<名字>>` 的地方拼进同名的代码块，Python 不认识这种写法。拼好的程序折叠在讲义放实跑输出的那一格里。）*",
-    "other": "*（这一格只供阅读，不运行：这个程序要跑好几分钟。它的实跑输出照讲义放在各段代码的下面，`make experiments` 重新运行并逐字节核对它。）*",
+    "other": "*（这一格只供阅读，不运行：这是另一个程序 {program}，笔记本只运行 {first}。它的实跑输出照讲义放在各段代码的下面，{command} 重新运行并逐字节核对它。）*",
+    "module": "*（这一格只供阅读，不运行：它写进 {program}，笔记本只运行 {first}。）*",
     "text": "*（这一格只供阅读，不运行：程序不在最外层运行这一块（它在字符串里，在函数或别的语句里面，或在别的文件里）；单独放进代码格运行，意思就变了，还可能做程序从不做的事。）*",
     "file": "*（这一格只供阅读，不运行：它写进的文件不是 Python 程序。）*",
 }
@@ -152,8 +154,10 @@ EN_ROOT_NOTE = {
     "whole": "*(This cell is for reading, not running: where it says `<<name>>` goes the code block of that name, "
              "which Python does not understand. The program put together is folded in the cell where the lesson "
              "shows its output.)*",
-    "other": "*(This cell is for reading, not running: the program takes minutes. Its output stands below its code "
-             "blocks as the lesson shows it; `make experiments` runs it again and compares it byte for byte.)*",
+    "other": "*(This cell is for reading, not running: it is another program, {program}, and the notebook runs only "
+             "{first}. Its output stands below its code blocks as the lesson shows it; {command} runs it again and "
+             "compares it byte for byte.)*",
+    "module": "*(This cell is for reading, not running: it goes into {program}, and the notebook runs only {first}.)*",
     "text": "*(This cell is for reading, not running: the program does not run this block at its top level (it is in "
             "a string, inside a function or another statement, or in another file); run alone in a code cell, it "
             "would mean something else, and might do what the program never does.)*",

@@ -9,6 +9,7 @@ from importlib import resources
 from .. import blocks, model, proofs, prose, quoting
 from ..blocks import Role, children as inside  # inside: the blocks inside a list item or a quote
 from ..figures import drawing, lesson_figures
+from ..makefile import lesson_command
 from .code import chunk_html, highlighted_lines, playground_html, pygments_css
 from .columns import column_rules
 from ..markup import PROSE_HTML, Markup, join, sanitized, start_tag, tag
@@ -169,7 +170,7 @@ def summary_html(page: Page, sources) -> Markup:
         text.append(say(page, "in-formulas", count=page.in_formulas))
     if failed:
         not_matched = tag("span", {"class": "num unverified"}, say(page, "not-matched", count=failed))
-        text.append(say(page, "failed", failed=not_matched, command=tag("code", None, "make check")))
+        text.append(say(page, "failed", failed=not_matched, command=tag("code", None, lesson_command(doc, "check"))))
     rules = say(page, "rules") if (doc.folder / "docs" / "numbers.md").is_file() else ""
     text.append(say(page, "how-to-read", setting=tag("code", None, "ROUNDS = 3000"), rules=rules,
                     weave=tag("code", None, "weave.py"), lesson=tag("code", None, doc.path.name)))
