@@ -17,8 +17,8 @@ def parser(back_end: BackEnd) -> argparse.ArgumentParser:
     after a reader changed it."""
     top = argparse.ArgumentParser(prog=back_end.tool, description=back_end.manual,
                                   formatter_class=argparse.RawDescriptionHelpFormatter)
-    top.add_argument("md", nargs="?", type=Path, default=Path("attention.md"),
-                     help="the Markdown lesson (default: ./attention.md)")
+    top.add_argument("md", nargs="?", type=Path, default=Path(model.DEFAULT_LESSON),
+                     help=f"the Markdown lesson (default: ./{model.DEFAULT_LESSON})")
     top.add_argument("-o", "--output", type=Path,
                      help=f"the {back_end.kind} to write (default: build/<MD's name>{back_end.suffix} beside MD; - "
                      f"writes it to stdout). An existing file is replaced only if {back_end.tool} wrote it and it "

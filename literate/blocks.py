@@ -23,7 +23,6 @@ class Number:
 
     text: str
     offset: int  # of its first digit in Inline.flat
-    sentence: tuple[int, int]  # (start, end) in Inline.flat of the sentence around it
 
 
 @dataclass

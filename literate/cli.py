@@ -21,6 +21,7 @@ from pathlib import Path
 from .commands import command_check, command_quotes, command_tangle, command_update
 from .console import run_command
 from .files import document_lock
+from .model import DEFAULT_LESSON
 from .starter import command_new
 from .stitch import command_stitch
 
@@ -48,8 +49,8 @@ def parser() -> argparse.ArgumentParser:
                                     ("stitch", command_stitch, "move edits made in generated files into MD"),
                                     ("quotes", command_quotes, "list the transcript line each prose number quotes")):
         command = commands.add_parser(name, help=summary, description=summary)
-        command.add_argument("md", nargs="?", type=Path, default=Path("attention.md"),
-                             help="the Markdown lesson (default: ./attention.md)")
+        command.add_argument("md", nargs="?", type=Path, default=Path(DEFAULT_LESSON),
+                             help=f"the Markdown lesson (default: ./{DEFAULT_LESSON})")
         if name == "tangle":
             command.add_argument("--force", action="store_true", help="overwrite generated files edited by hand")
         elif name not in ("stitch", "quotes"):

@@ -11,9 +11,10 @@ from .expansion import (comment_forms, edited_by_hand, generated_state, orphaned
                         writable_problem)
 from .figures import draw_figures, lesson_figures, stale_figures
 from .files import describe, read_regular, signals_deferred, write_atomically
-from .makefile import lesson_command, make_targets
+from .makefile import lesson_command, make_command, make_targets
 from .markdown import load
-from .model import Conflict, DIFFERENT, Document, MAX_GENERATED_BYTES, OK, UserError
+from .book import BOOK_FIGURES
+from .model import Conflict, DIFFERENT, Document, MAX_GENERATED_BYTES, OK, UserError, counted
 from .playgrounds import undefined_name_problems
 from .proofs import stale_numbers, written_list
 from .quoting import list_path, list_shown
@@ -172,7 +173,8 @@ def foreign(doc: Document, target: str) -> str:
 def require_transcripts(doc: Document) -> None:
     if not doc.transcripts:
         raise UserError(f"{doc.shown}: error: no transcript; put a ```text {{transcript}} fence "
-                        "(it may start empty) where the program's output is documented, then run make update")
+                        f"(it may start empty) where the program's output is documented, then run "
+                        f"{lesson_command(doc, 'update')}")
 
 
 def selected_targets(doc: Document, only: str | None) -> list[str]:
@@ -240,9 +242,10 @@ def command_check(args) -> int:
             print(*found, sep="\n", file=sys.stderr)
             outcomes.append(outcome)
     book = sum(number.book for number in numbers)
+    quotes_book = book or (doc.folder / BOOK_FIGURES).is_file()  # a lesson that quotes no book says nothing of one
     verdict = "; ".join(outcomes) or ("transcript matches" if len(targets) == 1 else "transcripts match")
     left = not_run(doc, targets)
-    print(f"checked {len(numbers)} prose numbers ({book} marked as the book's)"
+    print(f"checked {counted(len(numbers), 'prose number')}" + (f" ({book} marked as the book's)" if quotes_book else "")
           + (f" and {len(drawn)} figure{'s' if len(drawn) != 1 else ''}" if drawn else "") + f"; {verdict}"
           + (f"; not run: {', '.join(left)}" if left else ""))
     return DIFFERENT if outcomes else OK
@@ -259,11 +262,11 @@ def not_run(doc: Document, targets: list[str]) -> list[str]:
     modules = [target for target, pieces in doc.roots.items()
                if pieces[0].fence_line in unreached and target not in doc.transcripts]
     checking = make_targets(doc)
-    return ([f"{doc.target_shown(target)} ({what_runs(checking, target)})" for target in left_out]
+    return ([f"{doc.target_shown(target)} ({what_runs(doc, checking, target)})" for target in left_out]
             + [f"{doc.target_shown(target)} (only programs not run import it)" for target in modules])
 
 
-def what_runs(checking: dict[str, list[str]] | None, target: str) -> str:
+def what_runs(doc: Document, checking: dict[str, list[str]] | None, target: str) -> str:
     """What runs a program left out: the make targets that check it (make_targets), else what does."""
     if checking is None:
         return "check without --only runs it"
@@ -271,7 +274,7 @@ def what_runs(checking: dict[str, list[str]] | None, target: str) -> str:
     if not makes:
         return "no make target runs it"
     more = f" and {len(makes) - MAX_NAMED_MAKES:,} more" if len(makes) > MAX_NAMED_MAKES else ""
-    named = ", ".join(f"make {make}" for make in makes[:MAX_NAMED_MAKES])
+    named = ", ".join(make_command(doc, make) for make in makes[:MAX_NAMED_MAKES])
     return f"{named}{more} run{'s' if len(makes) == 1 else ''} it"
 
 
@@ -335,7 +338,7 @@ def command_quotes(args) -> int:
         print(*notes, sep="\n", file=sys.stderr)
     guessed = sum(line.startswith("?") for line in text.split("\n"))
     if guessed:
-        print(f"{guessed} number{'s' if guessed != 1 else ''} guessed among several lines (marked ? in {shown}): "
+        print(f"{guessed} number{'s' if guessed != 1 else ''} guessed (marked ? in {shown}): "
               f"read each, remove its ? where right, name the right place where not; {lesson_command(doc, 'check')} "
               "refuses a ?",
               file=sys.stderr)

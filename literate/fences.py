@@ -225,13 +225,13 @@ def program_split_problems(target: str, parts: list[Transcript]) -> list[tuple[i
         own = output_lines(part.content)
         if not own:
             problems.append((part.fence_line, f"part={part.part} of {target} is empty: a part holds at least one "
-                             "line, its first, by which make update finds where it begins; move lines into it "
+                             "line, its first, by which update finds where it begins; move lines into it "
                              "or delete the fence"))
             continue
         count = printed[own[0]]
         if count > 1:
             problems.append((part.fence_line, f"part={part.part} of {target} begins with {shown_line(own[0])}, "
-                             f"which the output prints {count} times: make update finds where a part begins by "
+                             f"which the output prints {count} times: update finds where a part begins by "
                              "its first line, so a part must begin with a line printed once (a heading the "
                              "program prints); move the split"))
     return problems
@@ -327,7 +327,7 @@ def unseen_block(block) -> bool:
 
 
 OUTPUT_FIX = ("put the code in a ```python {file=...} root (or a chunk of one) and what it prints in a ```text "
-              "{transcript=PATH} fence (it may start empty: make update fills it)")
+              "{transcript=PATH} fence (it may start empty: update fills it)")
 
 
 def marked_illustration(info: str) -> bool:

@@ -18,13 +18,12 @@ from .model import CAPTION_ANCHOR, OWN_LINK, chunk_name
 WHOLE = r"(?:[0-9]{1,3}(?:,[0-9]{3}(?![0-9]))+|[0-9]+(?!,[0-9]{3}(?![0-9])))"
 NUMBER = re.compile(rf"(?<![A-Za-z0-9_.])(?<![0-9][eE][+-])(?:{WHOLE}\.[0-9]+(?![0-9_]|\.[0-9]|[eE][+-]?[0-9])"
                     rf"|{WHOLE}(?![A-Za-z0-9_]|\.[0-9]))")
-# The book's span: from 原书 to the end of its clause (a comma or colon begins another claim, often ours: 原书报告
-# 0.93，我们跑出来 0.87), of its line or of a quotation, or to a word that names our own runs, whichever comes first.
-BOOK_WORD = "原书"
+# The book's span: from its mark (原书, or the book in English: language.py) to the end of its clause (a comma or
+# colon begins another claim, often ours: 原书报告 0.93，我们跑出来 0.87), of its line or of a quotation, or to a word that
+# names our own runs, whichever comes first.
 OUR_WORDS = r"本仓库|我|咱们|本文|本课|本次|讲义|这次|这里|实测|(?i:\b(?:we|our|us)\b)"  # words for our own runs
 BOOK_SPAN_END = re.compile(r"[。；！？，：．｡﹐､…」』）\n]|——|[.,;:!?](?![0-9])|" + OUR_WORDS)
 OUR_COLUMN = re.compile(OUR_WORDS)  # a header naming the book and our runs: ours
-SENTENCE_END = re.compile(r"[。；！？]")
 BARE_URL = re.compile(r"\b(?:https?|ftp)://[!-~]+|\bwww\.[!-~]+")
 
 

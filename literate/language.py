@@ -16,12 +16,17 @@ CHINESE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")  # the CJK id
 LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
 
 
+NAME = re.compile(r"〈[^〈〉]*〉")  # a chunk's name, in any language (a caption, a link to a chunk)
+BOOK_MARK = "原书"  # the mark of the book's figures, which an English lesson may use too
+
+
 def read_language(declared: str | None, prose: Iterable[str]) -> str:
-    """The declared language, or the prose's: Chinese if any of its texts has a Chinese character; English if it has
-    words in Latin letters and none; Chinese (the tools' first language) for a lesson with no words at all."""
+    """The declared language, or the prose's: Chinese if any of its texts has a Chinese character (but in a chunk's
+    name or the book's mark, which any lesson may write); English if it has words in Latin letters and none; Chinese
+    (the tools' first language) for a lesson with no words at all."""
     if declared:
         return declared
-    texts = list(prose)
+    texts = [NAME.sub("", text).replace(BOOK_MARK, "") for text in prose]
     if any(CHINESE.search(text) for text in texts):
         return "zh"
     return "en" if any(LATIN_WORD.search(text) for text in texts) else "zh"
@@ -37,7 +42,10 @@ ENGLISH_MEASURES = ("rounds?|steps?|epochs?|iterations?|letters?|characters?|dig
                     "columns?|rows?|lines?|seconds?|heads?|samples?|examples?|tokens?|words?|seeds?|times")
 
 
-YEAR = re.compile(r"1[0-9]{3}|2[0-9]{3}")
+YEAR = re.compile(r"1[5-9][0-9]{2}|20[0-9]{2}")  # 1500 to 2099: a year, where the words say so
+# An English sentence ends at . ! ? or ; before a blank (after a closing quote or bracket too), but not at the point
+# of an abbreviation that runs on (e.g. 0.5, Fig. 3, vs. 0.4)
+NOT_ENDS = "".join(rf"(?<!\b{re.escape(word)})" for word in ("e.g", "i.e", "Fig", "fig", "Eq", "eq", "vs", "al", "cf"))
 
 
 @dataclass(frozen=True)
@@ -48,7 +56,10 @@ class ProseRules:
     sentence_end: re.Pattern  # where a sentence ends (the match's end is the sentence's)
     reference_after: re.Pattern | None = None  # matched just after a number: it names a year, a chapter, a section
     reference_before: re.Pattern | None = None  # matched at the end of the text before a number: so does it
-    year_before: re.Pattern | None = None  # ... before a four-digit number: it is a year
+    year_before: re.Pattern | None = None  # ... before a four-digit number not followed by a measure word: a year
+    numbered_heading: bool = False  # a whole number opening a text, then . or ) (2. Walking downhill): a section's
+    book_mark: re.Pattern = re.compile(BOOK_MARK)  # the book's span starts here (原书报告 0.93; the book reports 0.93)
+    citation_word: str = "数字出自"  # <!-- 数字出自 PATH -->, as messages write it (either language's is read)
 
     def is_reference(self, text: str, start: int, end: int) -> bool:
         """Whether the number at [start, end) of text refers to the world (a year, a chapter, a section)."""
@@ -57,7 +68,10 @@ class ProseRules:
         before = text[max(0, start - 12) : start]
         if self.reference_before and self.reference_before.search(before):
             return True
-        return bool(self.year_before and YEAR.fullmatch(text, start, end) and self.year_before.search(before))
+        if self.numbered_heading and not text[:start].strip() and text[end : end + 1] in (".", ")"):
+            return "." not in text[start:end]
+        return bool(self.year_before and YEAR.fullmatch(text, start, end) and not self.is_measured(text, end)
+                    and self.year_before.search(before) and (not before.endswith("(") or text[end : end + 1] == ")"))
 
     def is_measured(self, text: str, end: int) -> bool:
         """Whether a measure word follows the whole number ending at end (3000 轮, 3000 rounds)."""
@@ -70,8 +84,11 @@ RULES = {
         sentence_end=re.compile(r"[。；！？]"),
         reference_after=re.compile(rf" ?(?!{'|'.join(NOT_MEASURES)})[年章节]")),  # 2017 年, 第 12 章, 6.5 节
     "en": ProseRules(
-        measure_after=re.compile(rf"[ -](?:{ENGLISH_MEASURES})\b"),
-        sentence_end=re.compile(r"[。；！？]|[.;!?](?=\s|$)"),
-        reference_before=re.compile(r"(?:(?i:\b(?:chapter|section|sec\.)) ?|§ ?)$"),  # chapter 12, section 6.5, § 6.5
-        year_before=re.compile(r"(?:(?i:\b(?:in|since|until|by)) |\()$")),  # in 2017, since 2017, (2017)
+        measure_after=re.compile(rf"(?:\s+|-)(?:{ENGLISH_MEASURES})\b"),
+        sentence_end=re.compile(rf"[。；！？]|{NOT_ENDS}[.;!?][\"')\]’”]*(?=\s|\Z)"),
+        reference_before=re.compile(r"(?:(?i:\b(?:chapter|section|sec\.))\s*|§\s*)\Z"),  # chapter 12, section 6.5, § 6.5
+        year_before=re.compile(r"(?:(?i:\b(?:in|since|until))\s+|\()\Z"),  # in 2017, since 2017, (2017)
+        numbered_heading=True,
+        book_mark=re.compile(rf"{BOOK_MARK}|\b[Tt]he book\b"),
+        citation_word="numbers from"),
 }

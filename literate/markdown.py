@@ -149,8 +149,15 @@ def build_document(path: Path, shown: str, text: str) -> tuple[Document, Source,
         [(block.line, block.html) for block in blocks.of_kind(doc.blocks, blocks.HtmlBlock)
          if is_declaration(block.html) and "-->" in block.html])  # unclosed: hidden_code_problems says so
     problems += declaration_problems
-    doc.language = read_language(doc.declared.language, (inline.flat for inline in blocks.texts(doc.blocks)))
+    doc.language = read_language(doc.declared.language, seen_prose(doc.blocks))
     return doc, Source(tokens, references, captions), problems
+
+
+def seen_prose(lesson: list):
+    """What a reader sees of the prose, which the lesson's language is read from: paragraphs, headings and cells
+    (not captions: they are names), and the text of HTML blocks."""
+    yield from (inline.flat for inline in blocks.texts(lesson) if not inline.caption)
+    yield from (block.text.flat for block in blocks.of_kind(lesson, blocks.HtmlBlock) if block.text is not None)
 
 
 def parse_markdown(shown: str, text: str) -> tuple[list, dict]:

@@ -61,11 +61,15 @@ def join(parts, separator="") -> Markup:
 
 
 def fill(template: str, **parts) -> Markup:
-    """A template's text with its {fields} filled in: the text escaped, each part escaped unless it is Markup."""
+    """A template's text with its {fields} filled in: the text escaped, each part escaped unless it is Markup. A field
+    is a name alone (no {} nor {n:,}): anything else is a mistake of the tools' own (ValueError)."""
     out = []
-    for text, field, _, _ in string.Formatter().parse(template):
+    for text, field, spec, conversion in string.Formatter().parse(template):
         out.append(escape(text))
         if field is not None:
+            if not field.isidentifier() or spec or conversion:
+                raise ValueError(f"a template's field is a name alone, not {{{field}{'!' + conversion if conversion else ''}"
+                                 f"{':' + spec if spec else ''}}}")
             out.append(escape(parts[field]))
     return Markup("".join(out))
 

@@ -16,6 +16,7 @@ from .declarations import Declarations
 OK, DIFFERENT, BAD_INPUT = 0, 1, 2
 # Bounds on what tangle.py reads, writes and nests: a lesson is a few hundred KB, its programs a few
 # thousand lines nested a few chunks deep (markdown-it takes up to ~12 s per MiB of pathological input).
+DEFAULT_LESSON = "attention.md"  # the lesson a command reads when none is named
 MAX_MARKDOWN_BYTES = 1 << 20
 MAX_GENERATED_BYTES = 16 << 20  # all the generated files together
 MAX_DEPTH = 100  # chunks included in chunks included in ...
@@ -191,6 +192,11 @@ class ProseNumber:
 def quoted(text: str, width: int = 60) -> str:
     """Text from the input as a message quotes it: repr'd (controls escaped), at most about width characters."""
     return repr(text if len(text) <= width else text[: width - 1] + "…")
+
+
+def counted(count: int, noun: str) -> str:
+    """1 playground, 2 playgrounds: a count and its noun, in English."""
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
 
 
 def chunk_name(text: str) -> str:

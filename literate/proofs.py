@@ -110,7 +110,7 @@ def entry_problem(doc: Document, number: ProseNumber, entry: quoting.Entry, quot
         return f"{shown} is listed as quoting {place} ({where}), but {place.program} prints no such number", {}
     if same_line and quoting.shown_line(line[1]) != entry.shown:
         return (f"{shown}: the line it quotes ({place}) now reads {quoted(line[1].strip(), 70)}, not as listed in "
-                f"{where}; python tangle.py quotes {doc.shown} lists it again"), {}
+                f"{where}; {lesson_command(doc, 'quotes')} lists it again (a guess, marked ? for you to read)"), {}
     if not quoting.quotes(number.text, number.sign, *printed):
         sign = "-" if printed[1] == "-" else ""
         return (f"{number.sign}{shown} is not what it quotes: {place.program} prints {sign}{brief(printed[0])} there "
@@ -163,13 +163,14 @@ def written_list(doc: Document) -> tuple[str, list[str]]:
     """The lesson's list of quotes written again (quoting): each prose number, in the lesson's order under its
     heading, with its place: the one listed, if the number still quotes it (its line shown as it now reads), or
     the same line found again where a new transcript moved it; else the book, for a book's figure its mark makes
-    it; else the only place that prints it, or a guess among several, marked ? with the others below it. And what
-    to tell the author: the entries dropped (no number stands in their sentence any more) and the numbers guessed."""
+    it; else the only place that prints it, or a guess among several, marked ? with the others below it (the only
+    place is marked ? too where the number was listed elsewhere: its sentence may be what is stale). And what to
+    tell the author: the entries dropped (no number stands in their sentence any more) and the numbers guessed."""
     proofs = Proofs(doc)
     shown = quoting.list_shown(doc)
     notes = [f"{shown}:{entry.line}: dropped, no number stands in its sentence any more: {entry.said}\t"
              f"{entry.place}" for entry in proofs.unused]
-    out, heading = [quoting.HEADER], None
+    out, heading = [quoting.LIST_WORDS[doc.language]["header"]], None
     for number in proofs.numbers:
         under = proofs.quotes.headings[proofs.quotes.heading(number.line)]
         if under != heading:
@@ -186,22 +187,27 @@ def listed_again(proofs: Proofs, number: ProseNumber, notes: list[str]) -> list[
                                                  same_line=False)[0] is None):
         return [entry_text(doc, number.said, entry)]
     if number.book and book_prints(proofs.figures, number):  # marked as the book's, and on its list
-        return [f"{number.said}\t{quoting.THE_BOOK}\t{number.text}\n"]
+        return [f"{number.said}\t{quoting.LIST_WORDS[doc.language]['book']}\t{number.text}\n"]
     moved = entry and moved_place(doc, number, entry)
     if moved:  # its line moved in a new transcript: the same line, found again
         return [entry_text(doc, number.said, replace(entry, place=moved, guessed=False))]
     places = candidates(doc, number, proofs.quotes)
     if not places:
         if entry:  # kept as the author listed it: check says what no longer fits
-            return [f"{number.said}\t{entry.place}\t{entry.shown}\n"]
+            return [f"{number.said}\t{quoting.written_place(entry.place, doc.language)}\t{entry.shown}\n"]
         notes.append(f"{doc.where(number.line)}: {number.text} is printed nowhere it may quote; not listed "
                      f"({lesson_command(doc, 'check')} says why)")
         return []
     if len(places) > 1:
         notes.append(f"{doc.where(number.line)}: {number.text}: guessed {places[0]} of {len(places)} places")
-    guess = quoting.Entry(number.said, places[0], number.text if places[0].name else "", len(places) > 1, 0)
+    elif entry:  # the place it was listed at no longer prints it: the one place left is a guess all the same
+        notes.append(f"{doc.where(number.line)}: {number.text}: its listed place {entry.place} no longer fits; "
+                     f"guessed {places[0]}, the only place that prints it (the sentence may be stale instead)")
+    guess = quoting.Entry(number.said, places[0], number.text if places[0].name else "", len(places) > 1 or bool(entry),
+                          0)
     return [entry_text(doc, number.said, guess),
-            *(f"# 或\t{place}\t{place_text(doc, place)}\n" for place in places[1 : quoting.MAX_OTHERS + 1])]
+            *(f"{quoting.LIST_WORDS[doc.language]['or']}\t{place}\t{place_text(doc, place)}\n"
+              for place in places[1 : quoting.MAX_OTHERS + 1])]
 
 
 def moved_place(doc: Document, number: ProseNumber, entry: quoting.Entry) -> quoting.Place | None:
@@ -225,7 +231,7 @@ def entry_text(doc: Document, said: str, entry: quoting.Entry) -> str:
     place, line = entry.place, quoting.place_line(doc, entry.place)
     third = (entry.shown if place.program in (quoting.THE_BOOK, quoting.NOT_A_QUOTE) or place.name
              else quoting.shown_line(line[1]))
-    return f"{quoting.GUESSED if entry.guessed else ''}{said}\t{place}\t{third}\n"
+    return f"{quoting.GUESSED if entry.guessed else ''}{said}\t{quoting.written_place(place, doc.language)}\t{third}\n"
 
 
 def place_text(doc: Document, place: quoting.Place) -> str:

@@ -11,7 +11,7 @@ import re
 from . import blocks, quoting
 from .book import BOOK_FIGURES
 from .expansion import trace
-from .inline import BOOK_SPAN_END, BOOK_WORD, NUMBER, OUR_COLUMN, SEPARATOR, Spans
+from .inline import BOOK_SPAN_END, NUMBER, OUR_COLUMN, SEPARATOR, Spans
 from .language import RULES, ProseRules
 from .model import Document, ProseNumber, UserError, output_lines, quoted
 from .printed import Printed, brief, sign_before
@@ -26,9 +26,10 @@ SETTING_NAME = re.compile(r"[A-Z][A-Z0-9_]*")
 # Between a sign and its number, what a reader does not see as a character: emphasis marks (**−**0.75), a line break
 # (a soft break is a space), the separator standing for an HTML comment or tag (−<!-- c -->0.75, <span>−</span>0.75).
 SIGN_UNSEEN = "*_~\n" + SEPARATOR
-CITATION_WORD = "数字出自"  # <!-- 数字出自 PATH -->: the numbers of the next block (or sentence) come from PATH
+# <!-- 数字出自 PATH --> or <!-- numbers from PATH -->: the numbers of the next block (or sentence) come from PATH
+CITATION_WORDS = "|".join(rules.citation_word for rules in RULES.values())
 CITING_BLOCKS = (blocks.Paragraph, blocks.ListBlock, blocks.Quote, blocks.Table)
-CITATION = re.compile(rf"<!--\s*{CITATION_WORD}")
+CITATION = re.compile(rf"<!--\s*(?:{CITATION_WORDS})")
 
 
 def prose_numbers(doc: Document) -> list[ProseNumber]:
@@ -52,7 +53,7 @@ def prose_numbers(doc: Document) -> list[ProseNumber]:
             if event == "open" and depth == level and isinstance(block, CITING_BLOCKS):
                 scope = (program, line, block)
             else:
-                problems.append((line, cites_nothing(program)))
+                problems.append((line, cites_nothing(doc, program)))
             pending = None
         if event == "close":
             if scope and block is scope[2]:
@@ -73,20 +74,21 @@ def prose_numbers(doc: Document) -> list[ProseNumber]:
             for row in [*block.head, *(block.body or [])]:
                 shift = 0  # where the cell stands in its row's text (blocks.Inline.context)
                 for column, cell in enumerate(row.cells):
-                    if cell.header and BOOK_WORD in cell.inline.source and not OUR_COLUMN.search(cell.inline.source):
+                    if (cell.header and RULES[doc.language].book_mark.search(cell.inline.source)
+                            and not OUR_COLUMN.search(cell.inline.source)):
                         book_columns.add(column)
                     read(cell.inline, cell.inline.line or row.line, not cell.header and column in book_columns,
                          in_row=shift)
                     shift += len(cell.inline.flat) + len(" | ")
     if pending:
-        problems.append((pending[1], cites_nothing(pending[0])))
+        problems.append((pending[1], cites_nothing(doc, pending[0])))
     if problems:
         raise UserError(*(f"{doc.where(line)}: error: {what}" for line, what in sorted(problems)))
     return found
 
 
-def cites_nothing(program: str) -> str:
-    return (f"{CITATION_WORD} {program}: the comment is followed by no paragraph, list, quote or table; "
+def cites_nothing(doc: Document, program: str) -> str:
+    return (f"{RULES[doc.language].citation_word} {program}: the comment is followed by no paragraph, list, quote or table; "
             "put it on the line just before the one it is for")
 
 
@@ -115,16 +117,17 @@ def cited_program(doc: Document, html: str, line: int, problems: list[tuple[int,
     text = html.strip()
     if not CITATION.match(text):
         return None
-    match = re.fullmatch(rf"<!--\s*{CITATION_WORD}\s+(\S+)\s*-->", text)
+    match = re.fullmatch(rf"<!--\s*(?:{CITATION_WORDS})\s+(\S+)\s*-->", text)
+    word = RULES[doc.language].citation_word
     if not match:
         where = "alone on its line before a paragraph, list, quote or table" if alone else "in a sentence"
-        problems.append((line, f"cannot read {quoted(text.splitlines()[0])}: write <!-- {CITATION_WORD} PATH --> "
+        problems.append((line, f"cannot read {quoted(text.splitlines()[0])}: write <!-- {word} PATH --> "
                          f"{where}"))
         return None
     target = posixpath.normpath(match[1])
     if target not in doc.transcripts:
         known = ", ".join(doc.transcripts) or "none"
-        problems.append((line, f"{CITATION_WORD} {quoted(match[1])[1:-1]}: no program with a transcript by that name "
+        problems.append((line, f"{word} {quoted(match[1])[1:-1]}: no program with a transcript by that name "
                          f"(there are: {known}){lookalike(target, doc.transcripts)}"))
         return None
     return target
@@ -152,7 +155,7 @@ def numbers_in_inline(doc: Document, inline: blocks.Inline, first_line: int, who
     turned = reordered(inline.source)
     if turned:
         problems.append((first_line + inline.source.count("\n", 0, turned[0]), turned[1]))
-    book = Spans(text, [match.start() for match in re.finditer(BOOK_WORD, text)], BOOK_SPAN_END)
+    book = Spans(text, [match.start() for match in rules.book_mark.finditer(text)], BOOK_SPAN_END)
     cited = []
     for offset, html in layout.comments:
         program = cited_program(doc, html, line_of(offset), problems, alone=False)
@@ -359,10 +362,10 @@ def unprinted(number: ProseNumber, quotes: Quotes) -> str:
                      "ROUNDS = 3000)")
     if isinstance(scope, tuple) and number.text in quotes.printed(number.program).numbers:
         what += (f"; {number.program} prints it elsewhere: if it quotes that, cite it with "
-                 f"<!-- {CITATION_WORD} {number.program} --> on the line before the paragraph or before the sentence")
+                 f"<!-- {RULES[quotes.doc.language].citation_word} {number.program} --> on the line before the paragraph or before the sentence")
     others = [target for target in quotes.doc.transcripts
               if target != number.program and number.text in quotes.printed(target).numbers]
     if others:
         what += (f"; {others[0]} prints it: if it comes from there, cite it with "
-                 f"<!-- {CITATION_WORD} {others[0]} --> on the line before the paragraph or before the sentence")
+                 f"<!-- {RULES[quotes.doc.language].citation_word} {others[0]} --> on the line before the paragraph or before the sentence")
     return what

@@ -144,7 +144,9 @@ def named_values(target: ast.expr, value: ast.expr) -> list[tuple[str, ast.expr]
 
 # ---------------------------------------------------------------- the lesson's list of quotes
 
-HEADER = f"""\
+# The list's own words, in the lesson's language (language.py): its header, the places that are no line of output,
+# and the mark of the other places a guess was made among. Either language's words are read in any lesson.
+ZH_HEADER = f"""\
 # 正文里每个数字引的是实跑输出的哪一行：一行一个数字，三段用制表符隔开——
 #   它所在的句子（表格里是它那一行），数字本身用 {OPEN} {CLOSE} 括起来；
 #   它引的地方：程序 段:行:第几个数（实跑输出的第几段、那一段的第几行、那一行的第几个数，都从 1 数起），
@@ -155,6 +157,31 @@ HEADER = f"""\
 # 行首的 "{GUESSED.strip()}" 是工具在几行之间猜的：读一读，对了就删掉它，不对就照下面 "# 或" 的几行改成对的那一处。
 # python tangle.py quotes 重写这份清单；make check 逐个核对（规则见 docs/numbers.md）。
 """
+EN_HEADER = f"""\
+# Which line of output each number in the prose quotes: one number a line, in three fields separated by tabs:
+#   the sentence it stands in (in a table, its row), the number itself marked {OPEN} {CLOSE};
+#   the place it quotes: PROGRAM PART:LINE:COLUMN (the part of the transcript, the line of that part, the number on
+#   that line, each counted from 1), or PROGRAM NAME (a setting the program declares, such as ROUNDS), or "the book"
+#   (a number the book prints, listed in book_figures.txt), or "not a quote" (a number the prose states itself: a
+#   definition, an example, a count the lesson chose);
+#   that line of output (for people: check verifies it still reads so); for a setting, the number in the code; for
+#   "the book", the number as the book prints it; for "not a quote", why.
+# A "{GUESSED.strip()}" at the start of a line is the tool's guess: read it; if right, delete the "{GUESSED.strip()}", if not, make
+# it the right place (the "# or" lines below it are the others it could be).
+# tangle.py quotes writes this list again; tangle.py check checks every entry (docs/tangle.md says how).
+"""
+LIST_WORDS = {
+    "zh": {"header": ZH_HEADER, "no quote": NOT_A_QUOTE, "book": THE_BOOK, "or": "# 或"},
+    "en": {"header": EN_HEADER, "no quote": "not a quote", "book": "the book", "or": "# or"},
+}
+NO_QUOTE_WORDS = {words["no quote"] for words in LIST_WORDS.values()}
+BOOK_WORDS = {words["book"] for words in LIST_WORDS.values()}
+
+
+def written_place(place: Place, language: str) -> str:
+    """A place as the list writes it: the book and no quote in the lesson's words."""
+    words = LIST_WORDS[language]
+    return {NOT_A_QUOTE: words["no quote"], THE_BOOK: words["book"]}.get(place.program, str(place))
 
 
 @dataclass(frozen=True)
@@ -187,12 +214,12 @@ def parse_entry(text: str, number: int, shown: str) -> Entry | str:
     sentence, target, line = fields
     if key(sentence) is None:
         return f"{shown}:{number}: error: the sentence must mark exactly one number {OPEN}like this{CLOSE}"
-    if target.strip() == NOT_A_QUOTE:
+    if target.strip() in NO_QUOTE_WORDS:
         if not line.strip():
             return (f"{shown}:{number}: error: say in the third field why the number is no quote (a definition, "
                     "an example, a count the lesson chose)")
         return Entry(sentence, Place(NOT_A_QUOTE), line, guessed, number)
-    if target.strip() == THE_BOOK:
+    if target.strip() in BOOK_WORDS:
         return Entry(sentence, Place(THE_BOOK), line, guessed, number)
     program, _, where = target.strip().rpartition(" ")
     found = re.fullmatch(r"([1-9][0-9]{0,8}):([1-9][0-9]{0,8}):([1-9][0-9]{0,8})", where)

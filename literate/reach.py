@@ -30,7 +30,7 @@ def unrun_problems(doc: Document) -> list[tuple[int, str]]:
     return [(doc.roots[target][0].fence_line,
              f"file={target} is Python that never runs: no program with a transcript runs it or imports it, so the "
              "check would pass whatever it holds; give it a transcript (```text {transcript=" + target + "}```, "
-             "which may start empty: make update fills it), import it from a program that has one, or show it as "
+             "which may start empty: update fills it), import it from a program that has one, or show it as "
              "an illustration (```text)")
             for target in python if target not in reached]
 

@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from . import blocks as b
 from .formulas import DISPLAY_MATH, INLINE_MATH, dollar_formulas
-from .inline import (BARE_URL, NUMBER, SENTENCE_END, SEPARATOR, caption_of, details_pairs, html_text, inline_reading,
+from .inline import (BARE_URL, NUMBER, SEPARATOR, caption_of, details_pairs, html_text, inline_reading,
                      unmatched)
 from .model import Caption
 
@@ -206,9 +206,7 @@ class Reader:
         children = token.children or []
         found.plain = "".join(child.content for child in children if child.type in ("text", "code_inline"))
         starts = list(itertools.accumulate(map(len, parts), initial=0))
-        ends = [match.start() for match in SENTENCE_END.finditer(flat)]
-        numbers = [(match.start(), match[0], sentence(ends, match.start(), len(flat)))
-                   for match in NUMBER.finditer(flat)]
+        numbers = [(match.start(), match[0]) for match in NUMBER.finditer(flat)]
         found.formulas = dollar_formulas(token.content)
         found.spans, found.formula_problem = self.spans(children, found.formulas, starts, numbers, found.line)
         return found
@@ -234,7 +232,7 @@ class Reader:
               line: int) -> tuple[list, bool]:
         """The spans of these children, nested as their tokens open and close, and whether the source's formulas
         (dollars: formulas.dollar_formulas) were not all found in their text. starts: where each child begins in the
-        flat text (numbers: (offset there, text, sentence)), None for children that stand in no flat text (a
+        flat text (numbers: (offset there, text)), None for children that stand in no flat text (a
         caption's). Spans nested deeper than MAX_SPAN_DEPTH are a problem (at line, the text's first), as the page
         could draw them only by recursing that deep: the reading itself keeps them all, with a stack."""
         formulas = [(latex, display) for _, latex, display in dollars]
@@ -246,7 +244,7 @@ class Reader:
         top: list = []
         stack = [top]
         too_deep = False
-        used, offsets = 0, [offset for offset, _, _ in numbers]
+        used, offsets = 0, [offset for offset, _ in numbers]
         for i, child in enumerate(children):
             kind, into = child.type, stack[-1]
             if i in github:
@@ -285,12 +283,6 @@ class Reader:
         return top, used != len(formulas)
 
 
-def sentence(ends: list[int], offset: int, length: int) -> tuple[int, int]:
-    """(start, end) of the sentence around offset, given where the sentences end."""
-    after = bisect.bisect_left(ends, offset)
-    return (ends[after - 1] + 1 if after else 0, ends[after] if after < len(ends) else length)
-
-
 def text_spans(content: str, github: tuple[bool, bool], numbers: list, start: int, formulas: list,
                used: int) -> tuple[list, int]:
     """One text child as spans: its $...$ formulas (the next of the paragraph's formulas, as written in the source:
@@ -300,7 +292,7 @@ def text_spans(content: str, github: tuple[bool, bool], numbers: list, start: in
     first, last = int(github[0]), len(content) - int(github[1])
     events = [(match.start(), "formula", match.end()) for match in INLINE_MATH.finditer(content, first, last)]
     positions = content_positions(content)
-    events += [(positions(offset), "number", (offset, text, around)) for offset, text, around in numbers]
+    events += [(positions(offset), "number", (offset, text)) for offset, text in numbers]
     pieces, position, formula = [], first, None
     for where, kind, what in sorted(events, key=lambda event: event[0]):
         if where < position:  # a number inside a formula: the formula shows it
@@ -315,9 +307,9 @@ def text_spans(content: str, github: tuple[bool, bool], numbers: list, start: in
             pieces.append(formula)
             position = what
         else:
-            offset, text, around = what
+            offset, text = what
             formula = None
-            pieces.append(b.Number(text, start + offset, around))
+            pieces.append(b.Number(text, start + offset))
             position = where + len(text)
     pieces.append(b.Text(content[position:last]))
     return [piece for piece in pieces if not isinstance(piece, b.Text) or piece.text], used

@@ -147,7 +147,8 @@ def command_new(args: argparse.Namespace) -> int:
         with document_lock(md, str(md), "update"):
             done = command_update(argparse.Namespace(md=md, timeout=600, only=None, progress=False))
     if done == OK:
-        print(f"next: cd {folder} and make check (make help lists the lesson's commands; docs/new-lesson.md in "
+        guide = "new-lesson.en.md" if args.lang == "en" else "new-lesson.md"
+        print(f"next: cd {folder} and make check (make help lists the lesson's commands; docs/{guide} in "
               f"{TOOLS} walks on from here)")
     return done
 

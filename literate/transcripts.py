@@ -7,12 +7,14 @@ import decimal
 import itertools
 import os
 import re
+import shlex
 import sys
 from typing import Iterator
 
 from .characters import code_point, unseen
 from .diffing import Stretch, common_ends, exact, side_by_side, too_long_to_diff_exactly
 from .files import rewrite_lesson
+from .makefile import lesson_command, make_in, tangle_py_command
 from .markdown import decode_markdown, normalize_newlines, parse_document
 from .model import Document, LINE_WITH_END, MAX_MARKDOWN_BYTES, Transcript, UserError, blank, fence_runs, output_lines
 from .printed import brief
@@ -283,12 +285,14 @@ def output_problem(output: str) -> str | None:
 
 
 def update_command(doc: Document, target: str) -> str:
-    """The command that records a new transcript: the one the lesson declares for it (update: PROGRAM COMMAND),
-    when it runs where the lesson is; else tangle.py's own."""
+    """The command that records a new transcript: the one the lesson declares for it (update: PROGRAM COMMAND), run
+    where the lesson is (a make command from another folder: make -C there); else tangle.py's own."""
     declared = (doc.declared.update or {}).get(target)
     if declared and os.path.realpath(doc.folder) == os.path.realpath("."):
         return declared
-    return f"python tangle.py update {doc.shown} --only {target}"
+    if declared and declared.startswith("make "):
+        return make_in(doc) + declared.removeprefix("make")
+    return f"{tangle_py_command(doc, 'update')} --only {shlex.quote(target)}"
 
 
 def rewrite_transcripts(doc: Document, text: str, new: dict[str, str]) -> str:
@@ -384,7 +388,7 @@ def write_transcripts(doc: Document, changed: dict[str, str]) -> Document:
     data = ("\ufeff" if bom else "").encode() + rewritten.encode()
     warning = rewrite_lesson(doc.path, doc.shown, data, doc.raw, "update", "transcript not written",
                              "changed since update read it (saved from an editor?); nothing written, your change "
-                             "is kept: run make update again")
+                             f"is kept: run {lesson_command(doc, 'update')} again")
     for target in changed:
         print(f"{doc.shown}: updated the transcript of {doc.target_shown(target)}")
     if warning:

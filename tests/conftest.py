@@ -2,6 +2,7 @@
 the smallest lesson, a lesson written into a folder, tangle.py's main run as the command line would, and the browser."""
 
 import os
+import shlex
 import shutil
 import sys
 from pathlib import Path
@@ -14,7 +15,13 @@ sys.path.insert(0, str(ROOT))
 
 def tangle_command(action: str, md: Path) -> str:
     """What the tools tell a reader to run for a lesson with no Makefile beside it: tangle.py's own command line."""
-    return f"python {os.path.relpath(ROOT / 'tangle.py')} {action} {md}"
+    return f"python {shlex.quote(from_here(ROOT / 'tangle.py'))} {action} {shlex.quote(str(md))}"
+
+
+def from_here(path: Path) -> str:
+    """A path as the tools' messages write it: relative to the current folder, or whole where that is shorter."""
+    relative, whole = os.path.relpath(path), os.path.abspath(path)
+    return whole if len(whole) < len(relative) else relative
 
 
 def write(folder: Path, text: str, name: str = "attention.md") -> Path:

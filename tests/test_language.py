@@ -1,6 +1,7 @@
 """The lesson's language: read from its prose or declared, it chooses the prose rules that hang on words and the
 words the page, the notebook and the figures write around the lesson's own."""
 
+import dataclasses
 import re
 
 import pytest
@@ -9,7 +10,7 @@ import literate.markdown
 import literate.notebook.words
 import literate.page.words
 from conftest import run, small_lesson, write
-from literate import drawing
+from literate import captions, drawing, quoting
 from literate.declarations import Heatmap
 from literate.inline import NUMBER
 from literate.language import RULES, read_language
@@ -25,6 +26,7 @@ CHINESE = re.compile(r"[\u4e00-\u9fff]")
     (None, ["# Temperature", "softmax turns scores into probabilities (概率)"], "zh"),  # any Chinese character
     (None, ["# Temperature", "softmax turns scores into probabilities"], "en"),
     (None, ["", "0.5"], "zh"),  # no words at all: the tools' first language
+    (None, ["**〈训练 循环〉**", "The loop, as 原书 has it"], "en"),  # a chunk's name and the book's mark: any lesson's
     ("en", ["# 温度"], "en"),  # declared: as declared
 ])
 def test_the_language_is_declared_or_read_from_the_prose(declared, prose, language):
@@ -46,6 +48,8 @@ def test_each_language_exempts_its_own_references_to_the_world():
     assert exempt("zh", "2017 年，第 12 章，6.5 节，损失 0.41，年龄 30 岁，3 节点") == ["2017", "12", "6.5"]
     english = "In 2017 (and since 2019), see chapter 12, section 6.5 and § 7; in 3 rounds the loss was 2017.5 or 1999"
     assert exempt("en", english) == ["2017", "2019", "12", "6.5", "7"]
+    assert exempt("en", "in 1000 steps, scaled by 1024, (1024), (2017 runs), in\n2017, Chapter\n3") == ["2017", "3"]
+    assert exempt("en", "2. Walking downhill") == ["2"] and exempt("en", "2.5 is the rate. 3. Then") == []
     assert exempt("zh", english) == []  # the words of the other language are no reference
 
 
@@ -58,6 +62,8 @@ def test_each_language_has_its_own_measure_words():
 def test_an_english_sentence_ends_at_its_full_stop():
     ends = [match.end() for match in RULES["en"].sentence_end.finditer("It is 0.5. Then 1.5! Done")]
     assert ends == [10, 20]
+    text = 'Small, e.g. 0.4 vs. 0.3 in Fig. 3 ("as said.") Next'
+    assert [text[: match.end()][-7:] for match in RULES["en"].sentence_end.finditer(text)] == ['said.")']
     assert [match.end() for match in RULES["zh"].sentence_end.finditer("It is 0.5. Then 1.5! 好。")] == [23]
 
 
@@ -106,15 +112,22 @@ def test_the_notebook_speaks_the_lessons_language(tmp_path):
     assert "This is the lesson as a notebook" in text and "(link removed:" in text and not CHINESE.search(text)
 
 
-def test_both_languages_have_every_word():
-    page = literate.page.words.WORDS
-    assert set(page["zh"]) == set(page["en"])
-    for words in literate.notebook.words.WORDS.values():
-        assert words.why.keys() == literate.notebook.words.WORDS["zh"].why.keys()
-        assert words.parts.keys() == literate.notebook.words.WORDS["zh"].parts.keys()
-        assert words.root_note.keys() == literate.notebook.words.WORDS["zh"].root_note.keys()
-    for key in page["zh"]:  # the same fields to fill in
-        assert sorted(re.findall(r"\{(\w+)\}", page["zh"][key])) == sorted(re.findall(r"\{(\w+)\}", page["en"][key]))
+def fields(words) -> dict:
+    """Each word's {fields}, by its key (or attribute, and key within it)."""
+    if dataclasses.is_dataclass(words):
+        words = dataclasses.asdict(words)
+    found = {}
+    for key, value in words.items():
+        for inner, text in (value.items() if isinstance(value, dict) else [("", value)]):
+            found[key, inner] = sorted(re.findall(r"\{(\w+)\}", text))
+    return found
+
+
+@pytest.mark.parametrize("table", [literate.page.words.WORDS, literate.notebook.words.WORDS, drawing.HEATMAP_WORDS,
+                                   captions.CAPTION_WORDS, quoting.LIST_WORDS])
+def test_both_languages_have_every_word_with_the_same_fields(table):
+    assert set(table) == {"zh", "en"}
+    assert fields(table["en"]) == fields(table["zh"])
 
 
 def test_a_heatmap_speaks_the_lessons_language():
@@ -125,3 +138,29 @@ def test_a_heatmap_speaks_the_lessons_language():
     assert "第几位" not in english and "均匀" not in english
     chinese = drawing.heatmaps_svg(found.panels, "权重", Heatmap("输出", "输入", "图例"), "zh", tooltips=True)
     assert "行：输出第几位" in chinese and "（均匀的 0.2 倍）" in chinese
+
+
+def test_an_english_lesson_marks_the_books_figures_and_cites_in_english(tmp_path, capsys):
+    text = ENGLISH_LESSON.replace("After 3000 rounds the value was 0.75, as in 2017.",
+                                  "The book reports 0.93, and we measured 0.75.\n\n"
+                                  "<!-- numbers from generated/a.py -->\nThe value was 0.75.")
+    md = write(tmp_path, text, "lesson.md")
+    (tmp_path / "book_figures.txt").write_text("0.93\n")
+    assert run(capsys, "tangle", md)[0] == 0
+    assert run(capsys, "check", md)[:2] == (0, "checked 3 prose numbers (1 marked as the book's); transcript matches\n")
+    assert run(capsys, "quotes", md)[0] == 0
+    listed = (tmp_path / "lesson.quotes.txt").read_text(encoding="utf-8")
+    assert listed.startswith("# Which line of output") and "\tthe book\t0.93\n" in listed and not CHINESE.search(listed)
+    write(tmp_path, text.replace("0.93, and", "0.94, and"), "lesson.md")
+    code, _, err = run(capsys, "check", md)
+    assert code == 1 and "0.94" in err  # the book does not print it
+
+
+def test_a_list_of_quotes_in_either_language_reads_the_same(tmp_path, capsys):
+    text = ENGLISH_LESSON.replace("After 3000 rounds the value was 0.75, as in 2017.", "A rate of 0.5 is chosen.")
+    md = write(tmp_path, text, "lesson.md")
+    assert run(capsys, "tangle", md)[0] == 0
+    for words in ("not a quote", "不是引用"):
+        (tmp_path / "lesson.quotes.txt").write_text(f"A rate of ⟦0.5⟧ is chosen.\t{words}\tthe lesson chose it\n",
+                                                    encoding="utf-8")
+        assert run(capsys, "check", md)[0] == 0

@@ -25,24 +25,38 @@ import conftest  # noqa: E402
 import literate.starter  # noqa: E402
 
 GUIDE = conftest.ROOT / "docs" / "new-lesson.md"
+ENGLISH_GUIDE = conftest.ROOT / "docs" / "new-lesson.en.md"
 
 
-def guide_commands() -> list[str]:
+def guide_commands(guide: Path = GUIDE) -> list[str]:
     """The lines of every ```sh fence of the guide, in order."""
-    return [line for fence in re.findall(r"^```sh\n(.*?)^```$", GUIDE.read_text(encoding="utf-8"), re.M | re.S)
+    return [line for fence in re.findall(r"^```sh\n(.*?)^```$", guide.read_text(encoding="utf-8"), re.M | re.S)
             for line in fence.splitlines() if line.strip()]
+
+
+def follow(guide: Path, home: Path) -> None:
+    """The guide's commands, run in one shell from the project's folder, as the guide says, with home as $HOME."""
+    script = "set -e\n" + "\n".join(guide_commands(guide)) + "\n"
+    environment = {**os.environ, "HOME": str(home), "MAKEFLAGS": ""}
+    done = subprocess.run(["bash", "-c", script], cwd=conftest.ROOT, env=environment, capture_output=True,
+                          text=True, timeout=900)
+    assert done.returncode == 0, f"a step of docs/{guide.name} failed:\n{done.stdout}\n{done.stderr}"
 
 
 @pytest.fixture(scope="module")
 def home(tmp_path_factory) -> Path:
-    """A home folder in which the guide's commands have run, from the project's folder, as the guide says."""
+    """A home folder in which the guide's commands have run."""
     home = tmp_path_factory.mktemp("home")
-    script = "set -e\n" + "\n".join(guide_commands()) + "\n"
-    environment = {**os.environ, "HOME": str(home), "MAKEFLAGS": ""}
-    done = subprocess.run(["bash", "-c", script], cwd=conftest.ROOT, env=environment, capture_output=True,
-                          text=True, timeout=900)
-    assert done.returncode == 0, f"a step of docs/new-lesson.md failed:\n{done.stdout}\n{done.stderr}"
+    follow(GUIDE, home)
     return home
+
+
+def test_the_english_guide_starts_an_english_lesson_and_makes_its_page_and_notebook(tmp_path):
+    commands = guide_commands(ENGLISH_GUIDE)
+    assert commands[0] == "make new FOLDER=~/softmax-en LESSON_LANG=en" and "cd ~/softmax-en" in commands
+    follow(ENGLISH_GUIDE, tmp_path)
+    page = (tmp_path / "softmax-en" / "build" / "lesson.html").read_text(encoding="utf-8")
+    assert '<html lang="en">' in page and (tmp_path / "softmax-en" / "build" / "lesson.ipynb").is_file()
 
 
 def test_the_guide_starts_a_lesson_then_checks_it_and_makes_its_page_and_notebook():

@@ -77,7 +77,7 @@ def test_a_stale_number_the_reader_sees_fails_the_check_at_its_line(tmp_path, ca
 @pytest.mark.parametrize("prose", SEEN.values(), ids=SEEN.keys())
 def test_the_same_number_printed_passes(tmp_path, capsys, prose):
     code, out, err = check(tmp_path, capsys, lesson(prose.replace("0.9&#51;", "0.93"), printed="value 0.93"))
-    assert (code, err) == (0, "") and "checked 1 prose numbers" in out
+    assert (code, err) == (0, "") and "checked 1 prose number" in out
 
 
 def test_targets_and_anchors_in_markup_are_not_read(tmp_path, capsys):
@@ -91,7 +91,7 @@ def test_targets_and_anchors_in_markup_are_not_read(tmp_path, capsys):
 def test_an_html_block_that_is_only_a_comment_or_tags_shows_nothing(tmp_path, capsys):
     prose = "<!-- 0.93 is hidden -->\n\n<details>\n<summary>折叠</summary>\n\n正文 0.75\n\n</details>"
     code, out, err = check(tmp_path, capsys, lesson(prose))
-    assert (code, err) == (0, "") and "checked 1 prose numbers" in out
+    assert (code, err) == (0, "") and "checked 1 prose number" in out
 
 
 def test_a_citation_inside_the_text_of_an_html_block_cites_for_its_sentence(tmp_path, capsys):

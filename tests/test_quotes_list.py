@@ -123,7 +123,7 @@ def test_the_quotes_command_lists_each_number_guessing_among_several_places_and_
     assert "? 最好的是 ⟦0.25⟧，跑了 3 轮。\tgenerated/a.py 1:1:2\tbefore 0.75 after 0.25\n" in listed
     assert "# 或\tgenerated/a.py 1:3:1\tbest 0.25 worst 0.75\n" in listed
     assert "最好的是 0.25，跑了 ⟦3⟧ 轮。\tgenerated/a.py 1:2:1\trounds 3\n" in listed  # printed once: no guess
-    assert "1 number guessed among several lines" in err
+    assert "1 number guessed (marked ?" in err
     (tmp_path / "lesson.quotes.txt").write_text(listed.replace("? 最好", "最好"))  # the author confirms the first
     assert check(md, capsys)[0] == 0
     assert tangle.main(["quotes", str(md)]) == 0 and "wrote" in capsys.readouterr().out  # the other places' notes go
@@ -176,3 +176,18 @@ def test_every_number_of_the_lesson_changed_to_a_nearby_value_fails():
             if proofs.problem(replace(number, text=value), entry)[0] is None:
                 passed.append(f"attention.md:{number.line}: {number.text} -> {value}")
     assert tried > 1000 and not passed, (len(passed), passed)
+
+
+def test_a_number_whose_listed_line_changed_is_listed_again_as_a_guess_even_where_one_place_prints_it(tmp_path, capsys):
+    """The program now prints 4 rounds, and 3 only as a seed: the sentence, not its place, is what is stale, so the
+    one place left is no answer the tool may give alone."""
+    md = write(tmp_path, small_lesson("跑了 3 轮。", printed=("rounds 3", "seed 7")), "lesson.md")
+    assert tangle.main(["quotes", str(md)]) == 0
+    assert "跑了 ⟦3⟧ 轮。\tgenerated/a.py 1:1:1\trounds 3\n" in (tmp_path / "lesson.quotes.txt").read_text()
+    md.write_text(md.read_text().replace("rounds 3", "rounds 4").replace("seed 7", "seed 3"))
+    assert check(md, capsys)[0] == 1
+    assert tangle.main(["quotes", str(md)]) == 0
+    assert "its listed place generated/a.py 1:1:1 no longer fits; guessed generated/a.py 1:2:1" in capsys.readouterr().err
+    assert "? 跑了 ⟦3⟧ 轮。\tgenerated/a.py 1:2:1\tseed 3\n" in (tmp_path / "lesson.quotes.txt").read_text()
+    code, err = check(md, capsys)
+    assert code == 1 and "the tool guessed the line it quotes" in err

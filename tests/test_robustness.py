@@ -147,7 +147,7 @@ def test_update_never_loses_an_edit_saved_while_it_ran(tmp_path, capsys):
     code, _, err = run(capsys, "update", md)
     assert code == 1
     assert err == (f"{md}: error: changed since update read it (saved from an editor?); nothing written, "
-                   "your change is kept: run make update again\n")
+                   f"your change is kept: run {tangle_command('update', md)} again\n")
     assert md.read_bytes() == before + "编辑器里保存的一行\n".encode()
     assert leftovers(tmp_path) == []
 

@@ -80,7 +80,7 @@ def command(folder: Path, *argv: str) -> subprocess.CompletedProcess:
 
 
 FAKE_CHECK = ("import os, sys\nif sys.argv[1:2] == ['check']:\n"
-              "    print('checked 1 prose numbers (0 marked as the book\\'s); transcript matches')\n    os._exit(0)\n")
+              "    print('checked 1 prose number (0 marked as the book\\'s); transcript matches')\n    os._exit(0)\n")
 
 
 def test_a_lesson_beside_the_tools_cannot_make_check_or_pytest_pass_with_a_module_of_its_own(tmp_path):

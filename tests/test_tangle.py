@@ -1081,7 +1081,7 @@ def test_math_fences_and_backtick_math_are_neither_code_nor_prose_numbers(tmp_pa
     assert [number.text for number in literate.prose.prose_numbers(doc)] == ["0.9300"]
     assert run(capsys, "tangle", md)[:3:2] == (0, "")
     code, out, err = run(capsys, "check", md)
-    assert (code, err) == (0, "") and out.startswith("checked 1 prose numbers")
+    assert (code, err) == (0, "") and out.startswith("checked 1 prose number")
 
 
 def test_dollar_math_that_github_would_mangle_is_warned_about(tmp_path, capsys):
@@ -1156,7 +1156,7 @@ def test_a_transcript_in_parts_is_checked_as_their_concatenation(tmp_path, capsy
     run(capsys, "tangle", md)
     code, out, err = run(capsys, "check", md)
     assert (code, err) == (0, "")
-    assert out == "checked 2 prose numbers (0 marked as the book's); transcript matches\n"
+    assert out == "checked 2 prose numbers; transcript matches\n"  # it quotes no book: says nothing of one
     transcript = literate.markdown.load(md, str(md)).transcripts["generated/attention.py"]
     assert transcript.content == "一、开始\nacc 0.9300\n\n二、对比\nloss 0.25\n\n三、收尾\ndone\n"
     assert [(part.part, part.fence_line) for part in transcript.parts] == [(1, 16), (2, 26), (3, 32)]
@@ -1265,7 +1265,7 @@ PART_ERRORS = {
     "a part that begins with a line printed twice": (
         (('print("三、收尾")', 'print("一、开始")'), ("三、收尾\ndone", "一、开始\ndone")),
         "attention.md:32: error: part=3 of generated/attention.py begins with «一、开始», which the output prints 2 "
-        "times: make update finds where a part begins by its first line"),
+        "times: update finds where a part begins by its first line"),
     "an empty part": (
         (("三、收尾\ndone\n```", "```"), ("\n\n```\n\n```text {transcript part=3}", "\n三、收尾\ndone\n\n```\n\n```text {transcript part=3}")),
         "attention.md:34: error: part=3 of generated/attention.py is empty"),

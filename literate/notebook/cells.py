@@ -16,7 +16,7 @@ from ..startup import missing
 from .escaping import code_span, jupyter_id
 from .lesson import code_chunks, first_program, main_block, part_blocks, without_main_block
 from .text import inline_markdown, lesson_lines
-from .words import WORDS, Words, note
+from .words import WORDS, About, Words, note
 
 try:
     import nbformat
@@ -46,12 +46,12 @@ def language_info() -> dict:
             "nbconvert_exporter": "python", "file_extension": ".py"}
 
 
-def split_fold(lines: list[str | None], fold: blocks.Details, prints: bool, folded: tuple[str, str]) -> None:
+def split_fold(lines: list[str | None], fold: blocks.Details, prints: bool, words: Words) -> None:
     """A fold (<details>) that a cell starts inside: the cells cannot fold what is in several of them, so in lines
     (the lesson's, as lesson_lines writes them) its <details> and <summary> become the summary in bold, and its
-    </details> is dropped; the cells inside it fold their outputs instead (prints: one of them prints some; folded:
-    the notes after the summary, for a fold whose cells print and for one whose cells do not)."""
-    note = folded[0] if prints else folded[1]
+    </details> is dropped; the cells inside it fold their outputs instead (prints: one of them prints some, which
+    the note after the summary says in words)."""
+    note = words.folded_prints if prints else words.folded_quiet
     written = drawn_lines(lines, fold.opening)
     for index, line in enumerate(written):
         opening = FOLD_OPENING.match(line)
@@ -203,7 +203,7 @@ def build(doc: model.Document) -> nbformat.NotebookNode:
             continue  # what is not a cell of its own stays in the prose
         for fold in folds:
             if fold.line not in split and block is not fold.opening:  # a cell that starts at a fold holds it
-                split_fold(lines, fold, prints(fold), words.folded)
+                split_fold(lines, fold, prints(fold), words)
                 split.add(fold.line)
         heading = isinstance(block, blocks.Heading)
         start, end, line = block.line - 1, block.end, block.line
@@ -261,7 +261,7 @@ def root_note(doc: model.Document, words: Words, root: str, program: str, how: s
         return words.root_note["file"]
     why = "other" if root in doc.transcripts else "module"
     return words.root_note[why].format(program=code_span(root), first=code_span(program),
-                                       command=code_span(check_command(doc, root)))
+                                       command=code_span(check_command(doc, root, doc.folder)))
 
 
 def runs_as_python(doc: model.Document, lines: list[str], fence_line: int, what: str) -> None:
@@ -294,10 +294,11 @@ def prelude(notebook: Notebook, doc: model.Document, program: str, printing: str
     texts = {key: inline_markdown(markdown.read_inline(value), words, line_start=False)  # Markdown, as prose is
              for key, value in (doc.declared.text or {}).items()}
     uses_numpy = re.search(r"^[ \t]*(?:import|from)[ \t]+numpy\b", body, re.M) is not None
-    notebook.add(v4.new_markdown_cell(note(words, how, doc.path.name, program, f"{doc.path.stem}.ipynb", texts,
-                                           printing, declared.function if declared else "",
-                                           declared.shown if declared else "", uses_numpy, bool(doc.playgrounds))),
-                 "note")
+    about = About(doc.path.name, program, f"{doc.path.stem}.ipynb", texts, printing,
+                  declared.function if declared else "", declared.shown if declared else "", uses_numpy,
+                  bool(doc.playgrounds), tested=(doc.folder / "tests" / "test_notebook.py").is_file(),
+                  links=bool(doc.captions))
+    notebook.add(v4.new_markdown_cell(note(words, how, about)), "note")
     if how == "whole":
         return
     header = words.prelude_header.format(md=doc.path.name, program=program)

@@ -55,8 +55,9 @@ def make(doc: model.Document) -> outputs.Made:
     data = written(notebook)
     nbformat.validate(notebook)
     roles = [cell.metadata["attention"]["role"] for cell in notebook.cells]
-    return outputs.Made(data, f"{len(roles)} cells, {roles.count('chunk')} code chunks, {roles.count('transcript')} "
-                        f"printing the transcript, {roles.count('playground')} playgrounds")
+    return outputs.Made(data, f"{model.counted(len(roles), 'cell')}, {model.counted(roles.count('chunk'), 'code chunk')}, "
+                        f"{roles.count('transcript')} printing the transcript, "
+                        f"{model.counted(roles.count('playground'), 'playground')}")
 
 
 NOTEBOOK = outputs.BackEnd("notebook.py", "notebook", ".ipynb", MANUAL,

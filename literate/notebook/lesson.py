@@ -29,7 +29,7 @@ def main_blocks(text: str, shown: str) -> list[ast.If]:
                                f"(line {error.lineno} of the tangled file)") from None
     except (MemoryError, RecursionError):  # what Python's parser raises for code nested thousands deep
         raise model.UserError(f"{shown}: error: the program is nested too deeply for Python's parser to read "
-                               "(brackets or operators thousands deep); run make check to see where") from None
+                               "(brackets or operators thousands deep); the check says where") from None
     return [node for node in tree.body if isinstance(node, ast.If) and is_name_is_main(node.test)]
 
 

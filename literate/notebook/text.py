@@ -221,8 +221,8 @@ class InlineWriter:
             self.put(f"![{alt}]({self.attached[span.src]})")
             return
         target = destination(span.src) if span.src else None  # nothing is loaded: a link to the picture
-        linked, alone = self.words.image
-        self.put(linked.format(alt=alt, target=target) if target else alone.format(alt=alt))
+        self.put(self.words.image_linked.format(alt=alt, target=target) if target
+                 else self.words.image_alone.format(alt=alt))
 
     def line_break(self, span: blocks.Break) -> None:
         if self.heading:

@@ -6,8 +6,9 @@ from __future__ import annotations
 import hashlib
 import re
 
-from .. import backends, outputs
+from .. import backends, model, outputs
 from . import __doc__ as MANUAL  # the package's docstring: what the page holds
+from ..makefile import lesson_command
 from ..markup import tag
 from .page import weave
 from .state import GENERATOR
@@ -50,9 +51,9 @@ def make(doc) -> outputs.Made:
     page_html, page, errors = weave(doc)
     chunks = sum(len(pieces) for pieces in [*doc.chunks.values(), *doc.roots.values()])
     warning = (f"{len(errors)} prose number{'s are' if len(errors) != 1 else ' is'} not printed by the transcript "
-               "cited (shown unlinked, marked in red); make check lists them") if errors else ""
-    return outputs.Made(written(page_html), f"{chunks} code chunks, {len(page.linked)} numbers linked to their "
-                        f"transcript lines, {page.heatmaps} heatmaps", warning)
+               f"cited (shown unlinked, marked in red); {lesson_command(doc, 'check')} lists them") if errors else ""
+    return outputs.Made(written(page_html), f"{model.counted(chunks, 'code chunk')}, {len(page.linked)} numbers "
+                        f"linked to their transcript lines, {model.counted(page.heatmaps, 'heatmap')}", warning)
 
 
 PAGE = outputs.BackEnd("weave.py", "page", ".html", MANUAL,

@@ -170,7 +170,7 @@ def summary_html(page: Page, sources) -> Markup:
         text.append(say(page, "in-formulas", count=page.in_formulas))
     if failed:
         not_matched = tag("span", {"class": "num unverified"}, say(page, "not-matched", count=failed))
-        text.append(say(page, "failed", failed=not_matched, command=tag("code", None, lesson_command(doc, "check"))))
+        text.append(say(page, "failed", failed=not_matched, command=tag("code", None, lesson_command(doc, "check", doc.folder))))
     rules = say(page, "rules") if (doc.folder / "docs" / "numbers.md").is_file() else ""
     text.append(say(page, "how-to-read", setting=tag("code", None, "ROUNDS = 3000"), rules=rules,
                     weave=tag("code", None, "weave.py"), lesson=tag("code", None, doc.path.name)))

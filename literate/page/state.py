@@ -28,6 +28,7 @@ class LinkCache:
     context_words: dict[int, tuple[set[str], set[str]]] = field(default_factory=dict)  # index -> words, numbers
     best: dict[tuple, int] = field(default_factory=dict)  # (number, program, contexts) -> the line it links
     number_places: dict[int, dict[str, int]] = field(default_factory=dict)  # long MD line -> number -> where first
+    sentence_ends: dict[int, list[int]] = field(default_factory=dict)  # Inline key -> where its sentences end
 
 
 @dataclass

@@ -3,10 +3,12 @@ from the page's vocabulary; a caption above a fence."""
 
 from __future__ import annotations
 
+import bisect
 from urllib.parse import unquote
 
 from .. import blocks, model
 from ..figures import figure_path
+from ..language import RULES
 from ..markup import HTML_TAGS, PROSE_HTML, Markup, end_tag, escape, join, sanitized, start_tag, tag
 from ..rendering import draw_span
 from .maths import mathml
@@ -45,7 +47,7 @@ class PageSpans:
 
     def number(self, span: blocks.Number) -> Markup:
         found = self.numbers.get(span.offset)
-        return number_html(self.page, *found, number_contexts(self.inline, span)) if found else escape(span.text)
+        return number_html(self.page, *found, number_contexts(self.page, self.inline, span)) if found else escape(span.text)
 
     def formula(self, span: blocks.Formula) -> Markup:
         self.page.in_formulas += sum(offset in self.numbers for offset in span.numbers)  # the formula shows them
@@ -94,10 +96,15 @@ def image_html(page: Page, image: blocks.Image) -> Markup:
     return tag("a", {"class": "image", "href": image.src}, say(page, "image", alt=image.alt))
 
 
-def number_contexts(inline: blocks.Inline, number: blocks.Number) -> list:
-    """What a number's words are read in: its sentence, then its paragraph (or table row), each a cache key and
-    a function giving its text (read once)."""
-    start, end = number.sentence
+def number_contexts(page: Page, inline: blocks.Inline, number: blocks.Number) -> list:
+    """What a number's words are read in: its sentence (where the lesson's language ends one), then its paragraph
+    (or table row), each a cache key and a function giving its text (read once)."""
+    ends = page.links.sentence_ends.get(inline.key)
+    if ends is None:
+        ends = page.links.sentence_ends[inline.key] = [match.start() for match in
+                                                       RULES[page.doc.language].sentence_end.finditer(inline.flat)]
+    after = bisect.bisect_left(ends, number.offset)
+    start, end = (ends[after - 1] + 1 if after else 0), (ends[after] if after < len(ends) else len(inline.flat))
     return [((inline.key, start, end), lambda: inline.flat[start:end]), ((inline.key,), lambda: inline.context)]
 
 

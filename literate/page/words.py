@@ -87,8 +87,8 @@ WORDS = {
         "made-of": "{label} is made of, in order:",
         "at-line": "(line {line})",
         "try": "Try it",
-        "playground": "a playground for the reader: it uses the names {program} defines; change it and run it (in the "
-                      "notebook this cell runs as it is); its output is not checked",
+        "playground": "— a playground for the reader: it uses the names {program} defines; change it and run it "
+                      "again (in the notebook, this cell can be run); its output is not checked",
         "output": "Output",
         "output-colon": ":",
         "heatmap": "the matrices in {target}’s output (from {where}) drawn as heatmaps; a cell’s colour says how many "
@@ -117,5 +117,8 @@ def say(page: Page, key: str, **parts) -> Markup:
 
 
 def plain(page: Page, key: str, **parts) -> str:
-    """The page's words for key, as text (for a tooltip, an attribute's value), its {fields} filled in."""
+    """The page's words for key, as text (for a tooltip, an attribute's value), its {fields} filled in with text:
+    HTML in an attribute would be shown as its tags (a mistake of the tools' own: ValueError)."""
+    if any(isinstance(part, Markup) for part in parts.values()):
+        raise ValueError(f"{key}: an attribute's words are text; a part is HTML")
     return WORDS[page.doc.language][key].format(**parts)
