@@ -7,7 +7,7 @@ examples:
   python tangle.py check --only generated/attention.py
   python tangle.py update                  rerun the programs, rewrite their transcripts in place
   python tangle.py stitch                  move edits made in generated/*.py back into attention.md
-  python tangle.py new ~/my-lesson         start a new lesson there (docs/new-lesson.md)
+  python tangle.py new ~/my-lesson         start a new lesson there (docs/new-lesson.md; --lang en: in English)
 
 Errors read MD:LINE: error: ...; exit 0 ok, 1 a check found a difference, 2 bad input or usage.
 The full manual: docs/tangle.md."""

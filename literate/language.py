@@ -39,7 +39,8 @@ CHINESE_MEASURES = "年章节位维轮步列行层种套头秒"
 NOT_MEASURES = ("位居", "位于", "位列", "行不行", "行为", "行业", "列表", "层面", "层次", "种子", "套用", "头部", "步骤",
                 "秒杀", "维持", "维护", "节点", "节约", "节省", "章程", "年龄")
 ENGLISH_MEASURES = ("rounds?|steps?|epochs?|iterations?|letters?|characters?|digits?|positions?|dimensions?|layers?|"
-                    "columns?|rows?|lines?|seconds?|heads?|samples?|examples?|tokens?|words?|seeds?|times")
+                    "columns?|rows?|lines?|seconds?|minutes?|hours?|days?|years?|heads?|samples?|examples?|tokens?|"
+                    "words?|seeds?|times")
 
 
 YEAR = re.compile(r"1[5-9][0-9]{2}|20[0-9]{2}")  # 1500 to 2099: a year, where the words say so

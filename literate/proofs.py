@@ -110,7 +110,8 @@ def entry_problem(doc: Document, number: ProseNumber, entry: quoting.Entry, quot
         return f"{shown} is listed as quoting {place} ({where}), but {place.program} prints no such number", {}
     if same_line and quoting.shown_line(line[1]) != entry.shown:
         return (f"{shown}: the line it quotes ({place}) now reads {quoted(line[1].strip(), 70)}, not as listed in "
-                f"{where}; {lesson_command(doc, 'quotes')} lists it again (a guess, marked ? for you to read)"), {}
+                f"{where}; {lesson_command(doc, 'quotes')} lists it again: where the number stands elsewhere, as a guess "
+                "marked ? for you to read; where nowhere, the sentence is what to correct"), {}
     if not quoting.quotes(number.text, number.sign, *printed):
         sign = "-" if printed[1] == "-" else ""
         return (f"{number.sign}{shown} is not what it quotes: {place.program} prints {sign}{brief(printed[0])} there "
@@ -121,23 +122,31 @@ def entry_problem(doc: Document, number: ProseNumber, entry: quoting.Entry, quot
 
 def unlisted_problem(number: ProseNumber, quotes: Quotes, keeps_list: bool) -> tuple[str | None, dict]:
     """Why a number the list does not name fails (None: it passes), and what the check learnt of it: printed where
-    it looks (Quotes), or a setting the program declares; where the lesson keeps a list, on one line only."""
+    it looks (Quotes), or a setting the program declares. Where the lesson keeps a list, every number it quotes must
+    be named there: a number can be printed where it looks and still be stale (the right digits on the wrong line, a
+    rounding of several lines, a 2 in a formula)."""
     quote = quotes.quote_of(number)
     if quote is None:
         return unprinted(number, quotes), {}
+    if keeps_list:
+        return unlisted(number, quotes), {}
     if quotes.only_declared(number):
         return None, {"declared": True}
     lines = quotes.lines(quotes.scope(number)).get(quote, [])
     found = {"printed": quote if quote != number.text else ""}
     if len(lines) == 1:
         found["quotes"] = lines[0]
-    elif keeps_list and len(lines) > 1:
-        shown = ", ".join(f"line {line}" for line in lines[:3]) + (f" and {len(lines) - 3} more" if len(lines) > 3
-                                                                    else "")
-        return (f"{brief(number.text)}: {len(lines)} lines of {number.program} print it ({shown}) and the sentence "
-                f"does not say which it quotes; python tangle.py quotes {quotes.doc.shown} lists the number with its "
-                "best guess, marked ?, for you to confirm"), found
     return None, found
+
+
+def unlisted(number: ProseNumber, quotes: Quotes) -> str:
+    """What to do with a number the lesson's list of quotes does not name."""
+    lines = quotes.lines(quotes.scope(number)).get(quotes.quote_of(number), [])
+    shown = ", ".join(f"line {line}" for line in lines[:3]) + (f" and {len(lines) - 3} more" if len(lines) > 3 else "")
+    where = (f"{len(lines)} lines of {number.program} print it ({shown}) and the sentence does not say which it quotes"
+             if len(lines) > 1 else f"the lesson keeps {quoting.list_shown(quotes.doc)}, which names it nowhere")
+    return (f"{brief(number.text)}: {where}; {lesson_command(quotes.doc, 'quotes')} lists the number with its place "
+            "(a guess among several, marked ?, for you to confirm): read the line it names")
 
 
 def prose_number_sources(doc: Document) -> tuple[list[str], list[tuple[ProseNumber, list[int]]]]:
@@ -202,7 +211,10 @@ def listed_again(proofs: Proofs, number: ProseNumber, notes: list[str]) -> list[
         notes.append(f"{doc.where(number.line)}: {number.text}: guessed {places[0]} of {len(places)} places")
     elif entry:  # the place it was listed at no longer prints it: the one place left is a guess all the same
         notes.append(f"{doc.where(number.line)}: {number.text}: its listed place {entry.place} no longer fits; "
-                     f"guessed {places[0]}, the only place that prints it (the sentence may be stale instead)")
+                     f"guessed {places[0]}, the only place it may quote (the sentence may be stale instead)")
+    elif proofs.entries is not None:  # a list the number was not in: its place is new, for the author to read
+        notes.append(f"{doc.where(number.line)}: {number.text}: newly listed at {places[0]}, the only place it may "
+                     "quote: read it")
     guess = quoting.Entry(number.said, places[0], number.text if places[0].name else "", len(places) > 1 or bool(entry),
                           0)
     return [entry_text(doc, number.said, guess),

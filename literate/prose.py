@@ -208,8 +208,8 @@ def declared_numbers(doc: Document, target: str) -> set[str]:
     values = [node.value for node in tree.body if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value
               and all(isinstance(name, ast.Name) and SETTING_NAME.fullmatch(name.id)
                       for name in (node.targets if isinstance(node, ast.Assign) else [node.target]))]
-    return {str(node.value) for value in values for node in ast.walk(value)
-            if isinstance(node, ast.Constant) and type(node.value) is int and node.value >= 0}
+    return {str(node.value) for value in values for node in quoting.setting_constants(value)
+            if type(node.value) is int and node.value >= 0}
 
 
 def in_image(layout: blocks.Layout, length: int, offset: int) -> bool:
@@ -348,8 +348,9 @@ def unprinted(number: ProseNumber, quotes: Quotes) -> str:
     transcript += f"; nearest: {', '.join(map(brief, near))}" if near else ""
     shown = brief(number.text)
     if number.book:
-        what = (f"{shown} is marked as the book's (原书) but the book does not print it (not in "
-                f"{BOOK_FIGURES}), nor does {number.program} ({transcript})")
+        mark = quoting.LIST_WORDS[quotes.doc.language]["book"]
+        what = (f"{shown} is marked as the book's ({mark}) but the book does not print it (not in {BOOK_FIGURES}), "
+                f"nor does {number.program} ({transcript})")
     elif known and number.sign and (number.text in quotes.printed(scope).numbers
                                     or quotes.printed(scope).rounds_to(number.text)):
         other = "with a minus" if number.sign == "+" else "without a minus"

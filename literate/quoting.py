@@ -126,10 +126,24 @@ def declared_values(program_text: str) -> dict[str, set[str]]:
             continue
         for target in node.targets if isinstance(node, ast.Assign) else [node.target]:
             for name, value in named_values(target, node.value):
-                written = {ast.get_source_segment(program_text, constant) for constant in ast.walk(value)
-                           if isinstance(constant, ast.Constant) and type(constant.value) in (int, float)}
+                written = {ast.get_source_segment(program_text, constant) for constant in setting_constants(value)}
                 values.setdefault(name, set()).update(text.replace("_", "") for text in written if text)
     return values
+
+
+def setting_constants(value: ast.expr):
+    """The numbers a setting's value is written with: those of its tuples, ranges, arithmetic and the arguments of
+    the program's own classes and functions (GROWTH = (0,) + tuple(range(10, 600, 10)), STEPS = 2 ** BITS,
+    PICKING = Setting(lr=0.02)), not those a module's function computes the value from (RATE = math.log(2) /
+    HALF_LIFE declares no 2: the prose's "2 steps" is no setting of it)."""
+    waiting = [value]
+    while waiting:
+        node = waiting.pop()
+        if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+            yield node
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):  # math.log(2), np.sqrt(0.5)
+            continue
+        waiting.extend(ast.iter_child_nodes(node))
 
 
 def named_values(target: ast.expr, value: ast.expr) -> list[tuple[str, ast.expr]]:

@@ -59,7 +59,7 @@ print(softmax([2.0, 1.0, 0.1], temperature=5.0))
 ```
 
 <!-- literate
-update: generated/lesson.py make update
+{declared}update: generated/lesson.py make update
 -->
 """
 
@@ -67,12 +67,13 @@ WORDS = {
     "zh": {"title": "温度：把分数变成概率",
            "intro": "softmax 把一组分数变成概率：$`p_i = e^{s_i/T} / \\sum_j e^{s_j/T}`$，温度 $`T`$ 越高，概率越平均。",
            "printed": "最大的概率", "quoted": "三个分数里最大的那个，概率是 0.6590：",
-           "try_": "自己试一试：把温度调高，再运行这一格。"},
+           "try_": "自己试一试：把温度调高，再运行这一格。", "declared": ""},
     "en": {"title": "Temperature: from scores to probabilities",
            "intro": "softmax turns scores into probabilities: $`p_i = e^{s_i/T} / \\sum_j e^{s_j/T}`$; the higher the "
                     "temperature $`T`$, the\nmore even they are.",
            "printed": "largest probability", "quoted": "Of the three scores, the largest gets a probability of 0.6590:",
-           "try_": "Try it: raise the temperature and run this cell again."},
+           "try_": "Try it: raise the temperature and run this cell again.",
+           "declared": "language: en\n"},  # so that a Chinese word in its prose leaves its tools' words English
 }
 
 MAKEFILE = """\
@@ -141,7 +142,7 @@ def command_new(args: argparse.Namespace) -> int:
     except OSError as error:
         raise UserError(f"{folder}: error: cannot write the new lesson there: {error.strerror or error}") from None
     md = folder / LESSON
-    print(f"wrote {md}, {folder / 'Makefile'}; tangling it and running its program:")
+    print(f"wrote {md}, {folder / 'Makefile'}, {folder / '.gitignore'}; tangling it and running its program:")
     done = command_tangle(argparse.Namespace(md=md, force=False))
     if done == OK:
         with document_lock(md, str(md), "update"):

@@ -164,3 +164,13 @@ def test_a_list_of_quotes_in_either_language_reads_the_same(tmp_path, capsys):
         (tmp_path / "lesson.quotes.txt").write_text(f"A rate of ⟦0.5⟧ is chosen.\t{words}\tthe lesson chose it\n",
                                                     encoding="utf-8")
         assert run(capsys, "check", md)[0] == 0
+
+
+def test_a_number_a_modules_function_computes_from_is_no_setting(tmp_path, capsys):
+    """RATE = math.log(2) / 5730 declares no 2: "2 steps" must be printed; ROUNDS = 3000 declares 3000."""
+    text = ENGLISH_LESSON.replace("ROUNDS = 3000", "import math\nRATE = math.log(2) / 5730\nROUNDS = 3000").replace(
+        "as in 2017.", "as in 2017, after 2 steps.")
+    md = write(tmp_path, text, "lesson.md")
+    assert run(capsys, "tangle", md)[0] == 0
+    code, _, err = run(capsys, "check", md)
+    assert code == 1 and "error: 2 is not printed" in err and "error: 3000" not in err

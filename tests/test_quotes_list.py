@@ -66,13 +66,15 @@ def test_a_listed_quote_passes_and_the_same_quote_changed_to_a_value_another_lin
     assert check(lesson(tmp_path, "最好的是 0.75。", None), capsys)[0] == 0
 
 
-def test_a_number_printed_on_several_lines_that_the_list_does_not_name_cannot_be_told(tmp_path, capsys):
+def test_a_number_the_list_does_not_name_fails_though_printed(tmp_path, capsys):
+    """A lesson that keeps a list names the place of every number: right digits can stand on the wrong line."""
     code, err = check(lesson(tmp_path, "最好的是 0.25。", []), capsys)
     assert code == 1
     assert "0.25: 2 lines of generated/a.py print it (line " in err
-    assert "python tangle.py quotes" in err
+    assert "tangle.py quotes lesson.md lists the number" in err  # no Makefile beside it
     code, err = check(lesson(tmp_path, "跑了 3 轮。", []), capsys)
-    assert code == 0, err  # printed once: that line
+    assert code == 1 and "3: the lesson keeps lesson.quotes.txt, which names it nowhere" in err  # printed once
+    assert check(lesson(tmp_path, "跑了 3 轮。", None), capsys)[0] == 0  # without a list: printed once, that line
 
 
 def test_a_guess_is_refused_until_the_author_confirms_it(tmp_path, capsys):
@@ -187,7 +189,7 @@ def test_a_number_whose_listed_line_changed_is_listed_again_as_a_guess_even_wher
     md.write_text(md.read_text().replace("rounds 3", "rounds 4").replace("seed 7", "seed 3"))
     assert check(md, capsys)[0] == 1
     assert tangle.main(["quotes", str(md)]) == 0
-    assert "its listed place generated/a.py 1:1:1 no longer fits; guessed generated/a.py 1:2:1" in capsys.readouterr().err
+    assert "its listed place generated/a.py 1:1:1 no longer fits; guessed generated/a.py 1:2:1, the only place it may quote" in capsys.readouterr().err
     assert "? 跑了 ⟦3⟧ 轮。\tgenerated/a.py 1:2:1\tseed 3\n" in (tmp_path / "lesson.quotes.txt").read_text()
     code, err = check(md, capsys)
     assert code == 1 and "the tool guessed the line it quotes" in err

@@ -96,7 +96,7 @@ WORDS = {
         "compared-parts": "{where}: the program’s standard output; tangle.py check runs the program again and "
                           "compares what it prints, byte for byte, with the parts joined",
         "compared-part": "{where}: the program’s standard output; tangle.py check runs the program again and "
-                         "compares what it prints, byte for byte, with this part",
+                         "compares what it prints, byte for byte, with what stands here",
         "image": "[figure: {alt}]",
         "number-book": "the book’s number (listed in {file}), not printed by this lesson’s programs",
         "number-declared": "a setting {program} declares (the value of an upper-case name), not linked to the output",
@@ -105,7 +105,7 @@ WORDS = {
                         "before a measure word is linked to no one line)",
         "number-missing": "not verified: {program}’s output does not print it",
         "number-no-output": "not verified: {lesson} has no output",
-        "number-rounded": "; {number} is it rounded",
+        "number-rounded": "; rounded here to {number}",
         "number-quoted": "from {program}’s output ({lesson}, line {line}{rounded}): {quoted}",
     },
 }
