@@ -33,7 +33,7 @@ def proven(proofs: Proofs) -> tuple[list[str], list[ProseNumber]]:
             errors.append(f"{doc.where(number.line)}: error: {problem}")
     shown = quoting.list_shown(doc)
     errors += [f"{shown}:{entry.line}: error: no number of {doc.shown} stands in this sentence any more: "
-               f"{quoted(entry.said, 80)}; python tangle.py quotes {doc.shown} drops it (and lists the reworded "
+               f"{quoted(entry.said, 80)}; {lesson_command(doc, 'quotes')} drops it (and lists the reworded "
                "sentence's numbers again)" for entry in proofs.unused]
     return errors, checked
 

@@ -62,7 +62,7 @@ WORDS = {
         "separator": ", ",
         "output-of": "’s output",
         "matched": "{count} against {link}",
-        "summary": "Numbers in the prose that are checked: {count}; {verified} ({parts})",
+        "summary": "Numbers in the prose: {count}; {verified} ({parts})",
         "verified": "verified: {count}",
         "book": "; {marked}: {count} (listed in {file})",
         "marked-book": "marked as the book’s",
