@@ -235,7 +235,7 @@ def command_check(args) -> int:
     unknown = undefined_name_problems(doc)  # names a playground reads that nothing defines
     figures = stale_figures(doc, lambda target: update_command(doc, target))
     plural = "s" if len(figures) != 1 else ""
-    for found, outcome in ((errors, f"{len(errors)} not in the transcript"),
+    for found, outcome in ((errors, f"{len(errors)} not proven"),
                            (unknown, f"{len(unknown)} undefined in a playground"),
                            (figures, f"{len(figures)} figure{plural} not what the transcript draws")):
         if found:

@@ -99,6 +99,9 @@ def entry_problem(doc: Document, number: ProseNumber, entry: quoting.Entry, quot
                 f"writes no file {place.program}{lookalike(place.program, doc.roots)}"), {}
     if place.name:
         values = quotes.values(place.program)
+        if number.text != entry.shown and entry.shown in values.get(place.name, ()) and not number.sign:
+            return (f"{shown} is listed as the setting {place.name} ({where}), which {place.program} writes "
+                    f"{entry.shown}: write it so in the sentence"), {}
         if number.text != entry.shown or number.text not in values.get(place.name, ()) or number.sign:
             return (f"{shown} is listed as the setting {place.name} = {entry.shown} ({where}), but {place.program} "
                     f"does not give {place.name} that value" + (f" (it gives {', '.join(sorted(values[place.name]))})"
@@ -201,6 +204,9 @@ def listed_again(proofs: Proofs, number: ProseNumber, notes: list[str]) -> list[
     if moved:  # its line moved in a new transcript: the same line, found again
         return [entry_text(doc, number.said, replace(entry, place=moved, guessed=False))]
     places = candidates(doc, number, proofs.quotes)
+    if entry and places and places[0] == entry.place:  # the same place: only what it reads changed (a setting's value)
+        return [entry_text(doc, number.said, replace(entry, shown=number.text if entry.place.name else entry.shown,
+                                                     guessed=False))]
     if not places:
         if entry:  # kept as the author listed it: check says what no longer fits
             return [f"{number.said}\t{quoting.written_place(entry.place, doc.language)}\t{entry.shown}\n"]

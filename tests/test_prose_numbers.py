@@ -70,7 +70,7 @@ SEEN = {
 def test_a_stale_number_the_reader_sees_fails_the_check_at_its_line(tmp_path, capsys, prose):
     text = lesson(prose)
     code, out, err = check(tmp_path, capsys, text)
-    assert code == 1 and "1 not in the transcript" in out
+    assert code == 1 and "1 not proven" in out
     assert f"lesson.md:{line_of(text, '0.9')}: error: 0.93 is not printed by generated/a.py" in err
 
 

@@ -101,8 +101,8 @@ def test_a_setting_the_book_and_no_quote_each_proven_as_listed(tmp_path, capsys)
     wrong = prose.replace("3000", "3001").replace("0.93", "0.94")
     code, err = check(lesson(tmp_path, wrong, entries), capsys)
     assert code == 1
-    assert "3001 is listed as the setting ROUNDS = 3000 (lesson.quotes.txt:2), but generated/a.py does not give ROUNDS " \
-           "that value (it gives 3000)" in err
+    assert "3001 is listed as the setting ROUNDS (lesson.quotes.txt:2), which generated/a.py writes 3000: write it so " \
+           "in the sentence" in err
     assert "0.94 is listed as the book's (lesson.quotes.txt:3: 0.93), but the book does not print it there (nor is " \
            "it in book_figures.txt)" in err
 
@@ -193,3 +193,22 @@ def test_a_number_whose_listed_line_changed_is_listed_again_as_a_guess_even_wher
     assert "? 跑了 ⟦3⟧ 轮。\tgenerated/a.py 1:2:1\tseed 3\n" in (tmp_path / "lesson.quotes.txt").read_text()
     code, err = check(md, capsys)
     assert code == 1 and "the tool guessed the line it quotes" in err
+
+
+def test_a_setting_whose_value_changed_is_listed_again_at_its_name_without_a_guess(tmp_path, capsys):
+    md = lesson(tmp_path, "跑了 3000 轮。", ["跑了 ⟦3000⟧ 轮。\tgenerated/a.py ROUNDS\t3000"])
+    assert check(md, capsys)[0] == 0
+    md.write_text(md.read_text().replace("3000", "4000"))  # the setting and the sentence, both changed
+    code, err = check(md, capsys)
+    assert code == 1 and "listed as the setting ROUNDS = 3000" in err
+    assert tangle.main(["quotes", str(md)]) == 0
+    assert "no longer fits" not in capsys.readouterr().err  # the same place: nothing to guess
+    assert "跑了 ⟦4000⟧ 轮。\tgenerated/a.py ROUNDS\t4000\n" in (tmp_path / "lesson.quotes.txt").read_text()
+    assert check(md, capsys)[0] == 0
+
+
+def test_a_setting_written_otherwise_than_the_program_writes_it_says_how(tmp_path, capsys):
+    md = lesson(tmp_path, "跑了 3000.0 轮。", ["跑了 ⟦3000.0⟧ 轮。\tgenerated/a.py ROUNDS\t3000"])
+    code, err = check(md, capsys)
+    assert code == 1 and "3000.0 is listed as the setting ROUNDS (lesson.quotes.txt:2), which generated/a.py writes " \
+                         "3000: write it so in the sentence" in err

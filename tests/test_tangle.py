@@ -686,7 +686,7 @@ def test_check_fails_on_a_stale_prose_number(tmp_path, capsys):
     assert code == 1
     assert err == (f"{md}:17: error: 0.9310 is not printed by generated/attention.py "
                    "(its section's transcript; nearest: 0.9300)\n")
-    assert out == "checked 2 prose numbers (1 marked as the book's); 1 not in the transcript\n"
+    assert out == "checked 2 prose numbers (1 marked as the book's); 1 not proven\n"
 
 
 # ---------------------------------------------------------------- which transcript a prose number cites
@@ -773,7 +773,7 @@ def test_a_number_the_other_transcript_prints_fails_check_and_the_comment_makes_
     md = write(tmp_path, LESSON.format(intro="手算的权重是 0.1293。", experiments="", subsection="", after=""))
     run(capsys, "tangle", md)
     code, out, err = run(capsys, "check", md)
-    assert code == 1 and out.endswith("1 not in the transcript\n")
+    assert code == 1 and out.endswith("1 not proven\n")
     assert err.startswith(f"{md}:11: error: 0.1293 is not printed by generated/main.py (its section's transcript")
     assert "generated/exp.py prints it" in err
     md.write_text(md.read_text().replace("手算的权重", f"{EXP}\n手算的权重"))
@@ -852,7 +852,7 @@ def test_a_number_marked_as_the_books_must_be_on_the_book_list(tmp_path, capsys)
         "on the line before the paragraph or before the sentence",
         f"{md}:31: error: 0.7777 is marked as the book's (原书) but the book does not print it (not in "
         "book_figures.txt), nor does generated/main.py (its section's transcript; nearest: 0.2303)"]
-    assert out == "checked 6 prose numbers (2 marked as the book's); 2 not in the transcript\n"
+    assert out == "checked 6 prose numbers (2 marked as the book's); 2 not proven\n"
 
 
 def test_the_book_list_is_needed_only_when_something_is_marked_as_the_books(tmp_path, capsys):
