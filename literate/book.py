@@ -14,6 +14,12 @@ MAX_BOOK_FIGURES_BYTES = 1 << 20  # a list of a few hundred numbers
 BOOK_FIGURES = "book_figures.txt"  # beside MD: the figures the book prints, one a line
 
 
+def quotes_a_book(doc: Document, marked: int) -> bool:
+    """Whether the lesson quotes a book: it marks numbers as the book's, or keeps book_figures.txt. A summary of one
+    that does not says nothing of a book."""
+    return marked > 0 or (doc.folder / BOOK_FIGURES).is_file()
+
+
 def read_book_figures(doc: Document) -> dict[str, set[str]]:
     """The figures the book prints, from book_figures.txt beside MD: one number a line, # comments; each as written
     without its sign, with the signs it is listed with ("-", or "" for none and +)."""

@@ -13,7 +13,7 @@ from .figures import draw_figures, lesson_figures, stale_figures
 from .files import describe, read_regular, signals_deferred, write_atomically
 from .makefile import lesson_command, make_command, make_targets
 from .markdown import load
-from .book import BOOK_FIGURES
+from .book import quotes_a_book
 from .model import Conflict, DIFFERENT, Document, MAX_GENERATED_BYTES, OK, UserError, counted
 from .playgrounds import undefined_name_problems
 from .proofs import stale_numbers, written_list
@@ -234,19 +234,18 @@ def command_check(args) -> int:
             outcomes.append("transcript differs")
     unknown = undefined_name_problems(doc)  # names a playground reads that nothing defines
     figures = stale_figures(doc, lambda target: update_command(doc, target))
-    plural = "s" if len(figures) != 1 else ""
     for found, outcome in ((errors, f"{len(errors)} not proven"),
                            (unknown, f"{len(unknown)} undefined in a playground"),
-                           (figures, f"{len(figures)} figure{plural} not what the transcript draws")):
+                           (figures, f"{counted(len(figures), 'figure')} not what the transcript draws")):
         if found:
             print(*found, sep="\n", file=sys.stderr)
             outcomes.append(outcome)
     book = sum(number.book for number in numbers)
-    quotes_book = book or (doc.folder / BOOK_FIGURES).is_file()  # a lesson that quotes no book says nothing of one
     verdict = "; ".join(outcomes) or ("transcript matches" if len(targets) == 1 else "transcripts match")
     left = not_run(doc, targets)
-    print(f"checked {counted(len(numbers), 'prose number')}" + (f" ({book} marked as the book's)" if quotes_book else "")
-          + (f" and {len(drawn)} figure{'s' if len(drawn) != 1 else ''}" if drawn else "") + f"; {verdict}"
+    print(f"checked {counted(len(numbers), 'prose number')}"
+          + (f" ({book} marked as the book's)" if quotes_a_book(doc, book) else "")
+          + (f" and {counted(len(drawn), 'figure')}" if drawn else "") + f"; {verdict}"
           + (f"; not run: {', '.join(left)}" if left else ""))
     return DIFFERENT if outcomes else OK
 
@@ -338,7 +337,7 @@ def command_quotes(args) -> int:
         print(*notes, sep="\n", file=sys.stderr)
     guessed = sum(line.startswith("?") for line in text.split("\n"))
     if guessed:
-        print(f"{guessed} number{'s' if guessed != 1 else ''} guessed (marked ? in {shown}): "
+        print(f"{counted(guessed, 'number')} guessed (marked ? in {shown}): "
               f"read each, remove its ? where right, name the right place where not; {lesson_command(doc, 'check')} "
               "refuses a ?",
               file=sys.stderr)

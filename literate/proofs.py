@@ -131,24 +131,23 @@ def unlisted_problem(number: ProseNumber, quotes: Quotes, keeps_list: bool) -> t
     quote = quotes.quote_of(number)
     if quote is None:
         return unprinted(number, quotes), {}
+    lines = quotes.lines(quotes.scope(number)).get(quote, [])
     if keeps_list:
-        return unlisted(number, quotes), {}
+        return unlisted(number, quotes.doc, lines), {}
     if quotes.only_declared(number):
         return None, {"declared": True}
-    lines = quotes.lines(quotes.scope(number)).get(quote, [])
     found = {"printed": quote if quote != number.text else ""}
     if len(lines) == 1:
         found["quotes"] = lines[0]
     return None, found
 
 
-def unlisted(number: ProseNumber, quotes: Quotes) -> str:
-    """What to do with a number the lesson's list of quotes does not name."""
-    lines = quotes.lines(quotes.scope(number)).get(quotes.quote_of(number), [])
+def unlisted(number: ProseNumber, doc: Document, lines: list[int]) -> str:
+    """What to do with a number the lesson's list of quotes does not name (lines: those that print it)."""
     shown = ", ".join(f"line {line}" for line in lines[:3]) + (f" and {len(lines) - 3} more" if len(lines) > 3 else "")
     where = (f"{len(lines)} lines of {number.program} print it ({shown}) and the sentence does not say which it quotes"
-             if len(lines) > 1 else f"the lesson keeps {quoting.list_shown(quotes.doc)}, which names it nowhere")
-    return (f"{brief(number.text)}: {where}; {lesson_command(quotes.doc, 'quotes')} lists the number with its place "
+             if len(lines) > 1 else f"the lesson keeps {quoting.list_shown(doc)}, which names it nowhere")
+    return (f"{brief(number.text)}: {where}; {lesson_command(doc, 'quotes')} lists the number with its place "
             "(a guess among several, marked ?, for you to confirm): read the line it names")
 
 

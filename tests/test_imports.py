@@ -68,7 +68,7 @@ ALLOWED = {
     "page.code": {"blocks", "model", "page.columns", "markup", "page.state", "page.text", "page.words"},
     "page.transcripts": {"blocks", "model", "page.code", "drawing", "tables", "markup", "page.numbers", "page.state",
                          "page.text", "page.words"},
-    "page.page": {"blocks", "makefile", "model", "proofs", "prose", "quoting", "figures", "rendering", "page.code",
+    "page.page": {"blocks", "book", "makefile", "model", "proofs", "prose", "quoting", "figures", "rendering", "page.code",
                   "page.columns", "markup",
                   "page.maths", "page.numbers", "page.state", "page.text", "page.transcripts", "page.words"},
     "page.command": {"backends", "makefile", "model", "outputs", "markup", "page.page", "page.state"},

@@ -8,6 +8,7 @@ from importlib import resources
 
 from .. import blocks, model, proofs, prose, quoting
 from ..blocks import Role, children as inside  # inside: the blocks inside a list item or a quote
+from ..book import quotes_a_book
 from ..figures import drawing, lesson_figures
 from ..makefile import lesson_command
 from .code import chunk_html, highlighted_lines, playground_html, pygments_css
@@ -155,7 +156,7 @@ def summary_html(page: Page, sources) -> Markup:
              for program, count in by_program.items()]
     text = [say(page, "summary", count=len(counted), verified=tag("strong", None, say(page, "verified", count=verified)),
                 parts=join(links, say(page, "separator")))]
-    if book or (doc.folder / prose.BOOK_FIGURES).is_file():  # a lesson that quotes no book says nothing of one
+    if quotes_a_book(doc, book):
         text.append(say(page, "book", count=book, marked=tag("span", {"class": "num book"}, say(page, "marked-book")),
                         file=tag("code", None, prose.BOOK_FIGURES)))
     counts = sum(1 for number, lines in sources if lines and not number.book and not number.declared
