@@ -314,9 +314,8 @@ def command_update(args) -> int:
     errors, _ = stale_numbers(updated)
     if errors:
         print(*errors, sep="\n", file=sys.stderr)
-        print(f"{len(errors)} prose number{'s' if len(errors) != 1 else ''} not printed by the transcript "
-              f"{'they cite' if len(errors) != 1 else 'it cites'} (listed above); correct {doc.path.name}",
-              file=sys.stderr)
+        print(f"the transcript is recorded; {counted(len(errors), 'prose number')} not proven by it (listed above: "
+              f"correct {doc.path.name} or its list of quotes as each says)", file=sys.stderr)
         return DIFFERENT
     return OK
 

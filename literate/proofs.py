@@ -84,16 +84,17 @@ def entry_problem(doc: Document, number: ProseNumber, entry: quoting.Entry, quot
     same_line: the line must also read as listed (False: the number on it is enough, as when listing again)."""
     place, where = entry.place, f"{quoting.list_shown(doc)}:{entry.line}"
     shown = brief(number.text)
-    if place.program == quoting.NOT_A_QUOTE and not entry.guessed:
-        return None, {"stated": entry.shown.strip()}
+    if place.program == quoting.NOT_A_QUOTE:
+        return no_quote_problem(number, entry, where, quotes)
     if place.program == quoting.THE_BOOK and not entry.guessed:
         if number.text != entry.shown or not book_prints(figures, number):
             return (f"{number.sign}{shown} is listed as the book's ({where}: {entry.shown}), but the book does not "
                     f"print it there" + ("" if book_prints(figures, number) else f" (nor is it in {BOOK_FIGURES})")), {}
         return None, {"book": True}
     if entry.guessed:
-        return (f"{shown}: the tool guessed the line it quotes ({place}: {quoted(entry.shown.strip(), 70)}); read "
-                f"{where}, and remove its {quoting.GUESSED.strip()!r} if right, or name the right place"), {}
+        return (f"{shown}: the tool guessed the line it quotes ({place}: {quoted(entry.shown.strip(), 70)}), without "
+                f"reading the sentence; read {where}, and remove its {quoting.GUESSED.strip()!r} if that is the line "
+                "the sentence means, or name the right place"), {}
     if place.name and place.program not in doc.roots:
         return (f"{shown} is listed as the setting {place.name} of {place.program} ({where}), but {doc.shown} "
                 f"writes no file {place.program}{lookalike(place.program, doc.roots)}"), {}
@@ -123,6 +124,24 @@ def entry_problem(doc: Document, number: ProseNumber, entry: quoting.Entry, quot
     return None, {"quotes": line[0], "program": place.program, "printed": printed[0] if printed[0] != number.text else ""}
 
 
+def no_quote_problem(number: ProseNumber, entry: quoting.Entry, where: str, quotes: Quotes) -> tuple[str | None, dict]:
+    """Why a number listed as no quote fails (None: it passes): the tool listed it so, finding it printed nowhere,
+    and no person has said why yet."""
+    if entry.guessed or entry.shown.strip() in quoting.WHY_WORDS:
+        near = (quotes.printed(quotes.scope(number)).nearest(number.text)
+                if number.program in quotes.doc.transcripts else [])
+        return (f"{brief(number.text)} is listed as no quote ({where}), as the tool does for a number printed "
+                f"nowhere: if it is an example or a definition, write why in place of {entry.shown.strip()!r} and "
+                f"remove the {quoting.GUESSED.strip()!r}; if it should quote the output, correct the number"
+                + (f" (the nearest printed: {', '.join(map(brief, near))})" if near else "")), {}
+    if quoting.marked(entry.said) != number.text:
+        return (f"{brief(number.text)} is listed as no quote ({where}: {entry.shown.strip()}) for the number "
+                f"{brief(quoting.marked(entry.said))} this sentence had; if the new number is no quote either, "
+                f"{lesson_command(quotes.doc, 'quotes')} lists it again, marked ? for you to read the reason "
+                "again"), {}
+    return None, {"stated": entry.shown.strip()}
+
+
 def unlisted_problem(number: ProseNumber, quotes: Quotes, keeps_list: bool) -> tuple[str | None, dict]:
     """Why a number the list does not name fails (None: it passes), and what the check learnt of it: printed where
     it looks (Quotes), or a setting the program declares. Where the lesson keeps a list, every number it quotes must
@@ -130,7 +149,7 @@ def unlisted_problem(number: ProseNumber, quotes: Quotes, keeps_list: bool) -> t
     rounding of several lines, a 2 in a formula)."""
     quote = quotes.quote_of(number)
     if quote is None:
-        return unprinted(number, quotes), {}
+        return unprinted(number, quotes, keeps_list), {}
     lines = quotes.lines(quotes.scope(number)).get(quote, [])
     if keeps_list:
         return unlisted(number, quotes.doc, lines), {}
@@ -147,8 +166,8 @@ def unlisted(number: ProseNumber, doc: Document, lines: list[int]) -> str:
     shown = ", ".join(f"line {line}" for line in lines[:3]) + (f" and {len(lines) - 3} more" if len(lines) > 3 else "")
     where = (f"{len(lines)} lines of {number.program} print it ({shown}) and the sentence does not say which it quotes"
              if len(lines) > 1 else f"the lesson keeps {quoting.list_shown(doc)}, which names it nowhere")
-    return (f"{brief(number.text)}: {where}; {lesson_command(doc, 'quotes')} lists the number with its place "
-            "(a guess among several, marked ?, for you to confirm): read the line it names")
+    return (f"{brief(number.text)}: {where}; {lesson_command(doc, 'quotes')} lists the number with the place it "
+            "guesses, marked ?: read the line it names, and remove the ? if it is the one the sentence means")
 
 
 def prose_number_sources(doc: Document) -> tuple[list[str], list[tuple[ProseNumber, list[int]]]]:
@@ -174,9 +193,9 @@ def written_list(doc: Document) -> tuple[str, list[str]]:
     """The lesson's list of quotes written again (quoting): each prose number, in the lesson's order under its
     heading, with its place: the one listed, if the number still quotes it (its line shown as it now reads), or
     the same line found again where a new transcript moved it; else the book, for a book's figure its mark makes
-    it; else the only place that prints it, or a guess among several, marked ? with the others below it (the only
-    place is marked ? too where the number was listed elsewhere: its sentence may be what is stale). And what to
-    tell the author: the entries dropped (no number stands in their sentence any more) and the numbers guessed."""
+    it; else a guess, marked ? for the author to read: the likeliest place that prints it, with the others below
+    it. And what to tell the author: the entries dropped (no number stands in their sentence any more) and the
+    numbers guessed among several places or listed elsewhere before."""
     proofs = Proofs(doc)
     shown = quoting.list_shown(doc)
     notes = [f"{shown}:{entry.line}: dropped, no number stands in its sentence any more: {entry.said}\t"
@@ -194,9 +213,11 @@ def written_list(doc: Document) -> tuple[str, list[str]]:
 def listed_again(proofs: Proofs, number: ProseNumber, notes: list[str]) -> list[str]:
     """The lines of the list for one number (written_list), adding to notes what the author should know."""
     doc, entry = proofs.doc, proofs.listed.get(id(number))
-    if entry and (entry.guessed or entry_problem(doc, number, entry, proofs.quotes, proofs.figures,
-                                                 same_line=False)[0] is None):
-        return [entry_text(doc, number.said, entry)]
+    if entry and entry_problem(doc, number, replace(entry, guessed=False), proofs.quotes, proofs.figures,
+                               same_line=False)[0] is None:
+        return [entry_text(doc, number.said, entry)]  # it still fits: kept, and a guess not yet read stays one
+    if entry and entry.guessed:
+        entry = None  # the tool's own guess no longer fits: it guesses afresh
     if number.book and book_prints(proofs.figures, number):  # marked as the book's, and on its list
         return [f"{number.said}\t{quoting.LIST_WORDS[doc.language]['book']}\t{number.text}\n"]
     moved = entry and moved_place(doc, number, entry)
@@ -207,21 +228,23 @@ def listed_again(proofs: Proofs, number: ProseNumber, notes: list[str]) -> list[
         return [entry_text(doc, number.said, replace(entry, shown=number.text if entry.place.name else entry.shown,
                                                      guessed=False))]
     if not places:
-        if entry:  # kept as the author listed it: check says what no longer fits
-            return [f"{number.said}\t{quoting.written_place(entry.place, doc.language)}\t{entry.shown}\n"]
-        notes.append(f"{doc.where(number.line)}: {number.text} is printed nowhere it may quote; not listed "
-                     f"({lesson_command(doc, 'check')} says why)")
-        return []
+        if entry:  # kept as the author listed it (check says what no longer fits); a guess where the author's
+            # reason was given for another number
+            changed = entry.place.program == quoting.NOT_A_QUOTE and quoting.marked(entry.said) != number.text
+            return [f"{quoting.GUESSED if changed else ''}{number.said}\t"
+                    f"{quoting.written_place(entry.place, doc.language)}\t{entry.shown}\n"]
+        notes.append(f"{doc.where(number.line)}: {number.text} is printed nowhere it may quote: listed as no quote, "
+                     f"marked ? ({lesson_command(doc, 'check')} names the nearest numbers printed)")
+        words = quoting.LIST_WORDS[doc.language]
+        return [f"{quoting.GUESSED}{number.said}\t{words['no quote']}\t{words['why']}\n"]
     if len(places) > 1:
         notes.append(f"{doc.where(number.line)}: {number.text}: guessed {places[0]} of {len(places)} places")
     elif entry:  # the place it was listed at no longer prints it: the one place left is a guess all the same
         notes.append(f"{doc.where(number.line)}: {number.text}: its listed place {entry.place} no longer fits; "
                      f"guessed {places[0]}, the only place it may quote (the sentence may be stale instead)")
-    elif proofs.entries is not None:  # a list the number was not in: its place is new, for the author to read
-        notes.append(f"{doc.where(number.line)}: {number.text}: newly listed at {places[0]}, the only place it may "
-                     "quote: read it")
-    guess = quoting.Entry(number.said, places[0], number.text if places[0].name else "", len(places) > 1 or bool(entry),
-                          0)
+    # Listed for the first time, it is a guess however many places print it: a tool can find where the digits
+    # stand, but only a person can read whether that line is the one the sentence means.
+    guess = quoting.Entry(number.said, places[0], number.text if places[0].name else "", True, 0)
     return [entry_text(doc, number.said, guess),
             *(f"{quoting.LIST_WORDS[doc.language]['or']}\t{place}\t{place_text(doc, place)}\n"
               for place in places[1 : quoting.MAX_OTHERS + 1])]
@@ -260,11 +283,12 @@ def place_text(doc: Document, place: quoting.Place) -> str:
 def candidates(doc: Document, number: ProseNumber, quotes: Quotes) -> list[quoting.Place]:
     """The places a number may quote, the likeliest first: a setting its program declares with that value, for a
     whole number before a measure word; then each number printed where it looks that it quotes (as written, or
-    rounded), by how many words and other numbers its line shares with the sentence."""
+    rounded), by how many words and other numbers its line shares with the sentence; then, for any other number
+    written without a sign, a setting with that value as the code writes it (the guess 1.0 of START = 1.0)."""
     if number.program not in doc.transcripts:
         return []
     settings = []
-    if number.setting and not number.sign:  # the cited program's settings first, then those of the lesson's others
+    if not number.sign:  # the cited program's settings first, then those of the lesson's others
         programs = sorted(doc.roots, key=lambda program: program != number.program)
         settings = [quoting.Place(program, name=name) for program in programs
                     for name, held in quotes.values(program).items() if number.text in held]
@@ -279,4 +303,5 @@ def candidates(doc: Document, number: ProseNumber, quotes: Quotes) -> list[quoti
              if place.part in parts and quoting.quotes(number.text, number.sign, value, sign)]
     said = quoting.words(number.said)
     found.sort(key=lambda item: (not item[2], -quoting.shared(said, quoting.words(item[1]))))
-    return settings + [place for place, _, _ in found]
+    printed_places = [place for place, _, _ in found]
+    return settings + printed_places if number.setting else printed_places + settings

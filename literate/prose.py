@@ -13,6 +13,7 @@ from .book import BOOK_FIGURES
 from .expansion import trace
 from .inline import BOOK_SPAN_END, NUMBER, OUR_COLUMN, SEPARATOR, Spans
 from .language import RULES, ProseRules
+from .makefile import lesson_command
 from .model import Document, ProseNumber, UserError, output_lines, quoted
 from .printed import Printed, brief, sign_before
 from .validation import lookalike
@@ -332,9 +333,10 @@ def lines_printing(pieces) -> dict[str, list[int]]:
     return lines
 
 
-def unprinted(number: ProseNumber, quotes: Quotes) -> str:
-    """Why a number fails: what it is, what it was looked for in, the nearest numbers there, and where else its
-    program or another one prints it."""
+def unprinted(number: ProseNumber, quotes: Quotes, keeps_list: bool) -> str:
+    """Why a number fails: what it is, what it was looked for in, the nearest numbers there, where else its
+    program or another one prints it, and how to write a number that is no output (keeps_list: the lesson keeps a
+    list of quotes, where it may say so)."""
     scope = quotes.scope(number)
     known = number.program in quotes.doc.transcripts
     near = quotes.printed(scope).nearest(number.text) if known else []
@@ -361,7 +363,8 @@ def unprinted(number: ProseNumber, quotes: Quotes) -> str:
         if number.setting:
             what += (f"; if it is a setting, {number.program} must declare it (an UPPER_CASE name given it, "
                      "ROUNDS = 3000)")
-    if isinstance(scope, tuple) and number.text in quotes.printed(number.program).numbers:
+    elsewhere = isinstance(scope, tuple) and number.text in quotes.printed(number.program).numbers
+    if elsewhere:
         what += (f"; {number.program} prints it elsewhere: if it quotes that, cite it with "
                  f"<!-- {RULES[quotes.doc.language].citation_word} {number.program} --> on the line before the paragraph or before the sentence")
     others = [target for target in quotes.doc.transcripts
@@ -369,4 +372,13 @@ def unprinted(number: ProseNumber, quotes: Quotes) -> str:
     if others:
         what += (f"; {others[0]} prints it: if it comes from there, cite it with "
                  f"<!-- {RULES[quotes.doc.language].citation_word} {others[0]} --> on the line before the paragraph or before the sentence")
+    if not (elsewhere or others or number.book):  # printed by no program: perhaps no output at all
+        what += no_output_hint(quotes.doc, keeps_list)
     return what
+
+
+def no_output_hint(doc: Document, keeps_list: bool) -> str:
+    """How the prose writes a number it states itself (an example, a definition), which no program prints."""
+    listed = (f", or run {lesson_command(doc, 'quotes')}, which lists it as "
+              f"{quoting.LIST_WORDS[doc.language]['no quote']!r} for you to say why" if keeps_list else "")
+    return f"; if it is no output but an example or a definition, write it as code, between backticks{listed}"

@@ -26,7 +26,7 @@ from .printed import places, rounded, sign_before
 
 QUOTES_SUFFIX = ".quotes.txt"  # attention.md -> attention.quotes.txt beside it
 OPEN, CLOSE = "⟦", "⟧"  # around the quoted number in its sentence
-GUESSED = "? "  # an entry the tool guessed among several lines: check refuses it until the author removes the mark
+GUESSED = "? "  # an entry the tool guessed (each new one): check refuses it until the author has read it and removed the mark
 MAX_SAID = 400  # characters of a sentence kept around its number (a table row or a long sentence is cut, marked …)
 SETTING_NAME = re.compile(r"[A-Z][A-Z0-9_]*")
 
@@ -93,6 +93,11 @@ def key(sentence: str) -> tuple[str, int] | None:
     if at not in starts:
         return None
     return NUMBER.sub("#", plain), starts.index(at)
+
+
+def marked(sentence: str) -> str:
+    """The number a sentence of the list marks (between ⟦ ⟧); the sentence is one key() reads."""
+    return sentence[sentence.index(OPEN) + 1 : sentence.index(CLOSE)]
 
 
 def printed_at(line: str, column: int) -> tuple[str, str] | None:
@@ -168,7 +173,8 @@ ZH_HEADER = f"""\
 #   或「不是引用」（正文自己说的数：定义、例子、课文选定的个数）；
 #   那一行实跑输出（给人看的，check 核对它还是这样）；设置，写代码里的那个数；「原书」的，写原书印的那个数；
 #   「不是引用」的，写为什么。
-# 行首的 "{GUESSED.strip()}" 是工具在几行之间猜的：读一读，对了就删掉它，不对就照下面 "# 或" 的几行改成对的那一处。
+# 行首的 "{GUESSED.strip()}" 是工具猜的（新列进来的数都标着它）：读一读，句子说的正是那一行就删掉它，不是就照下面 "# 或" 的几行
+# 改成对的那一处。
 # python tangle.py quotes 重写这份清单；make check 逐个核对（规则见 docs/numbers.md）。
 """
 EN_HEADER = f"""\
@@ -180,14 +186,16 @@ EN_HEADER = f"""\
 #   definition, an example, a count the lesson chose);
 #   that line of output (for people: check verifies it still reads so); for a setting, the number in the code; for
 #   "the book", the number as the book prints it; for "not a quote", why.
-# A "{GUESSED.strip()}" at the start of a line is the tool's guess: read it; if right, delete the "{GUESSED.strip()}", if not, make
-# it the right place (the "# or" lines below it are the others it could be).
+# A "{GUESSED.strip()}" at the start of a line is the tool's guess (each newly listed number has one): read it; if the
+# sentence means that line, delete the "{GUESSED.strip()}", if not, make it the right place (the "# or" lines below it
+# are the others it could be).
 # tangle.py quotes writes this list again; tangle.py check checks every entry (docs/tangle.md says how).
 """
 LIST_WORDS = {
-    "zh": {"header": ZH_HEADER, "no quote": NOT_A_QUOTE, "book": THE_BOOK, "or": "# 或"},
-    "en": {"header": EN_HEADER, "no quote": "not a quote", "book": "the book", "or": "# or"},
-}
+    "zh": {"header": ZH_HEADER, "no quote": NOT_A_QUOTE, "book": THE_BOOK, "or": "# 或", "why": "为什么？"},
+    "en": {"header": EN_HEADER, "no quote": "not a quote", "book": "the book", "or": "# or", "why": "why?"},
+}  # "why": what the tool writes in place of the reason a number it found printed nowhere is no quote
+WHY_WORDS = {words["why"] for words in LIST_WORDS.values()}
 NO_QUOTE_WORDS = {words["no quote"] for words in LIST_WORDS.values()}
 BOOK_WORDS = {words["book"] for words in LIST_WORDS.values()}
 

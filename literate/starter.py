@@ -12,10 +12,13 @@ import sys
 from pathlib import Path
 
 from .commands import command_tangle, command_update
-from .files import document_lock
+from .files import document_lock, write_atomically
+from .makefile import TOOLS
+from .markdown import load
 from .model import OK, UserError
+from .proofs import written_list
+from .quoting import GUESSED, list_path, list_shown
 
-TOOLS = Path(__file__).resolve().parent.parent  # the folder of tangle.py, weave.py and notebook.py
 LESSON = "lesson.md"
 
 # The lesson, its words in either language filled in (WORDS); the code is the same in both.
@@ -148,10 +151,22 @@ def command_new(args: argparse.Namespace) -> int:
         with document_lock(md, str(md), "update"):
             done = command_update(argparse.Namespace(md=md, timeout=600, only=None, progress=False))
     if done == OK:
+        write_list(md)
         guide = "new-lesson.en.md" if args.lang == "en" else "new-lesson.md"
         print(f"next: cd {folder} and make check (make help lists the lesson's commands; docs/{guide} in "
               f"{TOOLS} walks on from here)")
     return done
+
+
+def write_list(md: Path) -> None:
+    """The new lesson's list of quotes (what make check proves each prose number against), its one number
+    confirmed: the starter's sentence is written to quote the one line its program prints, which tests check. The
+    numbers the author adds, make quotes lists as guesses for the author to read."""
+    doc = load(md, str(md))
+    text, _ = written_list(doc)
+    confirmed = "".join(line.removeprefix(GUESSED) for line in text.splitlines(keepends=True))
+    write_atomically(list_path(doc), confirmed.encode())
+    print(f"wrote {list_shown(doc)}: the line of output each number in the prose quotes")
 
 
 def make_path(path: Path) -> str:

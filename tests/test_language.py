@@ -119,7 +119,8 @@ def fields(words) -> dict:
     found = {}
     for key, value in words.items():
         for inner, text in (value.items() if isinstance(value, dict) else [("", value)]):
-            found[key, inner] = sorted(re.findall(r"\{(\w+)\}", text))
+            texts = text if isinstance(text, tuple) else (text,)  # a word said in parts (the .venv, then again)
+            found[key, inner] = [sorted(re.findall(r"\{(\w+)\}", part)) for part in texts]
     return found
 
 

@@ -78,6 +78,9 @@ def test_each_new_lesson_passes_every_tool_and_its_notebook_prints_its_transcrip
     lesson = home / folder
     text = (lesson / "lesson.md").read_text(encoding="utf-8")
     assert f"```text {{transcript}}\n{printed}```" in text  # recorded from the run, not written
+    listed = (lesson / "lesson.quotes.txt").read_text(encoding="utf-8")  # its one number, proven by the line it quotes
+    assert re.search(rf"⟦0\.6590⟧[:：]\tgenerated/lesson\.py 1:1:1\t{printed}", listed)
+    assert not re.search(r"^\? ", listed, re.M)  # and read: the starter's sentence is written to quote that line
     assert "transcript unchanged" in make(lesson, "update")
     (lesson / "lesson.md").write_text(text.replace("\n\n", "\n\nA paragraph that moves the code down.\n\n", 1),
                                       encoding="utf-8")  # a prose-only edit: generated/ is out of date
@@ -91,6 +94,7 @@ def test_each_new_lesson_passes_every_tool_and_its_notebook_prints_its_transcrip
     make(lesson, "html")
     page = (lesson / "build" / "lesson.html").read_text(encoding="utf-8")
     assert "0.6590" in page and "book_figures.txt" not in page and "docs/numbers.md" not in page  # not its files
+    assert re.search(r'<figcaption title="lesson\.md:\d+[:：] ?[^"]*make check ', page)  # the lesson's own check
     assert html_tag in page and (folder != "softmax-en" or not CHINESE.search(page))  # all in English: none
     broken = (lesson / "lesson.md").read_text(encoding="utf-8").replace("print(softmax(", "print(sofmax(")
     (lesson / "lesson.md").write_text(broken, encoding="utf-8")
@@ -105,6 +109,7 @@ def test_each_new_lesson_passes_every_tool_and_its_notebook_prints_its_transcrip
                    resources={"metadata": {"path": str(lesson)}}).execute()
     [note] = [cell.source for cell in built.cells if cell.metadata["attention"]["role"] == "note"]
     assert "numpy" not in note and playgrounds in note  # its program uses none; it has one
+    assert "`TOOLS`" in note  # the .venv make lab installs into is the tools', not one beside the lesson
     assert folder != "softmax-en" or not CHINESE.search(nbformat.writes(built))
     by_role = {cell.metadata["attention"]["role"]: cell for cell in built.cells if cell.cell_type == "code"}
     assert stdout(by_role["transcript"]) == printed
@@ -134,7 +139,11 @@ def test_the_tools_name_the_new_lessons_own_commands(tmp_path):
     make(lesson, "tangle")
     checked = subprocess.run(["make", "-s", "check"], cwd=lesson, capture_output=True, text=True, timeout=300)
     assert checked.returncode != 0 and "if the new output is right, record it: make update" in checked.stderr
-    make(lesson, "update")
+    updated = subprocess.run(["make", "-s", "update"], cwd=lesson, capture_output=True, text=True, timeout=300)
+    assert updated.returncode != 0 and "now reads '最大的 0.6590', not as listed" in updated.stderr
+    assert "make quotes lists it again" in updated.stderr  # its list names the line as it read before
+    make(lesson, "quotes")
+    make(lesson, "check")  # the same number at the same place: listed again as it is, no guess to read
     generated = lesson / "generated" / "lesson.py"
     generated.write_text(generated.read_text(encoding="utf-8") + "# mine\n", encoding="utf-8")
     checked = subprocess.run(["make", "-s", "check"], cwd=lesson, capture_output=True, text=True, timeout=300)
@@ -154,3 +163,27 @@ def test_a_new_lesson_goes_only_into_a_new_or_empty_folder(tmp_path):
 def test_the_makefile_names_the_tools_where_they_are():
     made = literate.starter.MAKEFILE.format(lesson="lesson.md", stem="lesson", tools=literate.starter.make_path(Path("/a b/c#d")))
     assert "TOOLS := /a\\ b/c\\#d\n" in made
+
+
+def test_a_number_the_author_adds_is_listed_by_make_quotes_as_a_guess_to_read(tmp_path):
+    """The guide's "make quotes" step: a new number fails until its guessed line has been read; so does an example,
+    until its reason is written."""
+    lesson = tmp_path / "lesson"
+    subprocess.run([sys.executable, "tangle.py", "new", str(lesson), "--lang", "en"], cwd=conftest.ROOT, check=True,
+                   capture_output=True, timeout=120)
+    md = lesson / "lesson.md"
+    added = "The largest score wins 0.6590 of the mass. Take 7.5, say. Of the three scores,"
+    md.write_text(md.read_text(encoding="utf-8").replace("Of the three scores,", added), encoding="utf-8")
+    checked = subprocess.run(["make", "-s", "check"], cwd=lesson, capture_output=True, text=True, timeout=300)
+    assert checked.returncode != 0 and "which names it nowhere; make quotes lists the number" in checked.stderr
+    make(lesson, "quotes")
+    listed = lesson / "lesson.quotes.txt"
+    lines = listed.read_text(encoding="utf-8").split("\n")
+    assert "? The largest score wins ⟦0.6590⟧ of the mass.\tgenerated/lesson.py 1:1:1\tlargest probability 0.6590" \
+        in lines
+    assert "? Take ⟦7.5⟧, say.\tnot a quote\twhy?" in lines
+    checked = subprocess.run(["make", "-s", "check"], cwd=lesson, capture_output=True, text=True, timeout=300)
+    assert checked.returncode != 0 and "the tool guessed the line it quotes" in checked.stderr
+    listed.write_text(listed.read_text(encoding="utf-8").replace("? ", "").replace("why?", "an example"),
+                      encoding="utf-8")  # read, and the reason written
+    make(lesson, "check")

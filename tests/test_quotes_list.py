@@ -124,9 +124,10 @@ def test_the_quotes_command_lists_each_number_guessing_among_several_places_and_
     # nothing in the sentence tells the two lines apart: the first, marked, the other below it
     assert "? 最好的是 ⟦0.25⟧，跑了 3 轮。\tgenerated/a.py 1:1:2\tbefore 0.75 after 0.25\n" in listed
     assert "# 或\tgenerated/a.py 1:3:1\tbest 0.25 worst 0.75\n" in listed
-    assert "最好的是 0.25，跑了 ⟦3⟧ 轮。\tgenerated/a.py 1:2:1\trounds 3\n" in listed  # printed once: no guess
-    assert "1 number guessed (marked ?" in err
-    (tmp_path / "lesson.quotes.txt").write_text(listed.replace("? 最好", "最好"))  # the author confirms the first
+    # printed once, and still a guess: only a person can read that the sentence means that line
+    assert "? 最好的是 0.25，跑了 ⟦3⟧ 轮。\tgenerated/a.py 1:2:1\trounds 3" in listed.split("\n")
+    assert "2 numbers guessed (marked ?" in err
+    (tmp_path / "lesson.quotes.txt").write_text(listed.replace("? 最好", "最好"))  # the author confirms both
     assert check(md, capsys)[0] == 0
     assert tangle.main(["quotes", str(md)]) == 0 and "wrote" in capsys.readouterr().out  # the other places' notes go
     assert tangle.main(["quotes", str(md)]) == 0 and "unchanged" in capsys.readouterr().out
@@ -135,7 +136,7 @@ def test_the_quotes_command_lists_each_number_guessing_among_several_places_and_
     assert tangle.main(["quotes", str(md)]) == 0
     err = capsys.readouterr().err
     assert "dropped, no number stands in its sentence any more: 最好的是 ⟦0.25⟧，跑了 3 轮。" in err
-    assert "跑了 ⟦3⟧ 轮。\tgenerated/a.py 1:2:1\trounds 3\n" in (tmp_path / "lesson.quotes.txt").read_text()
+    assert "? 跑了 ⟦3⟧ 轮。\tgenerated/a.py 1:2:1\trounds 3" in (tmp_path / "lesson.quotes.txt").read_text().split("\n")
 
 
 def test_the_page_links_the_listed_line_and_shows_a_number_that_is_no_quote_unlinked(tmp_path, capsys):
@@ -185,7 +186,9 @@ def test_a_number_whose_listed_line_changed_is_listed_again_as_a_guess_even_wher
     one place left is no answer the tool may give alone."""
     md = write(tmp_path, small_lesson("跑了 3 轮。", printed=("rounds 3", "seed 7")), "lesson.md")
     assert tangle.main(["quotes", str(md)]) == 0
-    assert "跑了 ⟦3⟧ 轮。\tgenerated/a.py 1:1:1\trounds 3\n" in (tmp_path / "lesson.quotes.txt").read_text()
+    listed = tmp_path / "lesson.quotes.txt"
+    assert "? 跑了 ⟦3⟧ 轮。\tgenerated/a.py 1:1:1\trounds 3" in listed.read_text().split("\n")
+    listed.write_text(listed.read_text().replace("? 跑了", "跑了"))  # the author confirms it
     md.write_text(md.read_text().replace("rounds 3", "rounds 4").replace("seed 7", "seed 3"))
     assert check(md, capsys)[0] == 1
     assert tangle.main(["quotes", str(md)]) == 0
@@ -212,3 +215,50 @@ def test_a_setting_written_otherwise_than_the_program_writes_it_says_how(tmp_pat
     code, err = check(md, capsys)
     assert code == 1 and "3000.0 is listed as the setting ROUNDS (lesson.quotes.txt:2), which generated/a.py writes " \
                          "3000: write it so in the sentence" in err
+
+
+def test_a_number_printed_nowhere_is_listed_as_no_quote_for_the_author_to_say_why(tmp_path, capsys):
+    md = lesson(tmp_path, "比如 7.5 这样的分数。", [])
+    code, err = check(md, capsys)
+    assert code == 1 and "7.5 is not printed by generated/a.py" in err
+    assert "write it as code, between backticks, or run python" in err and "which lists it as '不是引用'" in err
+    assert tangle.main(["quotes", str(md)]) == 0
+    listed = tmp_path / "lesson.quotes.txt"
+    assert "? 比如 ⟦7.5⟧ 这样的分数。\t不是引用\t为什么？" in listed.read_text().split("\n")
+    code, err = check(md, capsys)
+    assert code == 1 and "7.5 is listed as no quote (lesson.quotes.txt:" in err and "write why in place of '为什么？'" in err
+    listed.write_text(listed.read_text().replace("? 比如", "比如"))  # the mark removed, but no reason given: refused
+    assert check(md, capsys)[0] == 1
+    listed.write_text(listed.read_text().replace("为什么？", "例子"))
+    assert check(md, capsys)[0] == 0
+
+
+def test_a_number_listed_as_no_quote_that_changed_fails_and_is_listed_again_as_a_guess(tmp_path, capsys):
+    """The reason was the author's word for 7.5: for 7.6 it is to be read again."""
+    md = lesson(tmp_path, "比如 7.6 这样的分数。", ["比如 ⟦7.5⟧ 这样的分数。\t不是引用\t例子"])
+    code, err = check(md, capsys)
+    assert code == 1 and "7.6 is listed as no quote (lesson.quotes.txt:2: 例子) for the number 7.5 this sentence had" in err
+    assert tangle.main(["quotes", str(md)]) == 0
+    assert "? 比如 ⟦7.6⟧ 这样的分数。\t不是引用\t例子" in (tmp_path / "lesson.quotes.txt").read_text().split("\n")
+
+
+def test_a_guess_that_no_longer_fits_is_guessed_afresh(tmp_path, capsys):
+    """A guess not yet read is the tool's, not the author's: where its line no longer prints the number, the tool
+    guesses again rather than keep naming a line that prints something else."""
+    md = lesson(tmp_path, "跑了 3 轮。", ["? 跑了 ⟦3⟧ 轮。\tgenerated/a.py 1:1:1\tbefore 0.75 after 0.25"])
+    assert tangle.main(["quotes", str(md)]) == 0
+    assert "? 跑了 ⟦3⟧ 轮。\tgenerated/a.py 1:2:1\trounds 3" in (tmp_path / "lesson.quotes.txt").read_text().split("\n")
+
+
+def test_a_decimal_that_only_a_setting_holds_is_guessed_to_be_that_setting(tmp_path, capsys):
+    """START = 1.0 and "the guess 1.0": no line prints it, the setting holds it as written."""
+    text = (small_lesson("起点是 1.5。", printed=PRINTED).replace("<<body>>", "<<settings>>\n<<body>>")
+            + "\n```python {#settings}\nSTART = 1.5\n```\n\n")
+    md = write(tmp_path, text, "lesson.md")
+    (tmp_path / "lesson.quotes.txt").write_text("# the list\n")
+    assert check(md, capsys)[0] == 1
+    assert tangle.main(["quotes", str(md)]) == 0
+    listed = tmp_path / "lesson.quotes.txt"
+    assert "? 起点是 ⟦1.5⟧。\tgenerated/a.py START\t1.5" in listed.read_text().split("\n")
+    listed.write_text(listed.read_text().replace("? 起点", "起点"))
+    assert check(md, capsys)[0] == 0

@@ -582,8 +582,9 @@ def test_update_reports_the_prose_numbers_it_made_stale(tmp_path, capsys):
     code, _, err = run(capsys, "update", md)
     assert code == 1
     assert err.startswith(f"{md}:15: error: 0.9300 is not printed by generated/attention.py "
-                          "(its section's transcript; nearest: 0.9320)\n")
-    assert "1 prose number not printed by the transcript it cites" in err
+                          "(its section's transcript; nearest: 0.9320); if it is no output but an example or a "
+                          "definition, write it as code, between backticks\n")
+    assert "the transcript is recorded; 1 prose number not proven by it" in err
     assert "acc 0.9320\n```" in md.read_text()
 
 
@@ -670,7 +671,8 @@ def test_table_columns_headed_by_the_book_hold_the_books_figures(tmp_path):
     errors, numbers = literate.proofs.stale_numbers(doc)
     assert errors == [
         "attention.md:18: error: 0.7700 is not printed by generated/attention.py "
-        "(its section's transcript; nearest: 0.9300)",
+        "(its section's transcript; nearest: 0.9300); if it is no output but an example or a definition, write it as "
+        "code, between backticks",
         "attention.md:20: error: 0.6600 is marked as the book's (原书) but the book does not print it "
         "(not in book_figures.txt), nor does generated/attention.py (its section's transcript; nearest: 0.9300)"]
     assert [(n.text, n.book) for n in numbers] == [("0.9900", True), ("0.9300", False), ("0.8800", True),
@@ -685,7 +687,8 @@ def test_check_fails_on_a_stale_prose_number(tmp_path, capsys):
     code, out, err = run(capsys, "check", md)
     assert code == 1
     assert err == (f"{md}:17: error: 0.9310 is not printed by generated/attention.py "
-                   "(its section's transcript; nearest: 0.9300)\n")
+                   "(its section's transcript; nearest: 0.9300); if it is no output but an example or a definition, "
+                   "write it as code, between backticks\n")
     assert out == "checked 2 prose numbers (1 marked as the book's); 1 not proven\n"
 
 
@@ -797,8 +800,8 @@ def test_update_lists_every_line_its_new_output_made_stale(tmp_path, capsys):
              for line in err.splitlines() if ": error: " in line]
     assert stale == ["11 0.2303", "15 0.2303", "36 0.2303"]
     assert "(its section's transcript; nearest: 0.230)" in err
-    assert err.endswith("3 prose numbers not printed by the transcript they cite (listed above); "
-                        "correct attention.md\n")
+    assert err.endswith("the transcript is recorded; 3 prose numbers not proven by it (listed above: correct "
+                        "attention.md or its list of quotes as each says)\n")
 
 
 BAD_CITATIONS = {

@@ -369,7 +369,7 @@ def test_the_books_figures_are_marked_and_unverified_numbers_are_not_links(small
     assert len(book) == 2 and all("原书" in e.attrs["title"] for e in book)  # in the sentence and in the column
     unverified = tree.all("span", "unverified")
     assert [e.text() for e in unverified if e.text() != "1 个没有对上"] == ["0.9301"]
-    assert "1 prose number is not printed" in stderr and "tangle.py check" in stderr  # no Makefile beside it
+    assert "1 prose number not proven" in stderr and "tangle.py check" in stderr  # no Makefile beside it
 
 
 def test_the_top_of_the_page_counts_the_numbers(small):

@@ -11,7 +11,7 @@ from .. import blocks, expansion, markdown, model
 from ..blocks import Role, children as inside  # inside: the blocks inside a fold, a list item or a quote
 from ..figures import drawing, figure_path, inline_spans, lesson_figures
 from ..ipython import misread
-from ..makefile import check_command
+from ..makefile import TOOLS, check_command
 from ..startup import missing
 from .escaping import code_span, jupyter_id
 from .lesson import code_chunks, first_program, main_block, part_blocks, without_main_block
@@ -297,7 +297,7 @@ def prelude(notebook: Notebook, doc: model.Document, program: str, printing: str
     about = About(doc.path.name, program, f"{doc.path.stem}.ipynb", texts, printing,
                   declared.function if declared else "", declared.shown if declared else "", uses_numpy,
                   bool(doc.playgrounds), tested=(doc.folder / "tests" / "test_notebook.py").is_file(),
-                  links=bool(doc.captions))
+                  links=bool(doc.captions), tools_here=doc.folder.resolve() == TOOLS)
     notebook.add(v4.new_markdown_cell(note(words, how, about)), "note")
     if how == "whole":
         return

@@ -20,6 +20,8 @@ class Words:
     runs_none: str  # after "Run All" where the lesson says nothing of it
     numpy_kernel: str  # what the note says of numpy where it names the kernel: only for a program that uses it
     numpy_elsewhere: str  # ... and of a JupyterLab installed elsewhere
+    venv: dict[str, tuple[str, str]]  # the .venv make lab uses (named, then named again), by whether the lesson's
+    # folder is the tools' ("here") or not ("tools")
     playgrounds: str  # ... of the playgrounds, where the lesson declares no words of its own for them
     why: dict[str, str]  # ... of how the cells run, by how the transcript is printed
     parts: dict[str, str]  # ... of how the transcript is printed
@@ -45,7 +47,7 @@ ZH_NOTE = """\
 
 `make notebook` 从 {md} 生成了它：讲义的文字是 Markdown 格，讲义的每个代码块是一格代码，顺序就是讲义的阅读顺序。从上往下运行全部格子（Run All）即可{runs}
 
-- **内核**：在讲义的文件夹里运行 `make lab`。第一次它把 JupyterLab 装进 `.venv`{numpy}，然后用 `.venv` 的 Python 做内核打开这个笔记本。{elsewhere}
+- **内核**：在讲义的文件夹里运行 `make lab`。第一次它把 JupyterLab 装进{venv}{numpy}，然后用{venv_again}的 Python 做内核打开这个笔记本。{elsewhere}
 {why}{parts}- **邀请你改的格子**：每一格都可以改了再运行。{try_}
 {links}- **改乱了**：你保存了的改动存在这个笔记本文件里，重启内核不会撤销它们（`make lab` 的 JupyterLab 不自动保存，你自己的 JupyterLab 两分钟自动保存一次）。要回到讲义的样子，删掉这个文件（{notebook}）再 `make notebook`，然后在 JupyterLab 里点 File → Reload Notebook from Disk：打开着的标签页还是你改过的样子，不重新载入，下次保存又会把它写回文件。讲义改了以后，`make notebook` 不会盖掉改动过的这个文件（运行过格子再保存也算改动），而是停下来说明怎么办：要留下改动，先另存一份（File → Save Notebook As…，存到 `build/` 以外：`make clean` 会删掉 `build/`），再删掉这个文件、重新 `make notebook`。"""
 
@@ -108,7 +110,7 @@ EN_NOTE = """\
 
 `make notebook` made it from {md}: the lesson's text is in Markdown cells, each code block of the lesson is a code cell, in the lesson's reading order. Run all the cells from the top (Run All){runs}
 
-- **Kernel**: run `make lab` in the lesson's folder. The first time, it installs JupyterLab into `.venv`{numpy}, then opens this notebook with the Python of `.venv` as its kernel. {elsewhere}
+- **Kernel**: run `make lab` in the lesson's folder. The first time, it installs JupyterLab into {venv}{numpy}, then opens this notebook with the Python of {venv_again} as its kernel. {elsewhere}
 {why}{parts}- **Cells to change**: you may change any cell and run it again. {try_}
 {links}- **Undoing changes**: the changes you saved are in this notebook file, and restarting the kernel does not undo them (the JupyterLab of `make lab` does not save by itself; your own JupyterLab saves every two minutes). To go back to the lesson as written, delete this file ({notebook}) and run `make notebook`, then click File → Reload Notebook from Disk in JupyterLab: until it is reloaded the open tab still shows your changes, and the next save would write them back. Once the lesson has changed, `make notebook` does not overwrite this file if you changed it (running cells and saving counts as a change): it stops and says what to do. To keep your changes, first save a copy (File → Save Notebook As…, outside `build/`: `make clean` deletes `build/`), then delete this file and run `make notebook` again."""
 EN_PLAYGROUNDS = "The cells tagged playground are yours to try things in."
@@ -177,6 +179,7 @@ WORDS = {
     "zh": Words(note=ZH_NOTE, folded_cell="和下面折叠着的那一格", runs_joiner="；", runs_none="。",
                 numpy_kernel="（讲义要的 numpy 也在那里）",
                 numpy_elsewhere="别处装的 JupyterLab 用的是它自己的 Python，多半没有 numpy，第一格代码就会出错。",
+                venv={"here": (" `.venv`", " `.venv` "), "tools": ("工具的 `.venv`（讲义的 `Makefile` 里 `TOOLS` 说的那个文件夹里）", "它")},
                 playgrounds=ZH_PLAYGROUNDS, why=ZH_WHY, parts=ZH_PARTS, tested="（`tests/test_notebook.py` 就是这样核对的）",
                 chunk_links=ZH_CHUNK_LINKS, prelude_header=ZH_PRELUDE_HEADER, whole_header=ZH_WHOLE_HEADER,
                 main_header=ZH_MAIN_HEADER, part_header=ZH_PART_HEADER, root_note=ZH_ROOT_NOTE,
@@ -188,6 +191,8 @@ WORDS = {
                 numpy_kernel=" (with numpy, which the lesson needs)",
                 numpy_elsewhere="A JupyterLab installed elsewhere uses its own Python, which most likely has no "
                                 "numpy: the first code cell would fail.",
+                venv={"here": ("`.venv`", "`.venv`"),
+                      "tools": ("the tools' `.venv` (in the folder `TOOLS` names in the lesson's `Makefile`)", "that `.venv`")},
                 playgrounds=EN_PLAYGROUNDS, why=EN_WHY, parts=EN_PARTS, tested=" (`tests/test_notebook.py` checks it so)",
                 chunk_links=EN_CHUNK_LINKS, prelude_header=EN_PRELUDE_HEADER, whole_header=EN_WHOLE_HEADER,
                 main_header=EN_MAIN_HEADER, part_header=EN_PART_HEADER, root_note=EN_ROOT_NOTE,
@@ -205,7 +210,8 @@ WORDS = {
 class About:
     """What the note says of the lesson: its file, its program, the notebook's file, its declared words (as Markdown
     already), the lines that print each part (printing, function, mark), and whether its program imports numpy, it
-    has playgrounds, its folder has the test that runs the notebook, it has links to chunks."""
+    has playgrounds, its folder has the test that runs the notebook, it has links to chunks, it is in the tools'
+    folder."""
 
     md: str
     program: str
@@ -218,6 +224,7 @@ class About:
     playgrounds: bool = False
     tested: bool = False
     links: bool = False
+    tools_here: bool = True  # the lesson is in the tools' folder, whose .venv is its own
 
 
 def note(words: Words, how: str, about: About) -> str:
@@ -235,6 +242,7 @@ def note(words: Words, how: str, about: About) -> str:
     return words.note.format(folded="" if whole else words.folded_cell, md=code_span(about.md),
                              runs=words.runs_joiner + runs if runs else words.runs_none, why=why,
                              numpy=words.numpy_kernel if about.numpy else "",
+                             **dict(zip(("venv", "venv_again"), words.venv["here" if about.tools_here else "tools"])),
                              elsewhere=words.numpy_elsewhere if about.numpy else "", parts=printed,
                              try_=texts.get("notebook-try", words.playgrounds if about.playgrounds else ""),
                              links=words.chunk_links if about.links else "",

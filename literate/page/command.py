@@ -50,8 +50,8 @@ def make(doc) -> outputs.Made:
     """The page of the lesson, marked as weave.py's; the numbers that make check would refuse, as a warning."""
     page_html, page, errors = weave(doc)
     chunks = sum(len(pieces) for pieces in [*doc.chunks.values(), *doc.roots.values()])
-    warning = (f"{len(errors)} prose number{'s are' if len(errors) != 1 else ' is'} not printed by the transcript "
-               f"cited (shown unlinked, marked in red); {lesson_command(doc, 'check')} lists them") if errors else ""
+    warning = (f"{model.counted(len(errors), 'prose number')} not proven (shown unlinked, marked in red); "
+               f"{lesson_command(doc, 'check')} says why") if errors else ""
     return outputs.Made(written(page_html), f"{model.counted(chunks, 'code chunk')}, {len(page.linked)} numbers "
                         f"linked to their transcript lines, {model.counted(page.heatmaps, 'heatmap')}", warning)
 

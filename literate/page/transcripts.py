@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from .. import blocks, model
 from ..drawing import heatmaps_svg
+from ..makefile import check_command
 from ..tables import parse_matrices
 from ..markup import Markup, join, tag
 from .code import sequence_links
@@ -64,7 +65,8 @@ def transcript_html(page: Page, fence: blocks.Fence) -> Markup:
     around = sequence_links(page, len(pieces), index, lambda i: model.output_anchor(target, pieces[i].part))
     caption += around[1:] if written else around  # a written caption says 第 N 段 itself
     how = plain(page, "compared-parts" if len(pieces) > 1 else "compared-part",  # the tooltip: the tool's words
-                where=f"{page.doc.path.name}:{piece.fence_line}")
+                where=f"{page.doc.path.name}:{piece.fence_line}",
+                command=check_command(page.doc, target, page.doc.folder))  # the lesson's own, seen from its folder
     return Markup(tag("figure", {"class": "transcript", "id": anchor}, tag("figcaption", {"title": how},
                                                                            join(caption, " ")),
                       tag("div", {"class": "printed"}, *out)) + "\n")

@@ -43,8 +43,8 @@ WORDS = {
         "output": "实跑输出",
         "output-colon": "：",
         "heatmap": "{target} 的实跑输出里的矩阵（{where} 起）画成的热图，颜色是权重为均匀的几倍",
-        "compared-parts": "{where}：程序的标准输出，tangle.py check 重新运行程序，和各段连起来逐字节比对",
-        "compared-part": "{where}：程序的标准输出，tangle.py check 重新运行程序，和这一段逐字节比对",
+        "compared-parts": "{where}：程序的标准输出，{command} 重新运行程序，和各段连起来逐字节比对",
+        "compared-part": "{where}：程序的标准输出，{command} 重新运行程序，和这一段逐字节比对",
         "image": "［图：{alt}］",
         "number-book": "原书的数字（列在 {file} 里），不是本仓库的程序打印的",
         "number-declared": "{program} 声明的设置（一个大写名字的值），不链到实跑输出",
@@ -93,9 +93,9 @@ WORDS = {
         "output-colon": ":",
         "heatmap": "the matrices in {target}’s output (from {where}) drawn as heatmaps; a cell’s colour says how many "
                    "times the even weight its weight is",
-        "compared-parts": "{where}: the program’s standard output; tangle.py check runs the program again and "
+        "compared-parts": "{where}: the program’s standard output; {command} runs the program again and "
                           "compares what it prints, byte for byte, with the parts joined",
-        "compared-part": "{where}: the program’s standard output; tangle.py check runs the program again and "
+        "compared-part": "{where}: the program’s standard output; {command} runs the program again and "
                          "compares what it prints, byte for byte, with what stands here",
         "image": "[figure: {alt}]",
         "number-book": "the book’s number (listed in {file}), not printed by this lesson’s programs",
