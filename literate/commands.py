@@ -16,7 +16,7 @@ from .markdown import load
 from .book import quotes_a_book
 from .model import Conflict, DIFFERENT, Document, MAX_GENERATED_BYTES, OK, UserError, counted
 from .playgrounds import undefined_name_problems
-from .proofs import stale_numbers, written_list
+from .proofs import Proofs, proven, stale_numbers, written_list
 from .quoting import list_path, list_shown
 from .reach import unrun_problems
 from .runner import report_failed_run, run_program
@@ -220,7 +220,8 @@ def command_check(args) -> int:
     if opened is None:
         return DIFFERENT
     doc, targets = opened
-    errors, numbers = stale_numbers(doc)  # before the runs: a mistake in the prose's markup is exit 2 at once
+    proofs = Proofs(doc)  # before the runs: a mistake in the prose's markup is exit 2 at once
+    errors, numbers = proven(proofs)
     drawn = lesson_figures(doc)  # and so is a figure that cannot be drawn
     outcomes = []
     for target in targets:
@@ -234,7 +235,7 @@ def command_check(args) -> int:
             outcomes.append("transcript differs")
     unknown = undefined_name_problems(doc)  # names a playground reads that nothing defines
     figures = stale_figures(doc, lambda target: update_command(doc, target))
-    for found, outcome in ((errors, f"{len(errors)} not proven"),
+    for found, outcome in ((errors, refused(doc, len(errors), len(proofs.unused))),
                            (unknown, f"{len(unknown)} undefined in a playground"),
                            (figures, f"{counted(len(figures), 'figure')} not what the transcript draws")):
         if found:
@@ -248,6 +249,14 @@ def command_check(args) -> int:
           + (f" and {counted(len(drawn), 'figure')}" if drawn else "") + f"; {verdict}"
           + (f"; not run: {', '.join(left)}" if left else ""))
     return DIFFERENT if outcomes else OK
+
+
+def refused(doc: Document, errors: int, unused: int) -> str:
+    """check's summary of what the proofs refused: the prose numbers not proven, and apart from them the entries of
+    the list of quotes whose sentence is gone (stale, but no number's)."""
+    numbers = [f"{errors - unused} not proven"] if errors > unused else []
+    stale = [f"{unused} {'entry' if unused == 1 else 'entries'} of {list_shown(doc)} for a sentence now gone"]
+    return ", ".join(numbers + (stale if unused else []))
 
 
 def not_run(doc: Document, targets: list[str]) -> list[str]:

@@ -111,17 +111,37 @@ def entry_problem(doc: Document, number: ProseNumber, entry: quoting.Entry, quot
     line = quoting.place_line(doc, place)
     printed = line and quoting.printed_at(line[1], place.column)
     if not printed:
-        return f"{shown} is listed as quoting {place} ({where}), but {place.program} prints no such number", {}
-    if same_line and quoting.shown_line(line[1]) != entry.shown:
+        return (f"{shown} is listed as quoting {place} ({where}), but {place.program} prints no such number; "
+                f"{relisting(doc, number, entry, quotes, False)}"), {}
+    if same_line and quoting.unmarked(entry.shown) != quoting.shown_line(line[1]):
+        still = quoting.quotes(number.text, number.sign, *printed)
         return (f"{shown}: the line it quotes ({place}) now reads {quoted(line[1].strip(), 70)}, not as listed in "
-                f"{where}; {lesson_command(doc, 'quotes')} lists it again: where the number stands elsewhere, as a guess "
-                "marked ? for you to read; where nowhere, the sentence is what to correct"), {}
+                f"{where}; {relisting(doc, number, entry, quotes, still)}"), {}
+    marked = quoting.marked_column(entry.shown)
+    if marked is not None and marked != place.column:
+        return (f"{shown}: {where} marks number {marked} of the line, {quoted(entry.shown.strip(), 70)}, but names "
+                f"number {place.column} in its place ({place}): make the two agree (check proves the place)"), {}
     if not quoting.quotes(number.text, number.sign, *printed):
         sign = "-" if printed[1] == "-" else ""
         return (f"{number.sign}{shown} is not what it quotes: {place.program} prints {sign}{brief(printed[0])} there "
                 f"({place}, {doc.shown} line {line[0]}: {quoted(line[1].strip(), 70)}; listed in {where}); if the "
                 "sentence now quotes another line, name it there"), {}
     return None, {"quotes": line[0], "program": place.program, "printed": printed[0] if printed[0] != number.text else ""}
+
+
+def relisting(doc: Document, number: ProseNumber, entry: quoting.Entry, quotes: Quotes, still: bool) -> str:
+    """What the quotes command does with an entry whose line no longer reads as listed (still: the place prints the
+    number yet), as written_list does it: what the author is to do."""
+    command = lesson_command(doc, "quotes")
+    if still:
+        return (f"it still prints {brief(number.text)} there: if the sentence still means this line, {command} lists "
+                "it as it reads now")
+    moved = moved_place(doc, number, entry)
+    if moved:
+        return f"the same line now stands at {moved}: {command} follows it"
+    if candidates(doc, number, quotes):
+        return f"{command} lists it again, as a guess marked ? for you to read"
+    return "no line prints it now: correct the sentence"
 
 
 def no_quote_problem(number: ProseNumber, entry: quoting.Entry, where: str, quotes: Quotes) -> tuple[str | None, dict]:
@@ -148,6 +168,11 @@ def unlisted_problem(number: ProseNumber, quotes: Quotes, keeps_list: bool) -> t
     be named there: a number can be printed where it looks and still be stale (the right digits on the wrong line, a
     rounding of several lines, a 2 in a formula)."""
     quote = quotes.quote_of(number)
+    if quote is None and keeps_list:  # the list may name a line the rules alone do not take (a rounding)
+        lines = [quoting.place_line(quotes.doc, place)[0] for place in candidates(quotes.doc, number, quotes)
+                 if not place.name]
+        if lines:
+            return unlisted(number, quotes.doc, lines), {}
     if quote is None:
         return unprinted(number, quotes, keeps_list), {}
     lines = quotes.lines(quotes.scope(number)).get(quote, [])
@@ -257,7 +282,7 @@ def moved_place(doc: Document, number: ProseNumber, entry: quoting.Entry) -> quo
     found = []
     for part, piece in enumerate(pieces, start=1):
         for index, text in enumerate(output_lines(piece.content), start=1):
-            if quoting.shown_line(text) == entry.shown:
+            if quoting.shown_line(text) == quoting.unmarked(entry.shown):
                 place = replace(entry.place, part=part, line=index)
                 printed = quoting.printed_at(text, place.column)
                 if printed and quoting.quotes(number.text, number.sign, *printed):
@@ -270,14 +295,14 @@ def entry_text(doc: Document, said: str, entry: quoting.Entry) -> str:
     the book and for no quote, the third field as the author wrote it."""
     place, line = entry.place, quoting.place_line(doc, entry.place)
     third = (entry.shown if place.program in (quoting.THE_BOOK, quoting.NOT_A_QUOTE) or place.name
-             else quoting.shown_line(line[1]))
+             else quoting.shown_at(line[1], place.column))
     return f"{quoting.GUESSED if entry.guessed else ''}{said}\t{quoting.written_place(place, doc.language)}\t{third}\n"
 
 
 def place_text(doc: Document, place: quoting.Place) -> str:
-    """A transcript place's line as it reads now; a setting's name."""
+    """A transcript place's line as it reads now, its number marked; a setting's name."""
     line = quoting.place_line(doc, place)
-    return place.name if line is None else quoting.shown_line(line[1])
+    return place.name if line is None else quoting.shown_at(line[1], place.column)
 
 
 def candidates(doc: Document, number: ProseNumber, quotes: Quotes) -> list[quoting.Place]:

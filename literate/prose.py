@@ -372,7 +372,12 @@ def unprinted(number: ProseNumber, quotes: Quotes, keeps_list: bool) -> str:
     if others:
         what += (f"; {others[0]} prints it: if it comes from there, cite it with "
                  f"<!-- {RULES[quotes.doc.language].citation_word} {others[0]} --> on the line before the paragraph or before the sentence")
-    if not (elsewhere or others or number.book):  # printed by no program: perhaps no output at all
+    rounds = quotes.printed(number.program).rounds_to(number.text, sign=number.sign) if known else []
+    if rounds and not number.book:
+        what += (f"; it rounds {brief(rounds[0])}, which {number.program} prints: a rounding is proven where the "
+                 "output under the sentence's heading prints it, or where a list of quotes names its line "
+                 f"({lesson_command(quotes.doc, 'quotes')} writes one)")
+    elif not (elsewhere or others or number.book):  # printed by no program: perhaps no output at all
         what += no_output_hint(quotes.doc, keeps_list)
     return what
 

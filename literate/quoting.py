@@ -171,10 +171,10 @@ ZH_HEADER = f"""\
 #   它引的地方：程序 段:行:第几个数（实跑输出的第几段、那一段的第几行、那一行的第几个数，都从 1 数起），
 #   或 程序 大写名字（程序声明的设置，如 ROUNDS），或「原书」（原书印的数，列在 book_figures.txt 里），
 #   或「不是引用」（正文自己说的数：定义、例子、课文选定的个数）；
-#   那一行实跑输出（给人看的，check 核对它还是这样）；设置，写代码里的那个数；「原书」的，写原书印的那个数；
+#   那一行实跑输出（给人看的，引的那个数用 {OPEN} {CLOSE} 括起来，check 核对它还是这样）；设置，写代码里的那个数；「原书」的，写原书印的那个数；
 #   「不是引用」的，写为什么。
-# 行首的 "{GUESSED.strip()}" 是工具猜的（新列进来的数都标着它）：读一读，句子说的正是那一行就删掉它，不是就照下面 "# 或" 的几行
-# 改成对的那一处。
+# 行首的 "{GUESSED.strip()}" 是工具猜的（新列进来的数都标着它）：读一读，句子说的正是那一行的那个数就删掉它，不是就照下面 "# 或"
+# 的几行改成对的那一处（改第二段；第三段括起来的数要和它说的是同一个）。
 # python tangle.py quotes 重写这份清单；make check 逐个核对（规则见 docs/numbers.md）。
 """
 EN_HEADER = f"""\
@@ -184,11 +184,11 @@ EN_HEADER = f"""\
 #   that line, each counted from 1), or PROGRAM NAME (a setting the program declares, such as ROUNDS), or "the book"
 #   (a number the book prints, listed in book_figures.txt), or "not a quote" (a number the prose states itself: a
 #   definition, an example, a count the lesson chose);
-#   that line of output (for people: check verifies it still reads so); for a setting, the number in the code; for
-#   "the book", the number as the book prints it; for "not a quote", why.
+#   that line of output, the number it quotes marked {OPEN} {CLOSE} (for people: check verifies it still reads so); for
+#   a setting, the number in the code; for "the book", the number as the book prints it; for "not a quote", why.
 # A "{GUESSED.strip()}" at the start of a line is the tool's guess (each newly listed number has one): read it; if the
-# sentence means that line, delete the "{GUESSED.strip()}", if not, make it the right place (the "# or" lines below it
-# are the others it could be).
+# sentence means that number of that line, delete the "{GUESSED.strip()}", if not, make it the right place (the "# or"
+# lines below it are the others it could be; change the second field, and mark the same number in the third).
 # tangle.py quotes writes this list again; tangle.py check checks every entry (docs/tangle.md says how).
 """
 LIST_WORDS = {
@@ -288,6 +288,31 @@ def place_line(doc: Document, place: Place) -> tuple[int, str] | None:
 def shown_line(text: str) -> str:
     """A transcript line as the list shows it: one field, no tab."""
     return text.replace("\t", " ").rstrip()
+
+
+def shown_at(text: str, column: int) -> str:
+    """A transcript line as the list shows it (shown_line), its column-th number marked ⟦ ⟧: the one the entry
+    names, so that a reader sees it without counting."""
+    matches = list(NUMBER.finditer(text))
+    if OPEN in text or CLOSE in text or not 1 <= column <= len(matches):  # its own marks would make the mark ambiguous
+        return shown_line(text)
+    match = matches[column - 1]
+    return shown_line(f"{text[:match.start()]}{OPEN}{match[0]}{CLOSE}{text[match.end():]}")
+
+
+def unmarked(shown: str) -> str:
+    """A line of the list's third field without its mark: as the transcript prints it."""
+    return shown.replace(OPEN, "").replace(CLOSE, "")
+
+
+def marked_column(shown: str) -> int | None:
+    """Which number of a line (1-based) the list's third field marks ⟦ ⟧; None where it marks none (a list written
+    before lines were marked) or not exactly one number."""
+    if shown.count(OPEN) != 1 or shown.count(CLOSE) != 1 or shown.index(OPEN) > shown.index(CLOSE):
+        return None
+    at, plain = shown.index(OPEN), unmarked(shown)
+    starts = [match.start() for match in NUMBER.finditer(plain)]
+    return starts.index(at) + 1 if at in starts else None
 
 
 MAX_OTHERS = 5  # other places listed below a guess

@@ -12,6 +12,16 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+try:  # the generated tests draw the same examples on every run, so that a red run is one anybody can repeat;
+    # HYPOTHESIS_PROFILE=explore draws new ones (and keeps what fails in .hypothesis/ to try again)
+    from hypothesis import settings
+
+    settings.register_profile("repeatable", derandomize=True, database=None)
+    settings.register_profile("explore", derandomize=False)
+    settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
+except ImportError:  # the tests that use it say so themselves
+    pass
+
 
 def tangle_command(action: str, md: Path) -> str:
     """What the tools tell a reader to run for a lesson with no Makefile beside it: tangle.py's own command line."""

@@ -79,7 +79,8 @@ def test_each_new_lesson_passes_every_tool_and_its_notebook_prints_its_transcrip
     text = (lesson / "lesson.md").read_text(encoding="utf-8")
     assert f"```text {{transcript}}\n{printed}```" in text  # recorded from the run, not written
     listed = (lesson / "lesson.quotes.txt").read_text(encoding="utf-8")  # its one number, proven by the line it quotes
-    assert re.search(rf"⟦0\.6590⟧[:：]\tgenerated/lesson\.py 1:1:1\t{printed}", listed)
+    quoted_line = printed.replace("0.6590", "⟦0.6590⟧")  # the number it quotes marked on its line
+    assert re.search(rf"⟦0\.6590⟧[:：]\tgenerated/lesson\.py 1:1:1\t{quoted_line}", listed)
     assert not re.search(r"^\? ", listed, re.M)  # and read: the starter's sentence is written to quote that line
     assert "transcript unchanged" in make(lesson, "update")
     (lesson / "lesson.md").write_text(text.replace("\n\n", "\n\nA paragraph that moves the code down.\n\n", 1),
@@ -141,7 +142,8 @@ def test_the_tools_name_the_new_lessons_own_commands(tmp_path):
     assert checked.returncode != 0 and "if the new output is right, record it: make update" in checked.stderr
     updated = subprocess.run(["make", "-s", "update"], cwd=lesson, capture_output=True, text=True, timeout=300)
     assert updated.returncode != 0 and "now reads '最大的 0.6590', not as listed" in updated.stderr
-    assert "make quotes lists it again" in updated.stderr  # its list names the line as it read before
+    assert "it still prints 0.6590 there: if the sentence still means this line, make quotes lists it as it reads " \
+           "now" in updated.stderr  # its list names the line as it read before
     make(lesson, "quotes")
     make(lesson, "check")  # the same number at the same place: listed again as it is, no guess to read
     generated = lesson / "generated" / "lesson.py"
@@ -179,7 +181,7 @@ def test_a_number_the_author_adds_is_listed_by_make_quotes_as_a_guess_to_read(tm
     make(lesson, "quotes")
     listed = lesson / "lesson.quotes.txt"
     lines = listed.read_text(encoding="utf-8").split("\n")
-    assert "? The largest score wins ⟦0.6590⟧ of the mass.\tgenerated/lesson.py 1:1:1\tlargest probability 0.6590" \
+    assert "? The largest score wins ⟦0.6590⟧ of the mass.\tgenerated/lesson.py 1:1:1\tlargest probability ⟦0.6590⟧" \
         in lines
     assert "? Take ⟦7.5⟧, say.\tnot a quote\twhy?" in lines
     checked = subprocess.run(["make", "-s", "check"], cwd=lesson, capture_output=True, text=True, timeout=300)

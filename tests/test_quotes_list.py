@@ -122,10 +122,10 @@ def test_the_quotes_command_lists_each_number_guessing_among_several_places_and_
     err = capsys.readouterr().err
     listed = (tmp_path / "lesson.quotes.txt").read_text()
     # nothing in the sentence tells the two lines apart: the first, marked, the other below it
-    assert "? 最好的是 ⟦0.25⟧，跑了 3 轮。\tgenerated/a.py 1:1:2\tbefore 0.75 after 0.25\n" in listed
-    assert "# 或\tgenerated/a.py 1:3:1\tbest 0.25 worst 0.75\n" in listed
+    assert "? 最好的是 ⟦0.25⟧，跑了 3 轮。\tgenerated/a.py 1:1:2\tbefore 0.75 after ⟦0.25⟧\n" in listed
+    assert "# 或\tgenerated/a.py 1:3:1\tbest ⟦0.25⟧ worst 0.75\n" in listed
     # printed once, and still a guess: only a person can read that the sentence means that line
-    assert "? 最好的是 0.25，跑了 ⟦3⟧ 轮。\tgenerated/a.py 1:2:1\trounds 3" in listed.split("\n")
+    assert "? 最好的是 0.25，跑了 ⟦3⟧ 轮。\tgenerated/a.py 1:2:1\trounds ⟦3⟧" in listed.split("\n")
     assert "2 numbers guessed (marked ?" in err
     (tmp_path / "lesson.quotes.txt").write_text(listed.replace("? 最好", "最好"))  # the author confirms both
     assert check(md, capsys)[0] == 0
@@ -136,7 +136,7 @@ def test_the_quotes_command_lists_each_number_guessing_among_several_places_and_
     assert tangle.main(["quotes", str(md)]) == 0
     err = capsys.readouterr().err
     assert "dropped, no number stands in its sentence any more: 最好的是 ⟦0.25⟧，跑了 3 轮。" in err
-    assert "? 跑了 ⟦3⟧ 轮。\tgenerated/a.py 1:2:1\trounds 3" in (tmp_path / "lesson.quotes.txt").read_text().split("\n")
+    assert "? 跑了 ⟦3⟧ 轮。\tgenerated/a.py 1:2:1\trounds ⟦3⟧" in (tmp_path / "lesson.quotes.txt").read_text().split("\n")
 
 
 def test_the_page_links_the_listed_line_and_shows_a_number_that_is_no_quote_unlinked(tmp_path, capsys):
@@ -187,13 +187,13 @@ def test_a_number_whose_listed_line_changed_is_listed_again_as_a_guess_even_wher
     md = write(tmp_path, small_lesson("跑了 3 轮。", printed=("rounds 3", "seed 7")), "lesson.md")
     assert tangle.main(["quotes", str(md)]) == 0
     listed = tmp_path / "lesson.quotes.txt"
-    assert "? 跑了 ⟦3⟧ 轮。\tgenerated/a.py 1:1:1\trounds 3" in listed.read_text().split("\n")
+    assert "? 跑了 ⟦3⟧ 轮。\tgenerated/a.py 1:1:1\trounds ⟦3⟧" in listed.read_text().split("\n")
     listed.write_text(listed.read_text().replace("? 跑了", "跑了"))  # the author confirms it
     md.write_text(md.read_text().replace("rounds 3", "rounds 4").replace("seed 7", "seed 3"))
     assert check(md, capsys)[0] == 1
     assert tangle.main(["quotes", str(md)]) == 0
     assert "its listed place generated/a.py 1:1:1 no longer fits; guessed generated/a.py 1:2:1, the only place it may quote" in capsys.readouterr().err
-    assert "? 跑了 ⟦3⟧ 轮。\tgenerated/a.py 1:2:1\tseed 3\n" in (tmp_path / "lesson.quotes.txt").read_text()
+    assert "? 跑了 ⟦3⟧ 轮。\tgenerated/a.py 1:2:1\tseed ⟦3⟧\n" in (tmp_path / "lesson.quotes.txt").read_text()
     code, err = check(md, capsys)
     assert code == 1 and "the tool guessed the line it quotes" in err
 
@@ -247,7 +247,7 @@ def test_a_guess_that_no_longer_fits_is_guessed_afresh(tmp_path, capsys):
     guesses again rather than keep naming a line that prints something else."""
     md = lesson(tmp_path, "跑了 3 轮。", ["? 跑了 ⟦3⟧ 轮。\tgenerated/a.py 1:1:1\tbefore 0.75 after 0.25"])
     assert tangle.main(["quotes", str(md)]) == 0
-    assert "? 跑了 ⟦3⟧ 轮。\tgenerated/a.py 1:2:1\trounds 3" in (tmp_path / "lesson.quotes.txt").read_text().split("\n")
+    assert "? 跑了 ⟦3⟧ 轮。\tgenerated/a.py 1:2:1\trounds ⟦3⟧" in (tmp_path / "lesson.quotes.txt").read_text().split("\n")
 
 
 def test_a_decimal_that_only_a_setting_holds_is_guessed_to_be_that_setting(tmp_path, capsys):
@@ -262,3 +262,54 @@ def test_a_decimal_that_only_a_setting_holds_is_guessed_to_be_that_setting(tmp_p
     assert "? 起点是 ⟦1.5⟧。\tgenerated/a.py START\t1.5" in listed.read_text().split("\n")
     listed.write_text(listed.read_text().replace("? 起点", "起点"))
     assert check(md, capsys)[0] == 0
+
+
+def test_the_list_marks_on_each_line_the_number_its_place_names():
+    assert literate.quoting.shown_at("step 7\t0.50 0.75", 3) == "step 7 0.50 ⟦0.75⟧"
+    assert literate.quoting.shown_at("a ⟦1⟧ 2", 1) == "a ⟦1⟧ 2"  # the line's own brackets: no mark could be read
+    assert literate.quoting.marked_column("step 7 0.50 ⟦0.75⟧") == 3
+    assert literate.quoting.marked_column("step 7 0.50 0.75") is None  # a list written before lines were marked
+    assert literate.quoting.unmarked("step 7 0.50 ⟦0.75⟧") == "step 7 0.50 0.75"
+
+
+def test_a_mark_on_another_number_than_the_place_names_fails_and_an_unmarked_line_still_reads(tmp_path, capsys):
+    marked = "最好的是 ⟦0.25⟧。\tgenerated/a.py 1:3:1\tbest 0.25 worst ⟦0.75⟧"  # moved the mark, not the place
+    code, err = check(lesson(tmp_path, "最好的是 0.25。", [marked]), capsys)
+    assert code == 1 and "lesson.quotes.txt:2 marks number 2 of the line" in err and "names number 1" in err
+    md = lesson(tmp_path, "最好的是 0.25。", [BEST])  # unmarked, as lists were written before
+    assert check(md, capsys)[0] == 0
+    assert tangle.main(["quotes", str(md)]) == 0
+    assert "最好的是 ⟦0.25⟧。\tgenerated/a.py 1:3:1\tbest ⟦0.25⟧ worst 0.75" in \
+        (tmp_path / "lesson.quotes.txt").read_text().split("\n")
+
+
+def test_a_line_that_changed_says_what_quotes_will_do_with_it(tmp_path, capsys):
+    """Moved (the same line found elsewhere), or printed nowhere now: each message says what follows."""
+    moved = "最好的是 ⟦0.25⟧。\tgenerated/a.py 1:1:1\tbest 0.25 worst 0.75"  # the line stands at 1:3 now
+    code, err = check(lesson(tmp_path, "最好的是 0.25。", [moved]), capsys)
+    assert code == 1 and "the same line now stands at generated/a.py 1:3:1: python" in err and "follows it" in err
+    gone = "最好的是 ⟦0.35⟧。\tgenerated/a.py 1:3:1\tbest 0.35 worst 0.75"
+    code, err = check(lesson(tmp_path, "最好的是 0.35。", [gone]), capsys)
+    assert code == 1 and "no line prints it now: correct the sentence" in err
+
+
+def test_check_counts_the_entries_of_sentences_gone_apart_from_the_numbers(tmp_path, capsys):
+    md = lesson(tmp_path, "最好的是 0.25。", [BEST, "已经删掉的一句 ⟦3⟧。\tgenerated/a.py 1:2:1\trounds 3"])
+    os.chdir(md.parent)
+    assert tangle.main(["tangle", md.name]) == 0 and tangle.main(["check", md.name]) == 1
+    summary = capsys.readouterr().out.split("\n")[-2]
+    assert summary.startswith("checked 1 prose number (") and summary.endswith("; 1 entry of lesson.quotes.txt for a "
+                                                                             "sentence now gone")
+
+
+def test_a_rounding_the_rules_alone_do_not_take_is_one_the_list_may_name(tmp_path, capsys):
+    """0.3 rounds 0.253, printed under another heading: in a whole transcript a rounding needs the list (several
+    lines may round to it); without one, the message says so rather than call the number printed nowhere."""
+    text = small_lesson("一段。", printed=("before 0.75 after 0.253", "rounds 3")) + "\n## 结果\n\n最好的是 0.3。\n"
+    md = write(tmp_path, text, "lesson.md")  # the sentence under a heading of its own: the whole transcript cited
+    code, err = check(md, capsys)
+    assert code == 1 and "it rounds 0.253, which generated/a.py prints: a rounding is proven where" in err
+    assert "write it as code" not in err
+    (tmp_path / "lesson.quotes.txt").write_text("# the list\n")
+    code, err = check(md, capsys)
+    assert code == 1 and "which names it nowhere; python" in err and "not printed" not in err

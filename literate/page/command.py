@@ -49,10 +49,11 @@ def state(data: bytes) -> str:
 def make(doc) -> outputs.Made:
     """The page of the lesson, marked as weave.py's; the numbers that make check would refuse, as a warning."""
     page_html, page, errors = weave(doc)
-    chunks = sum(len(pieces) for pieces in [*doc.chunks.values(), *doc.roots.values()])
+    chunks = sum(len(pieces) for pieces in doc.chunks.values())  # as the notebook counts them: its programs apart
+    programs = sum(len(pieces) for pieces in doc.roots.values())
     warning = (f"{model.counted(len(errors), 'prose number')} not proven (shown unlinked, marked in red); "
                f"{lesson_command(doc, 'check')} says why") if errors else ""
-    return outputs.Made(written(page_html), f"{model.counted(chunks, 'code chunk')}, {len(page.linked)} numbers "
+    return outputs.Made(written(page_html), f"{model.counted(chunks, 'code chunk')}, {model.counted(programs, 'program block')}, {len(page.linked)} numbers "
                         f"linked to their transcript lines, {model.counted(page.heatmaps, 'heatmap')}", warning)
 
 
