@@ -53,8 +53,9 @@ def make(doc) -> outputs.Made:
     programs = sum(len(pieces) for pieces in doc.roots.values())
     warning = (f"{model.counted(len(errors), 'prose number')} not proven (shown unlinked, marked in red); "
                f"{lesson_command(doc, 'check')} says why") if errors else ""
-    return outputs.Made(written(page_html), f"{model.counted(chunks, 'code chunk')}, {model.counted(programs, 'program block')}, {len(page.linked)} numbers "
-                        f"linked to their transcript lines, {model.counted(page.heatmaps, 'heatmap')}", warning)
+    return outputs.Made(written(page_html), f"{model.counted(chunks, 'code chunk')}, "
+                        f"{model.counted(programs, 'program block')}, {model.counted(len(page.linked), 'number')} "
+                        f"linked to the lines that print them, {model.counted(page.heatmaps, 'heatmap')}", warning)
 
 
 PAGE = outputs.BackEnd("weave.py", "page", ".html", MANUAL,
