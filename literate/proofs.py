@@ -168,11 +168,10 @@ def unlisted_problem(number: ProseNumber, quotes: Quotes, keeps_list: bool) -> t
     be named there: a number can be printed where it looks and still be stale (the right digits on the wrong line, a
     rounding of several lines, a 2 in a formula)."""
     quote = quotes.quote_of(number)
-    if quote is None and keeps_list:  # the list may name a line the rules alone do not take (a rounding)
-        lines = [quoting.place_line(quotes.doc, place)[0] for place in candidates(quotes.doc, number, quotes)
-                 if not place.name]
-        if lines:
-            return unlisted(number, quotes.doc, lines), {}
+    found = quote is None and keeps_list and candidates(quotes.doc, number, quotes)
+    if found:  # the list may name a place the rules alone do not take (a rounding, a decimal setting)
+        return unlisted(number, quotes.doc, [quoting.place_line(quotes.doc, place)[0] for place in found
+                                             if not place.name]), {}
     if quote is None:
         return unprinted(number, quotes, keeps_list), {}
     lines = quotes.lines(quotes.scope(number)).get(quote, [])
