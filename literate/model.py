@@ -184,6 +184,7 @@ class ProseNumber:
     sign: str = ""  # the sign written before it: "-" (also − and －), "+", or "" (none: a magnitude, either sign)
     setting: bool = False  # a whole number before a measure word (3000 轮): passes where the program declares it
     declared: bool = field(default=False, compare=False)  # passed as a setting the program declares, not printed
+    setting_name: str = field(default="", compare=False)  # ... the name of that setting (ROUNDS), where known
     said: str = field(default="", compare=False)  # its sentence (a table cell: its row), itself marked ⟦ ⟧ (quoting)
     quotes: int = field(default=0, compare=False)  # the MD line of the transcript line it quotes, where one is known
     stated: str = field(default="", compare=False)  # listed as no quote: why (quoting.NOT_A_QUOTE)

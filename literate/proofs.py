@@ -107,12 +107,12 @@ def entry_problem(doc: Document, number: ProseNumber, entry: quoting.Entry, quot
             return (f"{shown} is listed as the setting {place.name} = {entry.shown} ({where}), but {place.program} "
                     f"does not give {place.name} that value" + (f" (it gives {', '.join(sorted(values[place.name]))})"
                                                     if values.get(place.name) else "")), {}
-        return None, {"declared": True}
+        return None, {"declared": True, "setting_name": place.name}
     line = quoting.place_line(doc, place)
     printed = line and quoting.printed_at(line[1], place.column)
     if not printed:
-        return (f"{shown} is listed as quoting {place} ({where}), but {place.program} prints no such number; "
-                f"{relisting(doc, number, entry, quotes, False)}"), {}
+        return (f"{shown} is listed as quoting {place} ({where}), but that place of {place.program}'s output holds "
+                f"no number now; {relisting(doc, number, entry, quotes, False)}"), {}
     if same_line and quoting.unmarked(entry.shown) != quoting.shown_line(line[1]):
         still = quoting.quotes(number.text, number.sign, *printed)
         return (f"{shown}: the line it quotes ({place}) now reads {quoted(line[1].strip(), 70)}, not as listed in "
@@ -125,7 +125,7 @@ def entry_problem(doc: Document, number: ProseNumber, entry: quoting.Entry, quot
         sign = "-" if printed[1] == "-" else ""
         return (f"{number.sign}{shown} is not what it quotes: {place.program} prints {sign}{brief(printed[0])} there "
                 f"({place}, {doc.shown} line {line[0]}: {quoted(line[1].strip(), 70)}; listed in {where}); if the "
-                "sentence now quotes another line, name it there"), {}
+                f"sentence now quotes another line, {relisting(doc, number, entry, quotes, False)}"), {}
     return None, {"quotes": line[0], "program": place.program, "printed": printed[0] if printed[0] != number.text else ""}
 
 
@@ -150,10 +150,13 @@ def no_quote_problem(number: ProseNumber, entry: quoting.Entry, where: str, quot
     if entry.guessed or entry.shown.strip() in quoting.WHY_WORDS:
         near = (quotes.printed(quotes.scope(number)).nearest(number.text)
                 if number.program in quotes.doc.transcripts else [])
+        count = (f"; if the program uses this count (how many it prints or runs), give it an UPPER_CASE name in "
+                 f"the code (ROWS = {number.text}), and {lesson_command(quotes.doc, 'quotes')} lists it at that "
+                 "setting, which check holds it to" if number.setting and not number.sign else "")
         return (f"{brief(number.text)} is listed as no quote ({where}), as the tool does for a number printed "
                 f"nowhere: if it is an example or a definition, write why in place of {entry.shown.strip()!r} and "
                 f"remove the {quoting.GUESSED.strip()!r}; if it should quote the output, correct the number"
-                + (f" (the nearest printed: {', '.join(map(brief, near))})" if near else "")), {}
+                + (f" (the nearest printed: {', '.join(map(brief, near))})" if near else "") + count), {}
     if quoting.marked(entry.said) != number.text:
         return (f"{brief(number.text)} is listed as no quote ({where}: {entry.shown.strip()}) for the number "
                 f"{brief(quoting.marked(entry.said))} this sentence had; if the new number is no quote either, "
@@ -178,7 +181,7 @@ def unlisted_problem(number: ProseNumber, quotes: Quotes, keeps_list: bool) -> t
     if keeps_list:
         return unlisted(number, quotes.doc, lines), {}
     if quotes.only_declared(number):
-        return None, {"declared": True}
+        return None, {"declared": True, "setting_name": quotes.setting_name(number)}
     found = {"printed": quote if quote != number.text else ""}
     if len(lines) == 1:
         found["quotes"] = lines[0]
@@ -223,55 +226,109 @@ def written_list(doc: Document) -> tuple[str, list[str]]:
     proofs = Proofs(doc)
     shown = quoting.list_shown(doc)
     notes = [f"{shown}:{entry.line}: dropped, no number stands in its sentence any more: {entry.said}\t"
-             f"{entry.place}" for entry in proofs.unused]
+             f"{quoting.written_place(entry.place, doc.language)}" for entry in proofs.unused]
+    # the reasons the author gave for numbers of reworded sentences: offered again for the same number
+    reasons = {quoting.marked(entry.said): entry.shown for entry in proofs.unused
+               if entry.place.program == quoting.NOT_A_QUOTE and entry.shown.strip() not in quoting.WHY_WORDS}
+    lister = Lister(proofs, notes, reasons)
     out, heading = [quoting.LIST_WORDS[doc.language]["header"]], None
     for number in proofs.numbers:
         under = proofs.quotes.headings[proofs.quotes.heading(number.line)]
         if under != heading:
             heading = under
             out.append(f"\n# {doc.lines[under - 1].strip()}\n" if under > 1 else "\n")  # the heading, as written
-        out += listed_again(proofs, number, notes)
+        out += lister.lines(number)
     return "".join(out), notes
 
 
-def listed_again(proofs: Proofs, number: ProseNumber, notes: list[str]) -> list[str]:
-    """The lines of the list for one number (written_list), adding to notes what the author should know."""
-    doc, entry = proofs.doc, proofs.listed.get(id(number))
-    if entry and entry_problem(doc, number, replace(entry, guessed=False), proofs.quotes, proofs.figures,
-                               same_line=False)[0] is None:
-        return [entry_text(doc, number.said, entry)]  # it still fits: kept, and a guess not yet read stays one
-    if entry and entry.guessed:
-        entry = None  # the tool's own guess no longer fits: it guesses afresh
-    if number.book and book_prints(proofs.figures, number):  # marked as the book's, and on its list
-        return [f"{number.said}\t{quoting.LIST_WORDS[doc.language]['book']}\t{number.text}\n"]
-    moved = entry and moved_place(doc, number, entry)
-    if moved:  # its line moved in a new transcript: the same line, found again
-        return [entry_text(doc, number.said, replace(entry, place=moved, guessed=False))]
-    places = candidates(doc, number, proofs.quotes)
-    if entry and places and places[0] == entry.place:  # the same place: only what it reads changed (a setting's value)
-        return [entry_text(doc, number.said, replace(entry, shown=number.text if entry.place.name else entry.shown,
-                                                     guessed=False))]
-    if not places:
-        if entry:  # kept as the author listed it (check says what no longer fits); a guess where the author's
-            # reason was given for another number
+class Lister:
+    """Lists each number again (written_list): what the author should know goes to notes; reasons: those given
+    for the numbers of reworded sentences, by number; taken: the places each sentence's numbers have been given,
+    so that a guess for another number of it tries another place first."""
+
+    def __init__(self, proofs: Proofs, notes: list[str], reasons: dict[str, str]):
+        self.proofs, self.doc, self.notes, self.reasons = proofs, proofs.doc, notes, reasons
+        self.taken: dict[str | None, set[quoting.Place]] = {}
+
+    def lines(self, number: ProseNumber) -> list[str]:
+        """The lines of the list for one number."""
+        lines, place = self.listed(number)
+        if place is not None:
+            self.taken.setdefault(sentence_key(number), set()).add(place)
+        return lines
+
+    def note(self, number: ProseNumber, text: str) -> None:
+        self.notes.append(f"{self.doc.where(number.line)}: {brief(number.text)}: {text}")
+
+    def listed(self, number: ProseNumber) -> tuple[list[str], quoting.Place | None]:
+        """The lines for one number, and the place they give it."""
+        proofs, doc, entry = self.proofs, self.doc, self.proofs.listed.get(id(number))
+        if entry and entry_problem(doc, number, replace(entry, guessed=False), proofs.quotes, proofs.figures,
+                                   same_line=False)[0] is None:
+            if entry.place.line and quoting.unmarked(entry.shown) != place_text(doc, entry.place, marked=False):
+                self.note(number, f"its line {entry.place} now reads {quoted(place_text(doc, entry.place), 70)}; "
+                                  "the same number stands there: kept")
+            kept = [entry_text(doc, number.said, entry)]  # it fits: kept, and a guess not yet read stays one
+            if entry.guessed and entry.place.program != quoting.NOT_A_QUOTE:  # with its others, as first listed
+                kept += self.others(number, [place for place in candidates(doc, number, proofs.quotes)
+                                             if place != entry.place])
+            return kept, entry.place
+        if entry and entry.guessed:
+            entry = None  # the tool's own guess no longer fits: it guesses afresh
+        if number.book and book_prints(proofs.figures, number):  # marked as the book's, and on its list
+            return [f"{number.said}\t{quoting.LIST_WORDS[doc.language]['book']}\t{number.text}\n"], None
+        moved = entry and moved_place(doc, number, entry)
+        if moved:  # its line moved in a new transcript: the same line, found again
+            self.note(number, f"its line moved from {entry.place} to {moved}: followed")
+            return [entry_text(doc, number.said, replace(entry, place=moved, guessed=False))], moved
+        places = candidates(doc, number, proofs.quotes)
+        if entry and places and places[0] == entry.place:  # the same place: only what it reads changed (a setting)
+            if entry.place.name:
+                self.note(number, f"the setting {entry.place.name} is {number.text} now, as the sentence says: kept")
+            return [entry_text(doc, number.said, replace(entry, shown=number.text if entry.place.name else entry.shown,
+                                                         guessed=False))], entry.place
+        if not places:
+            return self.unprinted(number, entry), None
+        taken = self.taken.get(sentence_key(number), set())
+        places.sort(key=lambda place: place in taken)  # another number of the sentence has that one
+        if len(places) > 1:
+            self.note(number, f"guessed {places[0]} of {len(places)} places")
+        elif entry:  # the place it was listed at no longer prints it: the one place left is a guess all the same
+            self.note(number, f"its listed place {entry.place} no longer fits; guessed {places[0]}, the only place it "
+                              "may quote (the sentence may be stale instead)")
+        # Listed for the first time, it is a guess however many places print it: a tool can find where the digits
+        # stand, but only a person can read whether that line is the one the sentence means.
+        guess = quoting.Entry(number.said, places[0], number.text if places[0].name else "", True, 0)
+        return [entry_text(doc, number.said, guess), *self.others(number, places[1:])], places[0]
+
+    def others(self, number: ProseNumber, places: list[quoting.Place]) -> list[str]:
+        """The # or lines below a guess: the other places it may quote, and no quote (an example's digits may
+        stand in the output by chance)."""
+        words = quoting.LIST_WORDS[self.doc.language]
+        return [*(f"{words['or']}\t{place}\t{number.text if place.name else place_text(self.doc, place)}\n"
+                  for place in places[: quoting.MAX_OTHERS]),
+                f"{words['or']}\t{words['no quote']}\t{words['why']}\n"]
+
+    def unprinted(self, number: ProseNumber, entry: quoting.Entry | None) -> list[str]:
+        """The line for a number printed nowhere it may quote: its entry kept as the author listed it (check says
+        what no longer fits; a guess where the author's reason was given for another number), else no quote, a
+        guess, with a reason given for it before, or a place for one."""
+        doc, words = self.doc, quoting.LIST_WORDS[self.doc.language]
+        if entry:
             changed = entry.place.program == quoting.NOT_A_QUOTE and quoting.marked(entry.said) != number.text
             return [f"{quoting.GUESSED if changed else ''}{number.said}\t"
                     f"{quoting.written_place(entry.place, doc.language)}\t{entry.shown}\n"]
-        notes.append(f"{doc.where(number.line)}: {number.text} is printed nowhere it may quote: listed as no quote, "
-                     f"marked ? ({lesson_command(doc, 'check')} names the nearest numbers printed)")
-        words = quoting.LIST_WORDS[doc.language]
-        return [f"{quoting.GUESSED}{number.said}\t{words['no quote']}\t{words['why']}\n"]
-    if len(places) > 1:
-        notes.append(f"{doc.where(number.line)}: {number.text}: guessed {places[0]} of {len(places)} places")
-    elif entry:  # the place it was listed at no longer prints it: the one place left is a guess all the same
-        notes.append(f"{doc.where(number.line)}: {number.text}: its listed place {entry.place} no longer fits; "
-                     f"guessed {places[0]}, the only place it may quote (the sentence may be stale instead)")
-    # Listed for the first time, it is a guess however many places print it: a tool can find where the digits
-    # stand, but only a person can read whether that line is the one the sentence means.
-    guess = quoting.Entry(number.said, places[0], number.text if places[0].name else "", True, 0)
-    return [entry_text(doc, number.said, guess),
-            *(f"{quoting.LIST_WORDS[doc.language]['or']}\t{place}\t{place_text(doc, place)}\n"
-              for place in places[1 : quoting.MAX_OTHERS + 1])]
+        reason = self.reasons.get(number.text)
+        self.note(number, "printed nowhere it may quote: listed as no quote, marked ?"
+                  + (f", with the reason given before its sentence was reworded: {reason}" if reason else
+                     f" ({lesson_command(doc, 'check')} names the nearest numbers printed)"))
+        return [f"{quoting.GUESSED}{number.said}\t{words['no quote']}\t{reason or words['why']}\n"]
+
+
+def sentence_key(number: ProseNumber) -> str | None:
+    """What tells a sentence apart from the others of the list: its text with its numbers masked."""
+    found = quoting.key(number.said)
+    return found[0] if found else None
 
 
 def moved_place(doc: Document, number: ProseNumber, entry: quoting.Entry) -> quoting.Place | None:
@@ -298,10 +355,12 @@ def entry_text(doc: Document, said: str, entry: quoting.Entry) -> str:
     return f"{quoting.GUESSED if entry.guessed else ''}{said}\t{quoting.written_place(place, doc.language)}\t{third}\n"
 
 
-def place_text(doc: Document, place: quoting.Place) -> str:
-    """A transcript place's line as it reads now, its number marked; a setting's name."""
+def place_text(doc: Document, place: quoting.Place, marked: bool = True) -> str:
+    """A transcript place's line as it reads now, its number marked (or not)."""
     line = quoting.place_line(doc, place)
-    return place.name if line is None else quoting.shown_at(line[1], place.column)
+    if line is None:
+        return ""
+    return quoting.shown_at(line[1], place.column) if marked else quoting.shown_line(line[1])
 
 
 def candidates(doc: Document, number: ProseNumber, quotes: Quotes) -> list[quoting.Place]:

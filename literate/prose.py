@@ -272,6 +272,12 @@ class Quotes:
             return number.text
         return None
 
+    def setting_name(self, number: ProseNumber) -> str:
+        """The name of a setting of number's program whose value, as the code writes it (3_000 for 3000 too), is
+        number; "" if none is."""
+        return next((name for name, held in sorted(self.values(number.program).items())
+                     if any(text.replace("_", "") == number.text for text in held)), "")
+
     def only_declared(self, number: ProseNumber) -> bool:
         """Whether number passes as a declared setting only: where it looks, nothing prints it."""
         return number.setting and number.text not in self.printed(self.scope(number)).numbers

@@ -9,8 +9,8 @@ import unicodedata
 
 from .captions import expected_captions
 from .characters import code_point, first_unseen, unseen, without_unseen
-from .model import (Document, MAX_DEPTH, MAX_GENERATED_BYTES, MAX_NAME, MAX_SUGGESTIONS, Piece, REFERENCE_LIKE,
-                    location_comment, output_lines, reference, references, walk)
+from .model import (Document, MAX_DEPTH, MAX_GENERATED_BYTES, MAX_NAME, MAX_SUGGESTIONS, Piece, REFERENCE,
+                    REFERENCE_LIKE, location_comment, output_lines, reference, references, walk)
 
 
 # Invisible characters that Markdown, Python and editors read differently (markdown-it turns NUL into U+FFFD;
@@ -247,8 +247,10 @@ def marked(piece: Piece, function: str, mark: re.Pattern) -> bool:
     """Whether the piece defines function() at its top level with a line marked as a part's beginning in it."""
     if function not in "\n".join(piece.lines):
         return False
+    # a root's <<references>> read as statements, so that the code around them parses
+    code = [REFERENCE.sub(r"\1pass", line) for line in piece.lines]
     try:
-        tree = ast.parse("\n".join(piece.lines))
+        tree = ast.parse("\n".join(code))
     except (SyntaxError, ValueError, RecursionError, MemoryError):  # a fragment (an indented block), or too deep
         return False
     return any(isinstance(node, ast.FunctionDef) and node.name == function

@@ -98,6 +98,15 @@ def test_the_notebooks_function_in_a_roots_own_fence_is_named_at_the_declaration
                           "a named chunk") in err
 
 
+def test_the_notebooks_function_in_a_root_that_includes_chunks_is_named_too(tmp_path, capsys):
+    """The root's <<references>> are no Python: main() is found around them all the same."""
+    md = write(tmp_path, PARTS + "```python {file=generated/a.py}\n<<body>>\n\n\ndef main():\n    # 第 1 段\n"
+                                 "    show()\n\n\nmain()\n```\n\n```python {#body}\ndef show():\n    print('x')\n```\n\n"
+                                 "```text {transcript}\nx\n```\n", "lesson.md")
+    code, _, err = run(capsys, "check", md)
+    assert code == 2 and "parts: main() is defined in the fence of the root {file=generated/a.py}" in err
+
+
 def test_a_declared_function_in_a_chunk_passes(tmp_path, capsys):
     md = write(tmp_path, PARTS + "```python {file=generated/a.py}\n<<主程序>>\n```\n\n```python {#主程序}\ndef main():\n"
                                  "    # 第 1 段\n    print('x')\n\n\nmain()\n```\n\n```text {transcript}\nx\n```\n",

@@ -314,3 +314,51 @@ def test_a_rounding_the_rules_alone_do_not_take_is_one_the_list_may_name(tmp_pat
     (tmp_path / "lesson.quotes.txt").write_text("# the list\n")
     code, err = check(md, capsys)
     assert code == 1 and "which names it nowhere; python" in err and "not printed" not in err
+
+
+def test_a_guess_offers_no_quote_last_and_a_second_number_of_a_sentence_another_place_first(tmp_path, capsys):
+    md = lesson(tmp_path, "先是 0.25，又是 0.25。", [])
+    assert tangle.main(["quotes", str(md)]) == 0
+    lines = (tmp_path / "lesson.quotes.txt").read_text().split("\n")
+    first = lines.index("? 先是 ⟦0.25⟧，又是 0.25。\tgenerated/a.py 1:1:2\tbefore 0.75 after ⟦0.25⟧")
+    assert lines[first + 1 : first + 3] == ["# 或\tgenerated/a.py 1:3:1\tbest ⟦0.25⟧ worst 0.75", "# 或\t不是引用\t为什么？"]
+    assert "? 先是 0.25，又是 ⟦0.25⟧。\tgenerated/a.py 1:3:1\tbest ⟦0.25⟧ worst 0.75" in lines  # not the first's
+
+
+def test_a_reworded_sentence_keeps_the_reason_given_for_its_number_and_the_notes_speak_the_lessons_words(
+        tmp_path, capsys):
+    md = write(tmp_path, small_lesson("Take 7.5, say.", title="Lesson", printed=PRINTED), "lesson.md")  # in English
+    (tmp_path / "lesson.quotes.txt").write_text("Take ⟦7.5⟧ for example.\tnot a quote\tan example\n")
+    assert tangle.main(["quotes", str(md)]) == 0
+    err = capsys.readouterr().err
+    assert "? Take ⟦7.5⟧, say.\tnot a quote\tan example" in (tmp_path / "lesson.quotes.txt").read_text().split("\n")
+    assert "dropped, no number stands in its sentence any more: Take ⟦7.5⟧ for example.\tnot a quote" in err
+    assert "with the reason given before its sentence was reworded: an example" in err
+
+
+def test_quotes_says_what_it_follows_without_asking(tmp_path, capsys):
+    """A line moved, and a setting changed with its sentence: followed, and said on stderr."""
+    md = lesson(tmp_path, "最好的是 0.25，跑了 4000 轮。", ["最好的是 ⟦0.25⟧，跑了 3000 轮。\tgenerated/a.py 1:1:1\tbest 0.25 worst 0.75",
+                                                   "最好的是 0.25，跑了 ⟦3000⟧ 轮。\tgenerated/a.py ROUNDS\t3000"])
+    md.write_text(md.read_text().replace("ROUNDS = 3000", "ROUNDS = 4000"))
+    assert tangle.main(["quotes", str(md)]) == 0
+    err = capsys.readouterr().err
+    assert "0.25: its line moved from generated/a.py 1:1:1 to generated/a.py 1:3:1: followed" in err
+    assert "4000: the setting ROUNDS is 4000 now, as the sentence says: kept" in err
+
+
+def test_a_count_printed_nowhere_is_advised_to_be_a_setting(tmp_path, capsys):
+    md = lesson(tmp_path, "印了 16 行。", [])
+    assert tangle.main(["quotes", str(md)]) == 0
+    code, err = check(md, capsys)
+    assert code == 1 and "if the program uses this count (how many it prints or runs), give it an UPPER_CASE name " \
+                         "in the code (ROWS = 16)" in err
+
+
+def test_the_pages_tooltip_names_the_setting_a_number_is(tmp_path, capsys):
+    from literate.page import command as weave
+    md = lesson(tmp_path, "跑了 3000 轮。", ["跑了 ⟦3000⟧ 轮。\tgenerated/a.py ROUNDS\t3000"])
+    out = tmp_path / "page.html"
+    assert weave.main([str(md), "-o", str(out)]) == 0
+    assert '<span class="num setting" title="generated/a.py 声明的设置 ROUNDS 的值，不链到实跑输出">3000</span>' in \
+        out.read_text()

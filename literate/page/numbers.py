@@ -73,8 +73,9 @@ def number_html(page: Page, number: model.ProseNumber, lines: list[int], context
         return tag("span", {"class": "num book", "title": plain(page, "number-book", file=prose.BOOK_FIGURES)},
                    number.text)
     if number.declared:
-        return tag("span", {"class": "num setting", "title": plain(page, "number-declared", program=number.program)},
-                   number.text)
+        title = (plain(page, "number-setting", program=number.program, name=number.setting_name)
+                 if number.setting_name else plain(page, "number-declared", program=number.program))
+        return tag("span", {"class": "num setting", "title": title}, number.text)
     if number.stated:
         return tag("span", {"class": "num setting", "title": plain(page, "number-stated", stated=number.stated)},
                    number.text)

@@ -48,6 +48,7 @@ WORDS = {
         "image": "［图：{alt}］",
         "number-book": "原书的数字（列在 {file} 里），不是本仓库的程序打印的",
         "number-declared": "{program} 声明的设置（一个大写名字的值），不链到实跑输出",
+        "number-setting": "{program} 声明的设置 {name} 的值，不链到实跑输出",
         "number-stated": "正文自己说的数，不引实跑输出（{stated}）",
         "number-count": "核对过：{program} 的实跑输出在这里引的那几段里印着它（一位数和跟着量词的计数，不链到某一行）",
         "number-missing": "没有核对上：{program} 的实跑输出里没有它",
@@ -100,6 +101,7 @@ WORDS = {
         "image": "[figure: {alt}]",
         "number-book": "the book’s number (listed in {file}), not printed by this lesson’s programs",
         "number-declared": "a setting {program} declares (the value of an upper-case name), not linked to the output",
+        "number-setting": "the value of the setting {name} that {program} declares, not linked to the output",
         "number-stated": "a number the prose states itself, quoting no output ({stated})",
         "number-count": "verified: the parts of {program}’s output quoted here print it (a single digit or a count "
                         "before a measure word is linked to no one line)",
