@@ -265,41 +265,59 @@ class Lister:
         proofs, doc, entry = self.proofs, self.doc, self.proofs.listed.get(id(number))
         if entry and entry_problem(doc, number, replace(entry, guessed=False), proofs.quotes, proofs.figures,
                                    same_line=False)[0] is None:
-            if entry.place.line and quoting.unmarked(entry.shown) != place_text(doc, entry.place, marked=False):
-                self.note(number, f"its line {entry.place} now reads {quoted(place_text(doc, entry.place), 70)}; "
-                                  "the same number stands there: kept")
-            kept = [entry_text(doc, number.said, entry)]  # it fits: kept, and a guess not yet read stays one
-            if entry.guessed and entry.place.program != quoting.NOT_A_QUOTE:  # with its others, as first listed
-                kept += self.others(number, [place for place in candidates(doc, number, proofs.quotes)
-                                             if place != entry.place])
-            return kept, entry.place
+            return self.kept(number, entry), entry.place
         if entry and entry.guessed:
             entry = None  # the tool's own guess no longer fits: it guesses afresh
         if number.book and book_prints(proofs.figures, number):  # marked as the book's, and on its list
             return [f"{number.said}\t{quoting.LIST_WORDS[doc.language]['book']}\t{number.text}\n"], None
-        moved = entry and moved_place(doc, number, entry)
-        if moved:  # its line moved in a new transcript: the same line, found again
-            self.note(number, f"its line moved from {entry.place} to {moved}: followed")
-            return [entry_text(doc, number.said, replace(entry, place=moved, guessed=False))], moved
         places = candidates(doc, number, proofs.quotes)
-        if entry and places and places[0] == entry.place:  # the same place: only what it reads changed (a setting)
-            if entry.place.name:
-                self.note(number, f"the setting {entry.place.name} is {number.text} now, as the sentence says: kept")
-            return [entry_text(doc, number.said, replace(entry, shown=number.text if entry.place.name else entry.shown,
-                                                         guessed=False))], entry.place
+        followed = entry and self.followed(number, entry, places)
+        if followed:
+            return followed
         if not places:
             return self.unprinted(number, entry), None
+        return self.guessed(number, entry, places)
+
+    def kept(self, number: ProseNumber, entry: quoting.Entry) -> list[str]:
+        """The lines of an entry that still fits: itself (a guess not yet read stays one, with its others), its
+        line as it reads now."""
+        doc = self.doc
+        if entry.place.line and quoting.unmarked(entry.shown) != place_text(doc, entry.place, marked=False):
+            self.note(number, f"its line {entry.place} now reads {quoted(place_text(doc, entry.place), 70)}; the "
+                              "same number stands there: kept")
+        kept = [entry_text(doc, number.said, entry)]
+        if entry.guessed and entry.place.program != quoting.NOT_A_QUOTE:
+            kept += self.others(number, [place for place in candidates(doc, number, self.proofs.quotes)
+                                         if place != entry.place])
+        return kept
+
+    def followed(self, number: ProseNumber, entry: quoting.Entry, places: list[quoting.Place]):
+        """The lines and place of an entry the tool follows unasked, saying so: its line moved in a new transcript
+        (the same line, found again), or its setting's value changed as the sentence did. None for any other."""
+        moved = moved_place(self.doc, number, entry)
+        if moved:
+            self.note(number, f"its line moved from {entry.place} to {moved}: followed")
+            return [entry_text(self.doc, number.said, replace(entry, place=moved, guessed=False))], moved
+        if places and places[0] == entry.place:  # the same place: only what it reads changed
+            if entry.place.name:
+                self.note(number, f"the setting {entry.place.name} is {number.text} now, as the sentence says: kept")
+            shown = number.text if entry.place.name else entry.shown
+            return [entry_text(self.doc, number.said, replace(entry, shown=shown, guessed=False))], entry.place
+        return None
+
+    def guessed(self, number: ProseNumber, entry: quoting.Entry | None, places: list[quoting.Place]):
+        """The lines and place of a guess among the places that print a number, the others below it. Listed for
+        the first time, a number is a guess however many places print it: a tool can find where the digits stand,
+        but only a person can read whether that line is the one the sentence means."""
         taken = self.taken.get(sentence_key(number), set())
-        places.sort(key=lambda place: place in taken)  # another number of the sentence has that one
+        places = sorted(places, key=lambda place: place in taken)  # another number of the sentence has that one
         if len(places) > 1:
             self.note(number, f"guessed {places[0]} of {len(places)} places")
         elif entry:  # the place it was listed at no longer prints it: the one place left is a guess all the same
             self.note(number, f"its listed place {entry.place} no longer fits; guessed {places[0]}, the only place it "
                               "may quote (the sentence may be stale instead)")
-        # Listed for the first time, it is a guess however many places print it: a tool can find where the digits
-        # stand, but only a person can read whether that line is the one the sentence means.
         guess = quoting.Entry(number.said, places[0], number.text if places[0].name else "", True, 0)
-        return [entry_text(doc, number.said, guess), *self.others(number, places[1:])], places[0]
+        return [entry_text(self.doc, number.said, guess), *self.others(number, places[1:])], places[0]
 
     def others(self, number: ProseNumber, places: list[quoting.Place]) -> list[str]:
         """The # or lines below a guess: the other places it may quote, and no quote (an example's digits may
