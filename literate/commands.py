@@ -16,7 +16,8 @@ from .markdown import load
 from .book import quotes_a_book
 from .model import Conflict, DIFFERENT, Document, MAX_GENERATED_BYTES, OK, UserError, counted
 from .playgrounds import undefined_name_problems
-from .proofs import Proofs, proven, stale_numbers, written_list
+from .listing import followed_list, written_list
+from .proofs import Proofs, proven, stale_numbers
 from .quoting import list_path, list_shown
 from .reach import unrun_problems
 from .runner import report_failed_run, run_program
@@ -251,6 +252,18 @@ def command_check(args) -> int:
     return DIFFERENT if outcomes else OK
 
 
+def follow_list(doc: Document) -> None:
+    """After a new transcript: the list of quotes follows the lines it moved (listing.followed_list), saying so;
+    what would take a guess is left to the quotes command, which check names."""
+    followed = followed_list(doc)
+    if followed:
+        text, notes = followed
+        write_atomically(list_path(doc), text.encode())
+        print(*notes, sep="\n", file=sys.stderr)
+        print(f"{list_shown(doc)}: followed the new transcript ({len(notes)} "
+              f"{'entry' if len(notes) == 1 else 'entries'})")
+
+
 def refused(doc: Document, errors: int, unused: int) -> str:
     """check's summary of what the proofs refused: the prose numbers not proven, and apart from them the entries of
     the list of quotes whose sentence is gone (stale, but no number's)."""
@@ -318,6 +331,7 @@ def command_update(args) -> int:
     else:
         updated = write_transcripts(doc, changed)
         write_roots(updated, force=False)  # code below a transcript has moved: its line comments change
+        follow_list(updated)
     for shown in draw_figures(updated, lambda target: update_command(updated, target)):
         print(f"drew {shown}")
     errors, _ = stale_numbers(updated)
@@ -330,7 +344,7 @@ def command_update(args) -> int:
 
 
 def command_quotes(args) -> int:
-    """Write the lesson's list of quotes again (proofs.written_list): what check proves each number against."""
+    """Write the lesson's list of quotes again (listing.written_list): what check proves each number against."""
     doc = load(args.md, str(args.md))
     require_transcripts(doc)
     text, notes = written_list(doc)

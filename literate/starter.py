@@ -16,7 +16,7 @@ from .files import document_lock, write_atomically
 from .makefile import TOOLS
 from .markdown import load
 from .model import OK, UserError
-from .proofs import written_list
+from .listing import written_list
 from .quoting import GUESSED, list_path, list_shown
 
 LESSON = "lesson.md"

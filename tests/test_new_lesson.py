@@ -141,11 +141,11 @@ def test_the_tools_name_the_new_lessons_own_commands(tmp_path):
     checked = subprocess.run(["make", "-s", "check"], cwd=lesson, capture_output=True, text=True, timeout=300)
     assert checked.returncode != 0 and "if the new output is right, record it: make update" in checked.stderr
     updated = subprocess.run(["make", "-s", "update"], cwd=lesson, capture_output=True, text=True, timeout=300)
-    assert updated.returncode != 0 and "now reads '最大的 0.6590', not as listed" in updated.stderr
-    assert "it still prints 0.6590 there: if the sentence still means this line, make quotes lists it as it reads " \
-           "now" in updated.stderr  # its list names the line as it read before
-    make(lesson, "quotes")
-    make(lesson, "check")  # the same number at the same place: listed again as it is, no guess to read
+    # the same number at the same place of a changed line: the list follows it, saying so
+    assert updated.returncode == 0 and "lesson.quotes.txt: followed the new transcript (1 entry)" in updated.stdout
+    assert "its line generated/lesson.py 1:1:1 now reads '最大的 ⟦0.6590⟧'; the same number stands there: kept" \
+        in updated.stderr
+    make(lesson, "check")
     generated = lesson / "generated" / "lesson.py"
     generated.write_text(generated.read_text(encoding="utf-8") + "# mine\n", encoding="utf-8")
     checked = subprocess.run(["make", "-s", "check"], cwd=lesson, capture_output=True, text=True, timeout=300)

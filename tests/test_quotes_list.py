@@ -85,7 +85,8 @@ def test_a_guess_is_refused_until_the_author_confirms_it(tmp_path, capsys):
 def test_an_entry_whose_sentence_is_gone_fails_at_its_line_of_the_list(tmp_path, capsys):
     code, err = check(lesson(tmp_path, "跑了 3 轮。", [BEST]), capsys)
     assert code == 1
-    assert "lesson.quotes.txt:2: error: no number of" in err and "stands in this sentence any more" in err
+    assert "lesson.quotes.txt:2: error: this sentence is in lesson.md no more (reworded?)" in err
+    assert "quotes lesson.md drops it and lists the numbers of the sentence that took its place" in err
 
 
 def test_a_listed_line_that_reads_otherwise_now_fails(tmp_path, capsys):
@@ -135,7 +136,7 @@ def test_the_quotes_command_lists_each_number_guessing_among_several_places_and_
     md.write_text(md.read_text().replace("最好的是 0.25，跑了 3 轮。", "跑了 3 轮。"))
     assert tangle.main(["quotes", str(md)]) == 0
     err = capsys.readouterr().err
-    assert "dropped, no number stands in its sentence any more: 最好的是 ⟦0.25⟧，跑了 3 轮。" in err
+    assert "dropped, its sentence is in the lesson no more: 最好的是 ⟦0.25⟧，跑了 3 轮。" in err
     assert "? 跑了 ⟦3⟧ 轮。\tgenerated/a.py 1:2:1\trounds ⟦3⟧" in (tmp_path / "lesson.quotes.txt").read_text().split("\n")
 
 
@@ -332,7 +333,7 @@ def test_a_reworded_sentence_keeps_the_reason_given_for_its_number_and_the_notes
     assert tangle.main(["quotes", str(md)]) == 0
     err = capsys.readouterr().err
     assert "? Take ⟦7.5⟧, say.\tnot a quote\tan example" in (tmp_path / "lesson.quotes.txt").read_text().split("\n")
-    assert "dropped, no number stands in its sentence any more: Take ⟦7.5⟧ for example.\tnot a quote" in err
+    assert "dropped, its sentence is in the lesson no more: Take ⟦7.5⟧ for example.\tnot a quote" in err
     assert "with the reason given before its sentence was reworded: an example" in err
 
 
@@ -362,3 +363,46 @@ def test_the_pages_tooltip_names_the_setting_a_number_is(tmp_path, capsys):
     assert weave.main([str(md), "-o", str(out)]) == 0
     assert '<span class="num setting" title="generated/a.py 声明的设置 ROUNDS 的值，不链到实跑输出">3000</span>' in \
         out.read_text()
+
+
+def test_update_follows_a_moved_line_in_the_list_but_leaves_a_guess_to_quotes(tmp_path, capsys):
+    md = lesson(tmp_path, "最好的是 0.25。", ["最好的是 ⟦0.25⟧。\tgenerated/a.py 1:3:1\tbest ⟦0.25⟧ worst 0.75"])
+    assert check(md, capsys)[0] == 0
+    first = 'print("before 0.75 after 0.25")'
+    md.write_text(md.read_text().replace(first, 'print("new")\n' + first))  # every line one further down
+    assert tangle.main(["tangle", md.name]) == 0 and tangle.main(["update", md.name]) == 0
+    out, err = capsys.readouterr()
+    assert "lesson.quotes.txt: followed the new transcript (1 entry)" in out
+    assert "its line moved from generated/a.py 1:3:1 to generated/a.py 1:4:1: followed" in err
+    listed = (tmp_path / "lesson.quotes.txt").read_text()
+    md.write_text(md.read_text().replace('print("best 0.25 worst 0.75")', 'print("best 0.35 worst 0.75")'))
+    assert tangle.main(["tangle", md.name]) == 0 and tangle.main(["update", md.name]) == 1  # the number changed
+    assert "followed" not in capsys.readouterr().out and (tmp_path / "lesson.quotes.txt").read_text() == listed
+
+
+def test_a_setting_changed_with_its_sentence_is_followed_though_a_line_prints_the_new_value(tmp_path, capsys):
+    text = (small_lesson("跑了 4000 轮。", printed=(*PRINTED, "total 4000")).replace("<<body>>", "<<settings>>\n<<body>>")
+            + "\n```python {#settings}\nROUNDS = 4000\n```\n\n")
+    md = write(tmp_path, text, "lesson.md")
+    (tmp_path / "lesson.quotes.txt").write_text("跑了 ⟦3000⟧ 轮。\tgenerated/a.py ROUNDS\t3000\n")
+    assert tangle.main(["quotes", str(md)]) == 0
+    assert "跑了 ⟦4000⟧ 轮。\tgenerated/a.py ROUNDS\t4000" in (tmp_path / "lesson.quotes.txt").read_text().split("\n")
+
+
+def test_a_reason_given_before_comes_first_though_the_number_is_printed_and_a_rounding_is_called_one(
+        tmp_path, capsys):
+    md = lesson(tmp_path, "例如 0.25，又如 0.3。", ["比如 ⟦0.25⟧。\t不是引用\t例子"])
+    assert tangle.main(["quotes", str(md)]) == 0
+    lines = (tmp_path / "lesson.quotes.txt").read_text().split("\n")
+    first = lines.index("? 例如 ⟦0.25⟧，又如 0.3。\t不是引用\t例子")  # the author's word, the printed places below
+    assert lines[first + 1].startswith("# 或\tgenerated/a.py 1:")
+    (tmp_path / "lesson.quotes.txt").write_text("# the list\n")
+    code, err = check(md, capsys)
+    assert code == 1 and "0.3: 2 lines of generated/a.py print a number that rounds to it (line " in err
+
+
+def test_an_error_says_which_of_the_numbers_written_alike_on_its_line_it_is(tmp_path, capsys):
+    md = lesson(tmp_path, "先是 0.25，再是 0.35。然后又是 0.35。", None)
+    code, err = check(md, capsys)
+    assert code == 1 and "lesson.md:3: error: the 1st 0.35 on the line: 0.35 is not printed" in err
+    assert "lesson.md:3: error: the 2nd 0.35 on the line: 0.35 is not printed" in err

@@ -729,7 +729,8 @@ exp 0.2303 0.1293
 """
 EXP = "<!-- 数字出自 generated/exp.py -->"
 MAIN = "<!-- 数字出自 generated/main.py -->"
-# (where, prose, [(a word on the line of the error, its number, how the error names the transcript)])
+# (where, prose, [(a word on the line of the error, its number, how the error names the transcript[, which of the
+# numbers written alike on the line it is])])
 CITATIONS = {
     "same digits in both: fine anywhere": ("intro", "两边都印了 0.2303。", []),
     "the intro cites the main program": ("intro", "权重是 0.1293。", [("权重", "0.1293", "its section's transcript")]),
@@ -745,12 +746,13 @@ CITATIONS = {
     "a block comment overrides its part": (
         "experiments", f"{MAIN}\n权重是 0.1293。", [("权重", "0.1293", "the transcript named on line {comment}")]),
     "a sentence comment cites to the end of its sentence": (
-        "intro", f"前一句 0.2303；{EXP}后一句 0.1293。下一句 0.1293。", [("前一句", "0.1293", "its section's transcript")]),
+        "intro", f"前一句 0.2303；{EXP}后一句 0.1293。下一句 0.1293。",
+        [("前一句", "0.1293", "its section's transcript", "2nd")]),
     "a sentence comment does not reach back": (
-        "intro", f"先说 0.1293，{EXP}再说 0.1293。", [("先说", "0.1293", "its section's transcript")]),
+        "intro", f"先说 0.1293，{EXP}再说 0.1293。", [("先说", "0.1293", "its section's transcript", "1st")]),
     "a sentence comment inside a block comment's paragraph": (
         "experiments", f"{MAIN}\n是 0.129，{EXP}也是 0.1293；又是 0.1293。",
-        [("是 0.129", "0.1293", "the transcript named on line {comment}")]),
+        [("是 0.129", "0.1293", "the transcript named on line {comment}", "2nd")]),
 }
 
 
@@ -761,11 +763,12 @@ def test_each_prose_number_is_checked_against_the_transcript_it_cites(tmp_path, 
     lines = md.read_text().split("\n")
     comment = next((n for n, line in enumerate(lines, 1) if line.startswith("<!--")), None)
     expected = []
-    for word, number, how in errors:
+    for word, number, how, *nth in errors:
         line = next(n for n, text in enumerate(lines, 1) if word in text and not text.startswith("<!--"))
+        which = f"the {nth[0]} {number} on the line: " if nth else ""
         other = "generated/exp.py" if "0.1293" in number else "generated/main.py"
         program = "generated/main.py" if other == "generated/exp.py" else "generated/exp.py"
-        expected.append(f"attention.md:{line}: error: {number} is not printed by {program} "
+        expected.append(f"attention.md:{line}: error: {which}{number} is not printed by {program} "
                         f"({how.format(comment=comment)}; nearest: 0.129, 0.2303); {other} prints it: "
                         f"if it comes from there, cite it with <!-- 数字出自 {other} --> on the line before "
                         "the paragraph or before the sentence")
