@@ -25,10 +25,11 @@ def written_list(doc: Document) -> tuple[str, list[str]]:
     shown = quoting.list_shown(doc)
     notes = [f"{shown}:{entry.line}: dropped, its sentence is in the lesson no more: {entry.said}\t"
              f"{quoting.written_place(entry.place, doc.language)}" for entry in proofs.unused]
-    # the reasons the author gave for numbers of reworded sentences: offered again for the same number
-    reasons = {quoting.marked(entry.said): entry.shown for entry in proofs.unused
-               if entry.place.program == quoting.NOT_A_QUOTE and entry.shown.strip() not in quoting.WHY_WORDS}
-    return listing(Lister(proofs, notes, reasons)), notes
+    # what the author read for the numbers of reworded sentences (a reason, a place): offered first for the same
+    # number, as a guess to read again
+    before = {quoting.marked(entry.said): entry for entry in proofs.unused
+              if not entry.guessed and entry.shown.strip() not in quoting.WHY_WORDS}
+    return listing(Lister(proofs, notes, before)), notes
 
 
 def listing(lister: Lister) -> str:
@@ -59,13 +60,13 @@ def followed_list(doc: Document) -> tuple[str, list[str]] | None:
 
 
 class Lister:
-    """Lists each number again (written_list): what the author should know goes to notes; reasons: those given
-    for the numbers of reworded sentences, by number; taken: the places each sentence's numbers have been given,
-    so that a guess for another number of it tries another place first. follow_only: an entry that would take a
-    guess stays as it stands (unfollowed counts those, and the numbers no entry names)."""
+    """Lists each number again (written_list): what the author should know goes to notes; before: the entries the
+    author read for the numbers of reworded sentences, by number; taken: the places each sentence's numbers have
+    been given, so that a guess for another number of it tries another place first. follow_only: an entry that
+    would take a guess stays as it stands (unfollowed counts those, and the numbers no entry names)."""
 
-    def __init__(self, proofs: Proofs, notes: list[str], reasons: dict[str, str], follow_only: bool = False):
-        self.proofs, self.doc, self.notes, self.reasons = proofs, proofs.doc, notes, reasons
+    def __init__(self, proofs: Proofs, notes: list[str], before: dict[str, quoting.Entry], follow_only: bool = False):
+        self.proofs, self.doc, self.notes, self.before = proofs, proofs.doc, notes, before
         self.taken: dict[str | None, set[quoting.Place]] = {}
         self.follow_only, self.unfollowed = follow_only, 0
 
@@ -96,17 +97,32 @@ class Lister:
         if self.follow_only:  # what takes a guess is the quotes command's
             self.unfollowed += 1
             return [], None
-        if not places or (not entry and number.text in self.reasons):  # the author's word for it before first
-            return self.unprinted(number, entry, places), None
+        prior = None if entry else self.before.get(number.text)  # what the author read for it before rewording
+        if not places or (prior and prior.place.program == quoting.NOT_A_QUOTE) or not (
+                prior or entry or "." in number.text or self.telling(number, places[0])):
+            return self.unprinted(number, entry, places), None  # a whole number no line or name bears out: no quote
+        if prior and prior.place in places:
+            places = [prior.place] + [place for place in places if place != prior.place]
         return self.guessed(number, entry, places)
+
+    def telling(self, number: ProseNumber, place: quoting.Place) -> bool:
+        """Whether anything but its digits ties a number to a place: a measure word after it (3000 rounds), or
+        words (or other numbers) the sentence shares with its line, or with its name for a setting."""
+        if number.setting:
+            return True
+        said = quoting.words(number.said.replace(f"{quoting.OPEN}{number.text}{quoting.CLOSE}", " "))
+        if place.name:
+            return bool(quoting.shared(said, quoting.words(place.name.lower().replace("_", " "))))
+        line = quoting.place_line(self.doc, place)
+        return bool(line and quoting.shared(said, quoting.words(quoting.shown_line(line[1]))))
 
     def kept(self, number: ProseNumber, entry: quoting.Entry) -> list[str]:
         """The lines of an entry that still fits: itself (a guess not yet read stays one, with its others), its
         line as it reads now."""
         doc = self.doc
         if entry.place.line and quoting.unmarked(entry.shown) != place_text(doc, entry.place, marked=False):
-            self.note(number, f"its line {entry.place} now reads {quoted(place_text(doc, entry.place), 70)}; the "
-                              "same number stands there: kept")
+            self.note(number, f"its line {entry.place} now reads {quoted(place_text(doc, entry.place), 70)}; it "
+                              "still quotes the number marked there: kept")
         kept = [entry_text(doc, number.said, entry)]
         if entry.guessed and entry.place.program != quoting.NOT_A_QUOTE:
             kept += self.others(number, [place for place in candidates(doc, number, self.proofs.quotes)
@@ -158,10 +174,13 @@ class Lister:
             changed = entry.place.program == quoting.NOT_A_QUOTE and quoting.marked(entry.said) != number.text
             return [f"{quoting.GUESSED if changed else ''}{number.said}\t"
                     f"{quoting.written_place(entry.place, doc.language)}\t{entry.shown}\n"]
-        reason = self.reasons.get(number.text)
-        self.note(number, ("printed nowhere it may quote: " if not places else "") + "listed as no quote, marked ?"
+        prior = self.before.get(number.text)
+        reason = prior.shown if prior and prior.place.program == quoting.NOT_A_QUOTE else ""
+        why = ("printed nowhere it may quote: " if not places else
+               "" if reason else "nothing but its digits ties it to a line: ")
+        self.note(number, why + "listed as no quote, marked ?"
                   + (f", with the reason given before its sentence was reworded: {reason}" if reason else
-                     f" ({lesson_command(doc, 'check')} names the nearest numbers printed)"))
+                     "" if places else f" ({lesson_command(doc, 'check')} names the nearest numbers printed)"))
         return [f"{quoting.GUESSED}{number.said}\t{words['no quote']}\t{reason or words['why']}\n",
                 *(f"{words['or']}\t{place}\t{number.text if place.name else place_text(doc, place)}\n"
                   for place in places[: quoting.MAX_OTHERS])]

@@ -124,8 +124,8 @@ def entry_problem(doc: Document, number: ProseNumber, entry: quoting.Entry, quot
     line = quoting.place_line(doc, place)
     printed = line and quoting.printed_at(line[1], place.column)
     if not printed:
-        return (f"{shown} is listed as quoting {place} ({where}), but that place of {place.program}'s output holds "
-                f"no number now; {relisting(doc, number, entry, quotes, False)}"), {}
+        return (f"{shown} is listed as quoting {place} ({where}), but the output has no number there now (its lines "
+                f"moved or changed); {relisting(doc, number, entry, quotes, False)}"), {}
     if same_line and quoting.unmarked(entry.shown) != quoting.shown_line(line[1]):
         still = quoting.quotes(number.text, number.sign, *printed)
         return (f"{shown}: the line it quotes ({place}) now reads {quoted(line[1].strip(), 70)}, not as listed in "

@@ -371,7 +371,8 @@ def unprinted(number: ProseNumber, quotes: Quotes, keeps_list: bool) -> str:
                      "ROUNDS = 3000)")
     elsewhere = isinstance(scope, tuple) and number.text in quotes.printed(number.program).numbers
     if elsewhere:
-        what += (f"; {number.program} prints it elsewhere: if it quotes that, cite it with "
+        what += (f"; {number.program} prints it elsewhere, outside the output under this heading: if it quotes that, "
+                 "cite the whole transcript with "
                  f"<!-- {RULES[quotes.doc.language].citation_word} {number.program} --> on the line before the paragraph or before the sentence")
     others = [target for target in quotes.doc.transcripts
               if target != number.program and number.text in quotes.printed(target).numbers]

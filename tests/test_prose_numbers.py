@@ -204,7 +204,8 @@ def test_a_stale_rounded_quote_fails_though_another_part_prints_the_same_digits(
     assert err.startswith(
         "lesson.md:14: error: 0.41 is not printed by generated/a.py (the output under its heading (part 1, lines "
         "11-11), printed as written or rounded from a number printed there; nearest: 0.4529, 0.2303); "
-        "generated/a.py prints it elsewhere: if it quotes that, cite it with <!-- 数字出自 generated/a.py -->"
+        "generated/a.py prints it elsewhere, outside the output under this heading: if it quotes that, cite the whole "
+        "transcript with <!-- 数字出自 generated/a.py -->"
         .replace("lesson.md", str(md)))
     assert err.count("error:") == 1  # part 2's own 0.41 and 0.13 still pass
 

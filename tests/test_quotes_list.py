@@ -406,3 +406,20 @@ def test_an_error_says_which_of_the_numbers_written_alike_on_its_line_it_is(tmp_
     code, err = check(md, capsys)
     assert code == 1 and "lesson.md:3: error: the 1st 0.35 on the line: 0.35 is not printed" in err
     assert "lesson.md:3: error: the 2nd 0.35 on the line: 0.35 is not printed" in err
+
+
+def test_a_whole_number_nothing_but_its_digits_ties_to_a_line_is_offered_as_no_quote_first(tmp_path, capsys):
+    md = lesson(tmp_path, "例如 3。跑了 3 轮。", [])
+    assert tangle.main(["quotes", str(md)]) == 0
+    lines = (tmp_path / "lesson.quotes.txt").read_text().split("\n")
+    first = lines.index("? 例如 ⟦3⟧。\t不是引用\t为什么？")
+    assert lines[first + 1] == "# 或\tgenerated/a.py 1:2:1\trounds ⟦3⟧"
+    assert "? 跑了 ⟦3⟧ 轮。\tgenerated/a.py 1:2:1\trounds ⟦3⟧" in lines  # a measure word after it ties it
+
+
+def test_a_reworded_sentence_offers_first_the_place_the_author_chose_before(tmp_path, capsys):
+    chosen = "最好的是 ⟦0.25⟧。\tgenerated/a.py 1:3:1\tbest ⟦0.25⟧ worst 0.75"  # not the first line printing it
+    md = lesson(tmp_path, "最好的一个是 0.25。", [chosen])
+    assert tangle.main(["quotes", str(md)]) == 0
+    lines = (tmp_path / "lesson.quotes.txt").read_text().split("\n")
+    assert "? 最好的一个是 ⟦0.25⟧。\tgenerated/a.py 1:3:1\tbest ⟦0.25⟧ worst 0.75" in lines
