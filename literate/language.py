@@ -55,7 +55,8 @@ class ProseRules:
 
     measure_after: re.Pattern  # matched just after a whole number: a measure word follows it
     sentence_end: re.Pattern  # where a sentence ends (the match's end is the sentence's)
-    reference_after: re.Pattern | None = None  # matched just after a number: it names a year, a chapter, a section
+    reference_after: re.Pattern | None = None  # matched just after a number: it names a chapter, a section
+    year_after: re.Pattern | None = None  # ... after a number of 1500 to 2099: it names a year (2017 年, not 10 年)
     reference_before: re.Pattern | None = None  # matched at the end of the text before a number: so does it
     year_before: re.Pattern | None = None  # ... before a four-digit number not followed by a measure word: a year
     numbered_heading: bool = False  # a whole number opening a text, then . or ) (2. Walking downhill): a section's
@@ -65,6 +66,8 @@ class ProseRules:
     def is_reference(self, text: str, start: int, end: int) -> bool:
         """Whether the number at [start, end) of text refers to the world (a year, a chapter, a section)."""
         if self.reference_after and self.reference_after.match(text, end):
+            return True
+        if self.year_after and YEAR.fullmatch(text, start, end) and self.year_after.match(text, end):
             return True
         before = text[max(0, start - 12) : start]
         if self.reference_before and self.reference_before.search(before):
@@ -83,7 +86,8 @@ RULES = {
     "zh": ProseRules(
         measure_after=re.compile(rf" ?(?!{'|'.join(NOT_MEASURES)})[{CHINESE_MEASURES}]"),
         sentence_end=re.compile(r"[。；！？]"),
-        reference_after=re.compile(rf" ?(?!{'|'.join(NOT_MEASURES)})[年章节]")),  # 2017 年, 第 12 章, 6.5 节
+        reference_after=re.compile(rf" ?(?!{'|'.join(NOT_MEASURES)})[章节]"),  # 第 12 章, 6.5 节
+        year_after=re.compile(r" ?年(?!龄)")),  # 2017 年 (10 年 is a span of time: a count, checked)
     "en": ProseRules(
         measure_after=re.compile(rf"(?:\s+|-)(?:{ENGLISH_MEASURES})\b"),
         sentence_end=re.compile(rf"[。；！？]|{NOT_ENDS}[.;!?][\"')\]’”]*(?=\s|\Z)"),

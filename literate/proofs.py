@@ -138,8 +138,9 @@ def entry_problem(doc: Document, number: ProseNumber, entry: quoting.Entry, quot
         sign = "-" if printed[1] == "-" else ""
         return (f"{number.sign}{shown} is not what it quotes: {place.program} prints {sign}{brief(printed[0])} there "
                 f"({place}, {doc.shown} line {line[0]}: {quoted(line[1].strip(), 70)}; listed in {where}): if the "
-                f"sentence still means this line, correct its number; if it now quotes another line, "
-                f"{relisting(doc, number, entry, quotes, False)}"), {}
+                f"sentence still means this line, correct its number" + (
+                    f"; if it now quotes another line, {lesson_command(doc, 'quotes')} lists it again, as a guess "
+                    "marked ? for you to read" if candidates(doc, number, quotes) else "; no other line prints it")), {}
     return None, {"quotes": line[0], "program": place.program, "printed": printed[0] if printed[0] != number.text else ""}
 
 
@@ -185,16 +186,16 @@ def unlisted_problem(number: ProseNumber, quotes: Quotes, keeps_list: bool) -> t
     be named there: a number can be printed where it looks and still be stale (the right digits on the wrong line, a
     rounding of several lines, a 2 in a formula)."""
     quote = quotes.quote_of(number)
-    listable = quote is None and keeps_list and candidates(quotes.doc, number, quotes)
+    listable = keeps_list and candidates(quotes.doc, number, quotes)  # what quotes would list it at, sign and all
     rounded = (number.program in quotes.doc.transcripts  # printed only as a number that rounds to it
                and number.text not in quotes.printed(number.program).numbers)
-    if listable:  # the list may name a place the rules alone do not take (a rounding, a decimal setting)
-        return unlisted(number, quotes.doc, [quoting.place_line(quotes.doc, place)[0] for place in listable
-                                             if not place.name], rounded), {}
+    if listable:  # every number the list does not name, and those the rules alone do not take (a rounding)
+        return unlisted(number, quotes.doc, sorted({quoting.place_line(quotes.doc, place)[0] for place in listable
+                                                    if not place.name}), rounded), {}
     if quote is None:
         return unprinted(number, quotes, keeps_list), {}
     lines = quotes.lines(quotes.scope(number)).get(quote, [])
-    if keeps_list:
+    if keeps_list:  # printed where the rules look, though not where the list would (another part)
         return unlisted(number, quotes.doc, lines, rounded), {}
     if quotes.only_declared(number):
         return None, {"declared": True, "setting_name": quotes.setting_name(number)}
@@ -209,10 +210,10 @@ def unlisted(number: ProseNumber, doc: Document, lines: list[int], rounded: bool
     they print a number that rounds to it)."""
     shown = ", ".join(f"line {line}" for line in lines[:3]) + (f" and {len(lines) - 3} more" if len(lines) > 3 else "")
     it = "a number that rounds to it" if rounded else "it"
-    where = (f"{len(lines)} lines of {number.program} print {it} ({shown}) and the sentence does not say which it quotes"
-             if len(lines) > 1 else f"the lesson keeps {quoting.list_shown(doc)}, which names it nowhere")
-    return (f"{brief(number.text)}: {where}; {lesson_command(doc, 'quotes')} lists the number with the place it "
-            "guesses, marked ?: read the line it names, and remove the ? if it is the one the sentence means")
+    where = (f"{len(lines)} lines of {number.program} print {it} ({shown}), and {quoting.list_shown(doc)} does not "
+             "say which it quotes" if len(lines) > 1 else f"{quoting.list_shown(doc)} names it nowhere")
+    return (f"{brief(number.text)}: {where}; {lesson_command(doc, 'quotes')} lists it with the place it guesses, "
+            "marked ? for you to read")
 
 
 def prose_number_sources(doc: Document) -> tuple[list[str], list[tuple[ProseNumber, list[int]]]]:

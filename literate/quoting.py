@@ -29,6 +29,7 @@ OPEN, CLOSE = "⟦", "⟧"  # around the quoted number in its sentence
 GUESSED = "? "  # an entry the tool guessed (each new one): check refuses it until the author has read it and removed the mark
 MAX_SAID = 400  # characters of a sentence kept around its number (a table row or a long sentence is cut, marked …)
 SETTING_NAME = re.compile(r"[A-Z][A-Z0-9_]*")
+SIGNED = re.compile(r"[-+−－]#")  # a masked number with the sign written before it
 
 
 @dataclass(frozen=True)
@@ -92,7 +93,7 @@ def key(sentence: str) -> tuple[str, int] | None:
     starts = [match.start() for match in NUMBER.finditer(plain)]
     if at not in starts:
         return None
-    return NUMBER.sub("#", plain), starts.index(at)
+    return SIGNED.sub("#", NUMBER.sub("#", plain)), starts.index(at)  # a sign changed is a number changed
 
 
 def marked(sentence: str) -> str:

@@ -175,3 +175,10 @@ def test_a_number_a_modules_function_computes_from_is_no_setting(tmp_path, capsy
     assert run(capsys, "tangle", md)[0] == 0
     code, _, err = run(capsys, "check", md)
     assert code == 1 and "error: 2 is not printed" in err and "error: 3000" not in err
+
+
+def test_a_span_of_years_is_checked_and_only_a_year_before_nian_is_not():
+    rules = RULES["zh"]
+    assert rules.is_reference("2017 年的论文", 0, 4)
+    assert not rules.is_reference("存 10 年后", 2, 4) and rules.is_measured("存 10 年后", 4)  # a count: checked
+    assert rules.is_reference("第 12 章", 2, 4) and rules.is_reference("6.5 节", 0, 3)

@@ -71,9 +71,9 @@ def test_a_number_the_list_does_not_name_fails_though_printed(tmp_path, capsys):
     code, err = check(lesson(tmp_path, "最好的是 0.25。", []), capsys)
     assert code == 1
     assert "0.25: 2 lines of generated/a.py print it (line " in err
-    assert "tangle.py quotes lesson.md lists the number" in err  # no Makefile beside it
+    assert "tangle.py quotes lesson.md lists it with the place it guesses" in err  # no Makefile beside it
     code, err = check(lesson(tmp_path, "跑了 3 轮。", []), capsys)
-    assert code == 1 and "3: the lesson keeps lesson.quotes.txt, which names it nowhere" in err  # printed once
+    assert code == 1 and "3: lesson.quotes.txt names it nowhere" in err  # printed once
     assert check(lesson(tmp_path, "跑了 3 轮。", None), capsys)[0] == 0  # without a list: printed once, that line
 
 
@@ -258,7 +258,7 @@ def test_a_decimal_that_only_a_setting_holds_is_guessed_to_be_that_setting(tmp_p
     md = write(tmp_path, text, "lesson.md")
     (tmp_path / "lesson.quotes.txt").write_text("# the list\n")
     code, err = check(md, capsys)
-    assert code == 1 and "which names it nowhere" in err and "not printed" not in err  # the list may name it
+    assert code == 1 and "lesson.quotes.txt names it nowhere" in err and "not printed" not in err  # the list may name it
     assert tangle.main(["quotes", str(md)]) == 0
     listed = tmp_path / "lesson.quotes.txt"
     assert "? 起点是 ⟦1.5⟧。\tgenerated/a.py START\t1.5" in listed.read_text().split("\n")
@@ -314,7 +314,7 @@ def test_a_rounding_the_rules_alone_do_not_take_is_one_the_list_may_name(tmp_pat
     assert "write it as code" not in err
     (tmp_path / "lesson.quotes.txt").write_text("# the list\n")
     code, err = check(md, capsys)
-    assert code == 1 and "which names it nowhere; python" in err and "not printed" not in err
+    assert code == 1 and "lesson.quotes.txt names it nowhere; python" in err and "not printed" not in err
 
 
 def test_a_guess_offers_no_quote_last_and_a_second_number_of_a_sentence_another_place_first(tmp_path, capsys):
@@ -423,3 +423,14 @@ def test_a_reworded_sentence_offers_first_the_place_the_author_chose_before(tmp_
     assert tangle.main(["quotes", str(md)]) == 0
     lines = (tmp_path / "lesson.quotes.txt").read_text().split("\n")
     assert "? 最好的一个是 ⟦0.25⟧。\tgenerated/a.py 1:3:1\tbest ⟦0.25⟧ worst 0.75" in lines
+
+
+def test_a_sign_changed_is_a_number_changed_not_a_sentence_reworded(tmp_path, capsys):
+    text = small_lesson("差是 -0.25，又是 0.75。", printed=("a -0.25 b 0.25", "c 0.25"))
+    md = write(tmp_path, text, "lesson.md")
+    (tmp_path / "lesson.quotes.txt").write_text("差是 -⟦0.25⟧，又是 0.75。\tgenerated/a.py 1:1:1\ta -⟦0.25⟧ b 0.25\n")
+    code, err = check(md, capsys)
+    assert "in lesson.md no more" not in err  # found again, the sign as it stands
+    md.write_text(text.replace("差是 -0.25", "差是 +0.25"))
+    code, err = check(md, capsys)
+    assert code == 1 and "in lesson.md no more" not in err and "0.25 is not what it quotes" in err
