@@ -26,7 +26,7 @@ from .printed import places, rounded, sign_before
 
 QUOTES_SUFFIX = ".quotes.txt"  # attention.md -> attention.quotes.txt beside it
 OPEN, CLOSE = "⟦", "⟧"  # around the quoted number in its sentence
-GUESSED = "? "  # an entry the tool guessed (each new one): check refuses it until the author has read it and removed the mark
+GUESSED = "? "  # an entry the tool guessed (each new one): check refuses it until the author has read it
 MAX_SAID = 400  # characters of a sentence kept around its number (a table row or a long sentence is cut, marked …)
 SETTING_NAME = re.compile(r"[A-Z][A-Z0-9_]*")
 SIGNED = re.compile(r"[-+−－]#")  # a masked number with the sign written before it
