@@ -117,9 +117,12 @@ def entry_problem(doc: Document, number: ProseNumber, entry: quoting.Entry, quot
             return (f"{shown} is listed as the setting {place.name} ({where}), which {place.program} writes "
                     f"{entry.shown}: write it so in the sentence"), {}
         if number.text != entry.shown or number.text not in values.get(place.name, ()) or number.sign:
+            gives = values.get(place.name)
+            now = (f"; where the sentence says so, {lesson_command(doc, 'quotes')} lists it at the new value"
+                   if gives and number.text in gives and not number.sign else "")
             return (f"{shown} is listed as the setting {place.name} = {entry.shown} ({where}), but {place.program} "
-                    f"does not give {place.name} that value" + (f" (it gives {', '.join(sorted(values[place.name]))})"
-                                                    if values.get(place.name) else "")), {}
+                    f"does not give {place.name} that value" + (f" (it gives {', '.join(sorted(gives))})" if gives
+                                                                else "") + now), {}
         return None, {"declared": True, "setting_name": place.name}
     line = quoting.place_line(doc, place)
     printed = line and quoting.printed_at(line[1], place.column)

@@ -205,6 +205,7 @@ def test_a_setting_whose_value_changed_is_listed_again_at_its_name_without_a_gue
     md.write_text(md.read_text().replace("3000", "4000"))  # the setting and the sentence, both changed
     code, err = check(md, capsys)
     assert code == 1 and "listed as the setting ROUNDS = 3000" in err
+    assert "(it gives 4000); where the sentence says so, python " in err and "lists it at the new value" in err
     assert tangle.main(["quotes", str(md)]) == 0
     assert "no longer fits" not in capsys.readouterr().err  # the same place: nothing to guess
     assert "跑了 ⟦4000⟧ 轮。\tgenerated/a.py ROUNDS\t4000\n" in (tmp_path / "lesson.quotes.txt").read_text()
