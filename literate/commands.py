@@ -252,6 +252,9 @@ def command_check(args) -> int:
     return DIFFERENT if outcomes else OK
 
 
+MAX_NOTES = 8  # of what update followed in the list, said one by one: the rest counted
+
+
 def follow_list(doc: Document) -> None:
     """After a new transcript: the list of quotes follows the lines it moved (listing.followed_list), saying so;
     what would take a guess is left to the quotes command, which check names."""
@@ -259,15 +262,18 @@ def follow_list(doc: Document) -> None:
     if followed:
         text, notes = followed
         write_atomically(list_path(doc), text.encode())
-        print(*notes, sep="\n", file=sys.stderr)
+        shown = notes if len(notes) <= MAX_NOTES else [*notes[: MAX_NOTES - 1],
+                                                       f"... and {len(notes) - MAX_NOTES + 1} more like them"]
+        print(*shown, sep="\n", file=sys.stderr)
         print(f"{list_shown(doc)}: followed the new transcript ({len(notes)} "
               f"{'entry' if len(notes) == 1 else 'entries'})")
 
 
-def refused(doc: Document, errors: int, unused: int) -> str:
-    """check's summary of what the proofs refused: the prose numbers not proven, and apart from them the entries of
-    the list of quotes whose sentence is gone (stale, but no number's)."""
-    numbers = [f"{errors - unused} not proven"] if errors > unused else []
+def refused(doc: Document, errors: int, unused: int, named: bool = False) -> str:
+    """The summary of what the proofs refused: the prose numbers not proven (named: saying "prose numbers"), and
+    apart from them the entries of the list of quotes whose sentence is gone (stale, but no number's)."""
+    count = counted(errors - unused, "prose number") if named else f"{errors - unused}"
+    numbers = [f"{count} not proven"] if errors > unused else []
     stale = [f"{unused} {'entry' if unused == 1 else 'entries'} of {list_shown(doc)} for a sentence now gone"]
     return ", ".join(numbers + (stale if unused else []))
 
@@ -334,11 +340,13 @@ def command_update(args) -> int:
         follow_list(updated)
     for shown in draw_figures(updated, lambda target: update_command(updated, target)):
         print(f"drew {shown}")
-    errors, _ = stale_numbers(updated)
+    proofs = Proofs(updated)
+    errors, _ = proven(proofs)
     if errors:
         print(*errors, sep="\n", file=sys.stderr)
-        print(f"the transcript is recorded; {counted(len(errors), 'prose number')} not proven by it (listed above: "
-              f"correct {doc.path.name} or its list of quotes as each says)", file=sys.stderr)
+        what = refused(updated, len(errors), len(proofs.unused), named=True)
+        print(f"the transcript is recorded; {what} (listed above: correct {doc.path.name} or its list of quotes as "
+              "each says)", file=sys.stderr)
         return DIFFERENT
     return OK
 

@@ -171,6 +171,9 @@ class Lister:
         (the places that print it below) or a place for one."""
         doc, words = self.doc, quoting.LIST_WORDS[self.doc.language]
         if entry:
+            if entry.place.program != quoting.NOT_A_QUOTE:
+                self.note(number, f"printed nowhere it may quote: kept at {entry.place}, as listed "
+                                  f"({lesson_command(doc, 'check')} says what fails)")
             changed = entry.place.program == quoting.NOT_A_QUOTE and quoting.marked(entry.said) != number.text
             return [f"{quoting.GUESSED if changed else ''}{number.said}\t"
                     f"{quoting.written_place(entry.place, doc.language)}\t{entry.shown}\n"]

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+import literate.commands
 import literate.inline
 import literate.markdown
 import literate.proofs
@@ -435,3 +436,18 @@ def test_a_sign_changed_is_a_number_changed_not_a_sentence_reworded(tmp_path, ca
     md.write_text(text.replace("差是 -0.25", "差是 +0.25"))
     code, err = check(md, capsys)
     assert code == 1 and "in lesson.md no more" not in err and "0.25 is not what it quotes" in err
+
+
+def test_update_says_what_it_followed_a_few_at_a_time(tmp_path, capsys):
+    sentences = "".join(f"{name}是 {value}。" for name, value in zip("甲乙丙丁戊己庚辛壬癸子丑", ("0.75", "0.25") * 6))
+    md = lesson(tmp_path, sentences, [])
+    assert tangle.main(["quotes", str(md)]) == 0
+    listed = tmp_path / "lesson.quotes.txt"
+    listed.write_text(listed.read_text().replace("? ", ""))  # all read
+    first = 'print("before 0.75 after 0.25")'
+    md.write_text(md.read_text().replace(first, 'print("new")\n' + first))
+    os.chdir(md.parent)
+    capsys.readouterr()
+    assert tangle.main(["tangle", md.name]) == 0 and tangle.main(["update", md.name]) == 0
+    err = capsys.readouterr().err
+    assert err.count(": followed") == literate.commands.MAX_NOTES - 1 and "more like them" in err

@@ -584,7 +584,7 @@ def test_update_reports_the_prose_numbers_it_made_stale(tmp_path, capsys):
     assert err.startswith(f"{md}:15: error: 0.9300 is not printed by generated/attention.py "
                           "(its section's transcript; nearest: 0.9320); if it is no output but an example or a "
                           "definition, write it as code, between backticks\n")
-    assert "the transcript is recorded; 1 prose number not proven by it" in err
+    assert "the transcript is recorded; 1 prose number not proven" in err
     assert "acc 0.9320\n```" in md.read_text()
 
 
@@ -803,7 +803,7 @@ def test_update_lists_every_line_its_new_output_made_stale(tmp_path, capsys):
              for line in err.splitlines() if ": error: " in line]
     assert stale == ["11 0.2303", "15 0.2303", "36 0.2303"]
     assert "(its section's transcript; nearest: 0.230)" in err
-    assert err.endswith("the transcript is recorded; 3 prose numbers not proven by it (listed above: correct "
+    assert err.endswith("the transcript is recorded; 3 prose numbers not proven (listed above: correct "
                         "attention.md or its list of quotes as each says)\n")
 
 
