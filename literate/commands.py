@@ -255,18 +255,19 @@ def command_check(args) -> int:
 MAX_NOTES = 8  # of what update followed in the list, said one by one: the rest counted
 
 
-def follow_list(doc: Document) -> None:
+def follow_list(proofs: Proofs) -> bool:
     """After a new transcript: the list of quotes follows the lines it moved (listing.followed_list), saying so;
-    what would take a guess is left to the quotes command, which check names."""
-    followed = followed_list(doc)
-    if followed:
-        text, notes = followed
-        write_atomically(list_path(doc), text.encode())
-        shown = notes if len(notes) <= MAX_NOTES else [*notes[: MAX_NOTES - 1],
-                                                       f"... and {len(notes) - MAX_NOTES + 1} more like them"]
-        print(*shown, sep="\n", file=sys.stderr)
-        print(f"{list_shown(doc)}: followed the new transcript ({len(notes)} "
-              f"{'entry' if len(notes) == 1 else 'entries'})")
+    what would take a guess is left to the quotes command, which check names. Whether it wrote the list."""
+    followed = followed_list(proofs)
+    if not followed:
+        return False
+    doc, (text, notes) = proofs.doc, followed
+    write_atomically(list_path(doc), text.encode())
+    shown = notes if len(notes) <= MAX_NOTES else [*notes[: MAX_NOTES - 1],
+                                                   f"... and {len(notes) - MAX_NOTES + 1} more like them"]
+    print(*shown, sep="\n", file=sys.stderr)
+    print(f"{list_shown(doc)}: followed the new transcript ({counted(len(notes), 'entry', 'entries')})")
+    return True
 
 
 def refused(doc: Document, errors: int, unused: int, named: bool = False) -> str:
@@ -274,7 +275,7 @@ def refused(doc: Document, errors: int, unused: int, named: bool = False) -> str
     apart from them the entries of the list of quotes whose sentence is gone (stale, but no number's)."""
     count = counted(errors - unused, "prose number") if named else f"{errors - unused}"
     numbers = [f"{count} not proven"] if errors > unused else []
-    stale = [f"{unused} {'entry' if unused == 1 else 'entries'} of {list_shown(doc)} for a sentence now gone"]
+    stale = [f"{counted(unused, 'entry', 'entries')} of {list_shown(doc)} for a sentence now gone"]
     return ", ".join(numbers + (stale if unused else []))
 
 
@@ -337,10 +338,11 @@ def command_update(args) -> int:
     else:
         updated = write_transcripts(doc, changed)
         write_roots(updated, force=False)  # code below a transcript has moved: its line comments change
-        follow_list(updated)
     for shown in draw_figures(updated, lambda target: update_command(updated, target)):
         print(f"drew {shown}")
     proofs = Proofs(updated)
+    if changed and follow_list(proofs):
+        proofs = Proofs(updated)  # the list as followed
     errors, _ = proven(proofs)
     if errors:
         print(*errors, sep="\n", file=sys.stderr)

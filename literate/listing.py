@@ -45,12 +45,11 @@ def listing(lister: Lister) -> str:
     return "".join(out)
 
 
-def followed_list(doc: Document) -> tuple[str, list[str]] | None:
+def followed_list(proofs: Proofs) -> tuple[str, list[str]] | None:
     """The lesson's list of quotes with what a new transcript moved followed, as written_list follows it unasked
     (a line moved, the same number at the same place of a changed line), every other entry as it stands, and the
     notes saying so. None where there is nothing to follow, or the lesson keeps no list, or it would take a guess
     (a number unlisted, a sentence reworded): that is written_list's, for the author to read."""
-    proofs = Proofs(doc)
     if proofs.entries is None or proofs.unused:
         return None
     notes: list[str] = []
@@ -112,7 +111,7 @@ class Lister:
             return True
         said = quoting.words(number.said.replace(f"{quoting.OPEN}{number.text}{quoting.CLOSE}", " "))
         if place.name:
-            return bool(quoting.shared(said, quoting.words(place.name.lower().replace("_", " "))))
+            return bool(quoting.shared(said, quoting.name_words(place.name)))
         line = quoting.place_line(self.doc, place)
         return bool(line and quoting.shared(said, quoting.words(quoting.shown_line(line[1]))))
 
@@ -160,9 +159,13 @@ class Lister:
         """The # or lines below a guess: the other places it may quote, and no quote (an example's digits may
         stand in the output by chance)."""
         words = quoting.LIST_WORDS[self.doc.language]
-        return [*(f"{words['or']}\t{place}\t{number.text if place.name else place_text(self.doc, place)}\n"
-                  for place in places[: quoting.MAX_OTHERS]),
-                f"{words['or']}\t{words['no quote']}\t{words['why']}\n"]
+        return [*self.or_lines(number, places), f"{words['or']}\t{words['no quote']}\t{words['why']}\n"]
+
+    def or_lines(self, number: ProseNumber, places: list[quoting.Place]) -> list[str]:
+        """A # or line for each of the first few places: the place, and its line (a setting: the value)."""
+        words = quoting.LIST_WORDS[self.doc.language]
+        return [f"{words['or']}\t{place}\t{number.text if place.name else place_text(self.doc, place)}\n"
+                for place in places[: quoting.MAX_OTHERS]]
 
     def unprinted(self, number: ProseNumber, entry: quoting.Entry | None, places: list[quoting.Place]) -> list[str]:
         """The line for a number printed nowhere it may quote, or listed as no quote before its sentence was
@@ -185,8 +188,7 @@ class Lister:
                   + (f", with the reason given before its sentence was reworded: {reason}" if reason else
                      "" if places else f" ({lesson_command(doc, 'check')} names the nearest numbers printed)"))
         return [f"{quoting.GUESSED}{number.said}\t{words['no quote']}\t{reason or words['why']}\n",
-                *(f"{words['or']}\t{place}\t{number.text if place.name else place_text(doc, place)}\n"
-                  for place in places[: quoting.MAX_OTHERS])]
+                *self.or_lines(number, places)]
 
 
 def sentence_key(number: ProseNumber) -> str | None:

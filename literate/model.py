@@ -195,9 +195,9 @@ def quoted(text: str, width: int = 60) -> str:
     return repr(text if len(text) <= width else text[: width - 1] + "…")
 
 
-def counted(count: int, noun: str) -> str:
-    """1 playground, 2 playgrounds: a count and its noun, in English."""
-    return f"{count:,} {noun}{'' if count == 1 else 's'}"
+def counted(count: int, noun: str, plural: str = "") -> str:
+    """1 playground, 2 playgrounds: a count and its noun, in English (plural: where it is no noun + s)."""
+    return f"{count:,} {noun if count == 1 else plural or noun + 's'}"
 
 
 def chunk_name(text: str) -> str:

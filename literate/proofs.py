@@ -267,7 +267,7 @@ def candidates(doc: Document, number: ProseNumber, quotes: Quotes) -> list[quoti
         programs = sorted(doc.roots, key=lambda program: program != number.program)
         settings = [quoting.Place(program, name=name) for program in programs
                     for name, held in quotes.values(program).items() if number.text in held]
-    named = [place for place in settings if quoting.shared(said, quoting.words(place.name.lower().replace("_", " ")))]
+    named = [place for place in settings if quoting.shared(said, quoting.name_words(place.name))]
     scope = quotes.scope(number)
     pieces = doc.transcripts[number.program].pieces()
     wanted = {id(piece) for piece in (quotes.parts[scope] if isinstance(scope, tuple) else pieces)}

@@ -325,6 +325,11 @@ def words(sentence: str) -> tuple[set[str], set[str]]:
     return inline_words(sentence.translate({ord(OPEN): " ", ord(CLOSE): " ", ord("…"): " "}))
 
 
+def name_words(name: str) -> tuple[set[str], set[str]]:
+    """words() of a setting's name as a sentence might say it: ROUND_COUNT as "round count"."""
+    return words(name.lower().replace("_", " "))
+
+
 def shared(one: tuple[set[str], set[str]], other: tuple[set[str], set[str]]) -> int:
     """How much two texts' words (words()) have in common: shared pairs, and twice the shared numbers."""
     return len(one[0] & other[0]) + 2 * len(one[1] & other[1])
